@@ -1,0 +1,105 @@
+// The tilec compiler API: DSL graph -> graph dialect -> fusion -> tile ->
+// gpu -> LLVM/NVVM -> PTX, with every stage printable.
+#pragma once
+
+#include "tilec/Graph.h"
+#include "tilec/Status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+class MLIRContext;
+class ModuleOp;
+} // namespace mlir
+
+namespace tilec {
+
+enum class Stage { Graph, Fused, Tile, Gpu, Llvm, Ptx };
+
+/// "graph" | "fused" | "tile" | "gpu" | "llvm" | "ptx".
+Expected<Stage> parseStage(const std::string &name);
+
+struct CompileOptions {
+  /// sm_80, sm_89 or sm_90a.
+  std::string target = "sm_90a";
+  /// Where libdevice (nvvm/libdevice) lives; $TILEC_CUDA_ROOT overrides.
+  std::string cudaRoot;
+  /// Print the IR after every pass to stderr.
+  bool printIRAfterAll = false;
+};
+
+/// Checks the target name; the error lists the supported ones.
+Status validateTarget(const std::string &target);
+
+/// Every dialect, interface and translation the pipeline needs.
+void registerTilecDialects(mlir::DialectRegistry &registry);
+/// Registers tilec's passes and the upstream ones its pipeline names.
+void registerAllTilecPasses();
+
+/// Builds the graph-dialect module for `graph`: one func.func named after
+/// the graph whose arguments are the graph inputs and results its outputs.
+/// Returns nullptr (with an error) if the graph cannot be expressed.
+Expected<std::string> importGraphToText(const Graph &graph);
+
+/// Lowers `module` (at the graph stage) in place up to `stage`. Diagnostics
+/// are returned in the Status message.
+Status lowerToStage(mlir::ModuleOp module, Stage stage,
+                    const CompileOptions &options);
+
+/// The PTX text in a module lowered to Stage::Ptx.
+Expected<std::string> extractPTX(mlir::ModuleOp module);
+
+/// One kernel argument, as the kernel's signature takes it: a memref
+/// descriptor of a buffer seen as [rows, cols], [cols] or a scalar.
+struct KernelBuffer {
+  enum class Kind { Rows, SharedVector, Scalar } kind = Kind::Rows;
+  int64_t cols = 1;  // Rows: elements per row; SharedVector: length
+  int value = -1;    // the program value bound to it (see CompiledProgram)
+};
+
+struct KernelLaunchPlan {
+  std::string name;
+  int64_t rows = 1; // rows of the row domain
+  int64_t vectorWidth = 1, threadsPerRow = 1, rowsPerBlock = 1, chunks = 1;
+  std::vector<KernelBuffer> buffers; // inputs, then outputs
+  int64_t gridSize() const { return (rows + rowsPerBlock - 1) / rowsPerBlock; }
+  int64_t blockSize() const { return threadsPerRow * rowsPerBlock; }
+};
+
+/// A value the program moves through device memory.
+struct ProgramValue {
+  enum class Kind { Input, Output, Temporary } kind = Kind::Temporary;
+  int index = 0; // position among inputs or outputs
+  Shape shape;
+  DType dtype = DType::F32;
+};
+
+struct FusionReport {
+  std::string kernel;
+  std::vector<std::string> ops; // graph op names in the fusion
+  int64_t hbmBytesSaved = 0;
+  std::string domain; // "[8192, 4096]"
+};
+
+/// A graph compiled to PTX plus the launches that run it.
+struct CompiledProgram {
+  std::string name;
+  std::string target;
+  std::string ptx;
+  std::vector<ProgramValue> values;
+  std::vector<KernelLaunchPlan> launches;
+  std::vector<FusionReport> fusions;
+  int64_t graphOps = 0; // operators before fusion (constants excluded)
+};
+
+/// Compiles `graph` (CPU only: no GPU needed).
+Expected<CompiledProgram> compileGraph(const Graph &graph,
+                                       const CompileOptions &options = {});
+
+/// Prints the fusion groups and the HBM bytes each saves.
+std::string explainFusion(const CompiledProgram &program);
+
+} // namespace tilec

@@ -1,0 +1,23 @@
+// Built-in example graphs, by name (for the tilec CLI, tests and benchmarks).
+#pragma once
+
+#include "tilec/Graph.h"
+#include "tilec/Status.h"
+
+#include <string>
+#include <vector>
+
+namespace tilec::examples {
+
+/// rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain.
+const std::vector<std::string> &names();
+
+/// Adds the named example on [rows, cols] tensors of `dtype` to `graph`
+/// (inputs, ops and outputs). Unknown names give an error listing the known.
+Status build(const std::string &name, Graph &graph, int64_t rows, int64_t cols,
+             DType dtype);
+
+/// "f32" | "f16" | "bf16".
+Expected<DType> parseDType(const std::string &name);
+
+} // namespace tilec::examples

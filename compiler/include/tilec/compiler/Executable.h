@@ -1,0 +1,46 @@
+// A compiled graph loaded on a GPU: its kernels, temporaries and launches.
+#pragma once
+
+#include "tilec/HostTensor.h"
+#include "tilec/compiler/Compiler.h"
+#include "tilec/runtime/Cuda.h"
+
+#include <memory>
+#include <vector>
+
+namespace tilec {
+
+class Executable {
+public:
+  /// Compiles `graph` for `options.target` and JIT-loads its PTX on `ctx`.
+  /// Compiled programs are cached in memory by the graph's structure and
+  /// target, and loaded modules by context and PTX, so compiling an equal
+  /// graph again costs neither MLIR nor the driver's JIT.
+  static Expected<std::shared_ptr<Executable>>
+  compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
+          const CompileOptions &options = {});
+
+  const CompiledProgram &program() const { return *program_; }
+  size_t kernelCount() const { return kernels_.size(); }
+
+  /// Launches every kernel on `stream` (asynchronously). Buffers are given
+  /// in graph input/output order and must hold at least each tensor's bytes.
+  Status run(const std::vector<const rt::DeviceBuffer *> &inputs,
+             const std::vector<rt::DeviceBuffer *> &outputs, rt::Stream &stream);
+
+  /// Copies `inputs` to the device, poisons the outputs with NaN, runs,
+  /// synchronizes and returns the outputs.
+  Expected<std::vector<HostTensor>> runOnHost(const std::vector<HostTensor> &inputs,
+                                              rt::Stream &stream);
+
+private:
+  std::shared_ptr<rt::Context> ctx_;
+  std::shared_ptr<const CompiledProgram> program_;
+  std::vector<rt::Kernel> kernels_;
+  std::vector<rt::DeviceBuffer> temporaries_; // by program value id (or empty)
+};
+
+/// A key that two graphs share iff they compile to the same program.
+std::string graphFingerprint(const Graph &graph, const CompileOptions &options);
+
+} // namespace tilec

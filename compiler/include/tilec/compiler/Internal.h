@@ -1,0 +1,21 @@
+// Compiler internals shared by the library's files and the tools.
+#pragma once
+
+#include "tilec/compiler/Compiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace tilec {
+
+/// The graph dialect module for `graph` (its func is named symbolName(name)).
+Expected<mlir::OwningOpRef<mlir::ModuleOp>> importGraph(mlir::MLIRContext &ctx,
+                                                       const Graph &graph);
+/// Runs the stages after `from` up to and including `to`.
+Status lowerBetween(mlir::ModuleOp module, Stage from, Stage to,
+                    const CompileOptions &options);
+mlir::Type elementType(mlir::MLIRContext &ctx, DType dtype);
+/// `name` with every character that is not [A-Za-z0-9_] replaced by '_'.
+std::string symbolName(const std::string &name);
+
+} // namespace tilec

@@ -1,0 +1,56 @@
+// Built-in example graphs: the LLM row ops and a plain elementwise chain.
+#include "tilec/compiler/Examples.h"
+
+namespace tilec::examples {
+
+const std::vector<std::string> &names() {
+  static const std::vector<std::string> n = {"rms_norm",   "softmax",  "layer_norm",
+                                             "add_rms_norm", "silu_mul", "elementwise_chain"};
+  return n;
+}
+
+Expected<DType> parseDType(const std::string &name) {
+  for (DType d : {DType::F32, DType::F16, DType::BF16})
+    if (name == dtypeName(d))
+      return d;
+  return Status::error("unknown dtype '" + name + "' (expected f32, f16 or bf16)");
+}
+
+Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DType dtype) {
+  Shape shape{rows, cols};
+  try {
+    if (name == "rms_norm") {
+      Tensor x = g.input("x", shape, dtype), w = g.input("w", {cols}, dtype);
+      g.output(nn::rms_norm(x, w, 1e-6));
+    } else if (name == "softmax") {
+      g.output(nn::softmax(g.input("x", shape, dtype)));
+    } else if (name == "layer_norm") {
+      Tensor x = g.input("x", shape, dtype), w = g.input("w", {cols}, dtype),
+             b = g.input("b", {cols}, dtype);
+      g.output(nn::layer_norm(x, w, b, 1e-5));
+    } else if (name == "add_rms_norm") {
+      Tensor x = g.input("x", shape, dtype), r = g.input("residual", shape, dtype),
+             w = g.input("w", {cols}, dtype);
+      auto [y, h] = nn::add_rms_norm(x, r, w, 1e-6);
+      g.output(y);
+      g.output(h);
+    } else if (name == "silu_mul") {
+      Tensor a = g.input("a", shape, dtype), b = g.input("b", shape, dtype);
+      g.output(nn::silu_mul(a, b));
+    } else if (name == "elementwise_chain") {
+      // Five elementwise ops, each rounding to the input dtype.
+      Tensor x = g.input("x", shape, dtype), y = g.input("y", shape, dtype);
+      g.output(sigmoid(x) * y + gelu(x) - x);
+    } else {
+      std::string known;
+      for (const std::string &n : names())
+        known += (known.empty() ? "" : ", ") + n;
+      return Status::error("unknown example '" + name + "' (known: " + known + ")");
+    }
+  } catch (const Error &e) {
+    return Status::error(e.what());
+  }
+  return Status::success();
+}
+
+} // namespace tilec::examples

@@ -1,0 +1,245 @@
+// Executable: binds a CompiledProgram to device buffers and launches it.
+#include "tilec/compiler/Executable.h"
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace tilec {
+
+std::string graphFingerprint(const Graph &graph, const CompileOptions &options) {
+  std::ostringstream os;
+  os << options.target << '|' << graph.name() << '|';
+  for (const Node &n : graph.nodes()) {
+    os << static_cast<int>(n.kind) << ':' << dtypeName(n.dtype) << shapeString(n.shape);
+    for (int o : n.operands)
+      os << ',' << o;
+    if (n.kind == OpKind::Constant)
+      os << '=' << std::hexfloat << n.value << std::defaultfloat;
+    if (n.axis >= 0)
+      os << '@' << n.axis;
+    os << ';';
+  }
+  os << "in";
+  for (int i : graph.inputs())
+    os << ',' << i;
+  os << "out";
+  for (int i : graph.outputs())
+    os << ',' << i;
+  return os.str();
+}
+
+namespace {
+
+struct Caches {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const CompiledProgram>> programs;
+  std::map<std::pair<const void *, size_t>, std::shared_ptr<rt::Module>> modules;
+};
+
+Caches &caches() {
+  static Caches c;
+  return c;
+}
+
+int64_t byteSizeOf(const ProgramValue &v) {
+  return numElements(v.shape) * static_cast<int64_t>(dtypeBytes(v.dtype));
+}
+
+} // namespace
+
+Expected<std::shared_ptr<Executable>>
+Executable::compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
+                    const CompileOptions &options) {
+  if (!ctx)
+    return Status::error("Executable::compile: no CUDA context given");
+  Caches &c = caches();
+  std::string key = graphFingerprint(graph, options);
+  std::shared_ptr<const CompiledProgram> program;
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto it = c.programs.find(key);
+    if (it != c.programs.end())
+      program = it->second;
+  }
+  if (!program) {
+    auto compiled = compileGraph(graph, options);
+    if (!compiled)
+      return compiled.status();
+    program = std::make_shared<const CompiledProgram>(compiled.take());
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.programs.emplace(key, program);
+  }
+
+  std::shared_ptr<rt::Module> module;
+  auto moduleKey = std::make_pair(static_cast<const void *>(ctx.get()),
+                                  std::hash<std::string>()(program->ptx));
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto it = c.modules.find(moduleKey);
+    if (it != c.modules.end())
+      module = it->second;
+  }
+  if (!module) {
+    auto loaded = rt::Module::loadPTX(ctx, program->ptx);
+    if (!loaded)
+      return loaded.status();
+    module = std::make_shared<rt::Module>(loaded.take());
+    std::lock_guard<std::mutex> lock(c.mutex);
+    c.modules.emplace(moduleKey, module);
+  }
+
+  auto exe = std::shared_ptr<Executable>(new Executable());
+  exe->ctx_ = ctx;
+  exe->program_ = program;
+  for (const KernelLaunchPlan &plan : program->launches) {
+    auto kernel = module->kernel(plan.name);
+    if (!kernel)
+      return kernel.status();
+    exe->kernels_.push_back(kernel.take());
+  }
+  exe->temporaries_.resize(program->values.size());
+  for (size_t i = 0; i < program->values.size(); ++i) {
+    const ProgramValue &v = program->values[i];
+    if (v.kind != ProgramValue::Kind::Temporary)
+      continue;
+    auto buffer = rt::DeviceBuffer::allocate(ctx, byteSizeOf(v));
+    if (!buffer)
+      return buffer.status();
+    exe->temporaries_[i] = buffer.take();
+  }
+  return exe;
+}
+
+Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
+                       const std::vector<rt::DeviceBuffer *> &outputs,
+                       rt::Stream &stream) {
+  const CompiledProgram &p = *program_;
+  size_t numInputs = 0, numOutputs = 0;
+  for (const ProgramValue &v : p.values) {
+    numInputs += v.kind == ProgramValue::Kind::Input;
+    numOutputs += v.kind == ProgramValue::Kind::Output;
+  }
+  if (inputs.size() != numInputs || outputs.size() != numOutputs)
+    return Status::error("graph '" + p.name + "' takes " + std::to_string(numInputs) +
+                         " inputs and " + std::to_string(numOutputs) + " outputs, got " +
+                         std::to_string(inputs.size()) + " and " +
+                         std::to_string(outputs.size()));
+  std::vector<uint64_t> pointers(p.values.size(), 0);
+  for (size_t i = 0; i < p.values.size(); ++i) {
+    const ProgramValue &v = p.values[i];
+    const rt::DeviceBuffer *buffer =
+        v.kind == ProgramValue::Kind::Input    ? inputs[v.index]
+        : v.kind == ProgramValue::Kind::Output ? outputs[v.index]
+                                               : &temporaries_[i];
+    const char *what = v.kind == ProgramValue::Kind::Input ? "input" : "output";
+    if (!buffer || buffer->devicePtr() == 0)
+      return Status::error(std::string(what) + " " + std::to_string(v.index) +
+                           " of graph '" + p.name + "' has no device buffer");
+    if (static_cast<int64_t>(buffer->size()) < byteSizeOf(v))
+      return Status::error(std::string(what) + " " + std::to_string(v.index) + " of graph '" +
+                           p.name + "' needs " + std::to_string(byteSizeOf(v)) +
+                           " bytes for " + dtypeName(v.dtype) + " " + shapeString(v.shape) +
+                           ", its buffer has " + std::to_string(buffer->size()));
+    pointers[i] = buffer->devicePtr();
+  }
+  for (size_t k = 0; k < kernels_.size(); ++k) {
+    const KernelLaunchPlan &plan = p.launches[k];
+    rt::KernelArgs args;
+    for (const KernelBuffer &b : plan.buffers) {
+      // A memref descriptor: allocated and aligned pointers, offset, sizes,
+      // strides.
+      uint64_t ptr = pointers[b.value];
+      args.addPointer(ptr);
+      args.addPointer(ptr);
+      args.addI64(0);
+      int64_t numel = numElements(p.values[b.value].shape);
+      switch (b.kind) {
+      case KernelBuffer::Kind::Rows:
+        args.addI64(numel / b.cols);
+        args.addI64(b.cols);
+        args.addI64(b.cols);
+        args.addI64(1);
+        break;
+      case KernelBuffer::Kind::SharedVector:
+        args.addI64(b.cols);
+        args.addI64(1);
+        break;
+      case KernelBuffer::Kind::Scalar:
+        break;
+      }
+    }
+    rt::Dim3 grid{static_cast<unsigned>(plan.gridSize()), 1, 1};
+    rt::Dim3 block{static_cast<unsigned>(plan.blockSize()), 1, 1};
+    if (Status s = kernels_[k].launch(grid, block, 0, stream, args); !s.ok())
+      return s;
+  }
+  return Status::success();
+}
+
+Expected<std::vector<HostTensor>> Executable::runOnHost(const std::vector<HostTensor> &inputs,
+                                                        rt::Stream &stream) {
+  const CompiledProgram &p = *program_;
+  std::vector<rt::DeviceBuffer> inBuffers, outBuffers;
+  std::vector<const ProgramValue *> outValues;
+  for (const ProgramValue &v : p.values)
+    if (v.kind == ProgramValue::Kind::Output) {
+      if (outValues.size() <= static_cast<size_t>(v.index))
+        outValues.resize(v.index + 1);
+      outValues[v.index] = &v;
+    }
+  std::vector<const ProgramValue *> inValues;
+  for (const ProgramValue &v : p.values)
+    if (v.kind == ProgramValue::Kind::Input) {
+      if (inValues.size() <= static_cast<size_t>(v.index))
+        inValues.resize(v.index + 1);
+      inValues[v.index] = &v;
+    }
+  if (inputs.size() != inValues.size())
+    return Status::error("graph '" + p.name + "' takes " + std::to_string(inValues.size()) +
+                         " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].shape != inValues[i]->shape || inputs[i].dtype != inValues[i]->dtype)
+      return Status::error("input " + std::to_string(i) + " of graph '" + p.name +
+                           "' must be " + dtypeName(inValues[i]->dtype) + " " +
+                           shapeString(inValues[i]->shape) + ", got " +
+                           dtypeName(inputs[i].dtype) + " " + shapeString(inputs[i].shape));
+    auto buffer = rt::DeviceBuffer::allocate(ctx_, inputs[i].byteSize());
+    if (!buffer)
+      return buffer.status();
+    std::vector<uint8_t> bytes = inputs[i].toBytes();
+    if (Status s = buffer->copyFromHost(bytes.data(), bytes.size()); !s.ok())
+      return s;
+    inBuffers.push_back(buffer.take());
+  }
+  for (const ProgramValue *v : outValues) {
+    auto buffer = rt::DeviceBuffer::allocate(ctx_, byteSizeOf(*v));
+    if (!buffer)
+      return buffer.status();
+    // 0xFF bytes are NaN in every float type: unwritten outputs show up.
+    if (Status s = buffer->fill(0xFF); !s.ok())
+      return s;
+    outBuffers.push_back(buffer.take());
+  }
+  std::vector<const rt::DeviceBuffer *> ins;
+  std::vector<rt::DeviceBuffer *> outs;
+  for (auto &b : inBuffers)
+    ins.push_back(&b);
+  for (auto &b : outBuffers)
+    outs.push_back(&b);
+  if (Status s = run(ins, outs, stream); !s.ok())
+    return s;
+  if (Status s = stream.synchronize(); !s.ok())
+    return s;
+  std::vector<HostTensor> results;
+  for (size_t i = 0; i < outValues.size(); ++i) {
+    std::vector<uint8_t> bytes(outBuffers[i].size());
+    if (Status s = outBuffers[i].copyToHost(bytes.data(), bytes.size()); !s.ok())
+      return s;
+    results.push_back(HostTensor::fromBytes(outValues[i]->shape, outValues[i]->dtype, bytes.data()));
+  }
+  return results;
+}
+
+} // namespace tilec

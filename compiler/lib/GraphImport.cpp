@@ -1,0 +1,126 @@
+// Translates a DSL Graph into the graph dialect (one func.func).
+#include "tilec/compiler/Internal.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "tilec/Dialect/Graph/GraphDialect.h"
+
+#include <cctype>
+
+using namespace mlir;
+
+namespace tilec {
+
+Type elementType(MLIRContext &ctx, DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return Float32Type::get(&ctx);
+  case DType::F16:
+    return Float16Type::get(&ctx);
+  case DType::BF16:
+    return BFloat16Type::get(&ctx);
+  }
+  return {};
+}
+
+std::string symbolName(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    s = "g_" + s;
+  return s;
+}
+
+namespace {
+template <typename OpTy>
+Value build(OpBuilder &b, Location loc, Type type, ValueRange operands) {
+  return b.create<OpTy>(loc, type, operands).getResult();
+}
+} // namespace
+
+Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph) {
+  if (graph.outputs().empty())
+    return Status::error("graph '" + graph.name() + "' has no outputs (call Graph::output)");
+  ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  OpBuilder b(&ctx);
+  Location loc = FileLineColLoc::get(&ctx, graph.name(), 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  auto tensorType = [&](const Node &n) {
+    return RankedTensorType::get(n.shape, elementType(ctx, n.dtype));
+  };
+  SmallVector<Type> argTypes, resultTypes;
+  for (int id : graph.inputs())
+    argTypes.push_back(tensorType(graph.node(id)));
+  for (int id : graph.outputs())
+    resultTypes.push_back(tensorType(graph.node(id)));
+  b.setInsertionPointToEnd(module->getBody());
+  auto fn = b.create<func::FuncOp>(loc, symbolName(graph.name()),
+                                   b.getFunctionType(argTypes, resultTypes));
+  Block *entry = fn.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+
+  std::vector<Value> values(graph.nodes().size());
+  int argIndex = 0;
+  for (size_t id = 0; id < graph.nodes().size(); ++id) {
+    const Node &n = graph.node(static_cast<int>(id));
+    Location nodeLoc = NameLoc::get(b.getStringAttr(std::string(opKindName(n.kind)) + "#" + std::to_string(id)), loc);
+    SmallVector<Value> ops;
+    for (int operand : n.operands)
+      ops.push_back(values[operand]);
+    Type t = tensorType(n);
+    Value v;
+    switch (n.kind) {
+    case OpKind::Input:
+      v = entry->getArgument(argIndex++);
+      break;
+    case OpKind::Constant:
+      v = b.create<graph::ConstantOp>(nodeLoc, t, b.getF64FloatAttr(n.value));
+      break;
+#define TILEC_CASE(KIND, OP)                                                   \
+  case OpKind::KIND:                                                           \
+    v = build<graph::OP>(b, nodeLoc, t, ops);                                  \
+    break;
+      TILEC_CASE(Add, AddOp)
+      TILEC_CASE(Sub, SubOp)
+      TILEC_CASE(Mul, MulOp)
+      TILEC_CASE(Div, DivOp)
+      TILEC_CASE(Max, MaxOp)
+      TILEC_CASE(Min, MinOp)
+      TILEC_CASE(Neg, NegOp)
+      TILEC_CASE(Exp, ExpOp)
+      TILEC_CASE(Log, LogOp)
+      TILEC_CASE(Sqrt, SqrtOp)
+      TILEC_CASE(Rsqrt, RsqrtOp)
+      TILEC_CASE(Tanh, TanhOp)
+      TILEC_CASE(Sigmoid, SigmoidOp)
+      TILEC_CASE(Silu, SiluOp)
+      TILEC_CASE(Gelu, GeluOp)
+      TILEC_CASE(Cast, CastOp)
+      TILEC_CASE(Broadcast, BroadcastOp)
+#undef TILEC_CASE
+    case OpKind::ReduceSum:
+      v = b.create<graph::ReduceSumOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis));
+      break;
+    case OpKind::ReduceMax:
+      v = b.create<graph::ReduceMaxOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis));
+      break;
+    case OpKind::ReduceMean:
+      v = b.create<graph::ReduceMeanOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis));
+      break;
+    }
+    values[id] = v;
+  }
+  SmallVector<Value> results;
+  for (int id : graph.outputs())
+    results.push_back(values[id]);
+  b.create<func::ReturnOp>(loc, results);
+  if (failed(mlir::verify(*module)))
+    return Status::error("internal error: graph '" + graph.name() +
+                         "' imported into invalid IR");
+  return std::move(module);
+}
+
+} // namespace tilec

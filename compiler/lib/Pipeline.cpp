@@ -1,0 +1,212 @@
+// The stage-by-stage pass pipeline, from the graph dialect down to PTX.
+#include "tilec/compiler/Internal.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Extensions/AllExtensions.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "tilec/Dialect/Graph/GraphDialect.h"
+#include "tilec/Dialect/Tile/TileDialect.h"
+#include "tilec/Passes/Passes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace tilec {
+
+Expected<Stage> parseStage(const std::string &name) {
+  static const std::pair<const char *, Stage> stages[] = {
+      {"graph", Stage::Graph}, {"fused", Stage::Fused}, {"tile", Stage::Tile},
+      {"gpu", Stage::Gpu},     {"llvm", Stage::Llvm},   {"ptx", Stage::Ptx}};
+  for (auto &[n, s] : stages)
+    if (name == n)
+      return s;
+  return Status::error("unknown stage '" + name +
+                       "' (expected graph, fused, tile, gpu, llvm or ptx)");
+}
+
+Status validateTarget(const std::string &target) {
+  for (const char *t : {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"})
+    if (target == t)
+      return Status::success();
+  return Status::error("unsupported target '" + target +
+                       "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
+}
+
+void registerTilecDialects(DialectRegistry &registry) {
+  registry.insert<graph::GraphDialect, tile::TileDialect, func::FuncDialect,
+                  arith::ArithDialect, math::MathDialect, memref::MemRefDialect,
+                  tensor::TensorDialect, scf::SCFDialect, cf::ControlFlowDialect,
+                  vector::VectorDialect, gpu::GPUDialect, NVVM::NVVMDialect,
+                  LLVM::LLVMDialect, affine::AffineDialect, index::IndexDialect,
+                  ub::UBDialect>();
+  func::registerAllExtensions(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  // convert-gpu-to-nvvm lowers the other dialects through these interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
+}
+
+void registerAllTilecPasses() {
+  static bool once = [] {
+    registerTilecPasses();
+    // The upstream passes the stage pipelines name.
+    registerTransformsPasses();
+    registerConversionPasses();
+    registerGPUPasses();
+    memref::registerMemRefPasses();
+    return true;
+  }();
+  (void)once;
+}
+
+namespace {
+
+std::string cudaRootFor(const CompileOptions &options) {
+  if (const char *env = std::getenv("TILEC_CUDA_ROOT"); env && *env)
+    return env;
+  if (!options.cudaRoot.empty())
+    return options.cudaRoot;
+  return TILEC_CUDA_ROOT;
+}
+
+/// The passes that take a module from stage `to - 1` to stage `to`.
+std::string stagePipeline(Stage to, const CompileOptions &options) {
+  switch (to) {
+  case Stage::Graph:
+    return "";
+  case Stage::Fused:
+    return "cse,tilec-fuse";
+  case Stage::Tile:
+    return "tilec-lower-fusion-to-tile,canonicalize,cse,tilec-schedule-row-kernels";
+  case Stage::Gpu:
+    return "tilec-distribute-row-tiles,canonicalize,cse";
+  case Stage::Llvm:
+    return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
+           "nvvm-attach-target{chip=" + options.target +
+           " features=+ptx80 O=3},lower-affine,"
+           "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts)";
+  case Stage::Ptx:
+    return "gpu-module-to-binary{format=isa toolkit=" + cudaRootFor(options) + "}";
+  }
+  return "";
+}
+
+/// Host functions only describe launches; from the LLVM stage on the module
+/// holds device code alone.
+void dropHostFunctions(ModuleOp module) {
+  for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    fn.erase();
+}
+
+} // namespace
+
+Status lowerBetween(ModuleOp module, Stage from, Stage to, const CompileOptions &options) {
+  registerAllTilecPasses();
+  if (Status s = validateTarget(options.target); !s.ok())
+    return s;
+  MLIRContext *ctx = module.getContext();
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+    diagOS << diag.getLocation() << ": "
+           << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: " : "note: ")
+           << diag << "\n";
+    for (Diagnostic &note : diag.getNotes()) {
+      std::string text = note.str();
+      // The op dump after a failure can be megabytes long; --emit a stage to see it.
+      if (llvm::StringRef(text).starts_with("see current operation"))
+        continue;
+      diagOS << note.getLocation() << ": note: " << text << "\n";
+    }
+    return success();
+  });
+  for (int s = static_cast<int>(from) + 1; s <= static_cast<int>(to); ++s) {
+    Stage stage = static_cast<Stage>(s);
+    if (stage == Stage::Llvm)
+      dropHostFunctions(module);
+    PassManager pm(ctx, ModuleOp::getOperationName());
+    if (options.printIRAfterAll) {
+      ctx->disableMultithreading();
+      pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                          [](Pass *, Operation *) { return true; },
+                          /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    }
+    std::string pipeline = stagePipeline(stage, options);
+    if (failed(parsePassPipeline(pipeline, pm, diagOS)))
+      return Status::error("internal error: bad pass pipeline '" + pipeline +
+                           "': " + diagnostics);
+    if (failed(pm.run(module)))
+      return Status::error(diagnostics.empty() ? "compilation failed" : diagnostics);
+  }
+  return Status::success();
+}
+
+Status lowerToStage(ModuleOp module, Stage stage, const CompileOptions &options) {
+  return lowerBetween(module, Stage::Graph, stage, options);
+}
+
+Expected<std::string> extractPTX(ModuleOp module) {
+  std::string ptx;
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute a : binary.getObjects()) {
+      auto object = llvm::cast<gpu::ObjectAttr>(a);
+      if (object.getFormat() != gpu::CompilationTarget::Assembly)
+        continue;
+      ptx += object.getObject().getValue().str();
+    }
+  if (ptx.empty())
+    return Status::error("the module holds no PTX (was it lowered to the ptx stage?)");
+  return ptx;
+}
+
+} // namespace tilec

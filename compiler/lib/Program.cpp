@@ -1,0 +1,174 @@
+// compileGraph: runs the pipeline on a DSL graph and records the launch plan
+// (kernels, their buffers, temporaries) and the fusion report on the way.
+#include "tilec/compiler/Internal.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "tilec/Dialect/Graph/GraphDialect.h"
+#include "tilec/Dialect/Tile/TileDialect.h"
+
+#include <sstream>
+
+using namespace mlir;
+
+namespace tilec {
+
+namespace {
+
+DType dtypeOf(Type t) {
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  return DType::F32;
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  return shapeString(Shape(shape.begin(), shape.end()));
+}
+
+std::vector<FusionReport> reportFusions(func::FuncOp host) {
+  std::vector<FusionReport> reports;
+  int index = 0;
+  for (auto fusion : host.getOps<graph::FusionOp>()) {
+    FusionReport r;
+    r.kernel = (host.getName() + "_kernel" + Twine(index++)).str();
+    for (Operation &op : fusion.getBody().front().without_terminator())
+      if (!isa<graph::ConstantOp>(op))
+        r.ops.push_back(op.getName().stripDialect().str());
+    if (auto saved = fusion->getAttrOfType<IntegerAttr>("hbm_bytes_saved"))
+      r.hbmBytesSaved = saved.getInt();
+    if (auto domain = fusion->getAttrOfType<DenseI64ArrayAttr>("domain"))
+      r.domain = shapeText(domain.asArrayRef());
+    else
+      r.domain = "(not a row kernel)";
+    reports.push_back(std::move(r));
+  }
+  return reports;
+}
+
+Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program) {
+  DenseMap<Value, int> valueIds;
+  auto addValue = [&](Value v, ProgramValue::Kind kind, int index) {
+    auto t = llvm::cast<RankedTensorType>(v.getType());
+    ProgramValue pv;
+    pv.kind = kind;
+    pv.index = index;
+    pv.shape.assign(t.getShape().begin(), t.getShape().end());
+    pv.dtype = dtypeOf(t.getElementType());
+    program.values.push_back(pv);
+    valueIds[v] = static_cast<int>(program.values.size()) - 1;
+  };
+  for (auto [i, arg] : llvm::enumerate(host.getArguments()))
+    addValue(arg, ProgramValue::Kind::Input, static_cast<int>(i));
+  auto ret = llvm::cast<func::ReturnOp>(host.getBody().front().getTerminator());
+  DenseMap<Value, int> outputIndex;
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (!v.getDefiningOp<tile::LaunchOp>())
+      return Status::error("output " + std::to_string(i) +
+                           " of graph '" + program.name +
+                           "' is not computed by any kernel (an input or a constant "
+                           "returned as is); return a computed tensor");
+    if (!outputIndex.try_emplace(v, static_cast<int>(i)).second)
+      return Status::error("graph '" + program.name + "' returns the same tensor twice");
+  }
+  SymbolTable symbols(module);
+  for (auto launch : host.getOps<tile::LaunchOp>()) {
+    for (Value r : launch.getResults()) {
+      auto it = outputIndex.find(r);
+      if (it != outputIndex.end())
+        addValue(r, ProgramValue::Kind::Output, it->second);
+      else
+        addValue(r, ProgramValue::Kind::Temporary, 0);
+    }
+    auto kernel = symbols.lookup<func::FuncOp>(launch.getCallee());
+    auto schedule = kernel->getAttrOfType<DictionaryAttr>("tile.schedule");
+    auto domain = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+    if (!schedule || !domain)
+      return Status::error("internal error: kernel " + launch.getCallee().str() +
+                           " has no schedule");
+    KernelLaunchPlan plan;
+    plan.name = launch.getCallee().str();
+    plan.rows = 1;
+    for (int64_t d : domain.asArrayRef().drop_back())
+      plan.rows *= d;
+    auto get = [&](StringRef key) { return schedule.getAs<IntegerAttr>(key).getInt(); };
+    plan.vectorWidth = get("vector_width");
+    plan.threadsPerRow = get("threads_per_row");
+    plan.rowsPerBlock = get("rows_per_block");
+    plan.chunks = get("chunks");
+    SmallVector<Value> bound(launch.getInputs());
+    bound.append(launch.getResults().begin(), launch.getResults().end());
+    for (auto [arg, v] : llvm::zip(kernel.getArgumentTypes(), bound)) {
+      auto m = llvm::cast<MemRefType>(arg);
+      KernelBuffer kb;
+      kb.kind = m.getRank() == 2   ? KernelBuffer::Kind::Rows
+                : m.getRank() == 1 ? KernelBuffer::Kind::SharedVector
+                                   : KernelBuffer::Kind::Scalar;
+      kb.cols = m.getRank() > 0 ? m.getShape().back() : 1;
+      kb.value = valueIds.lookup(v);
+      plan.buffers.push_back(kb);
+    }
+    program.launches.push_back(std::move(plan));
+  }
+  return Status::success();
+}
+
+} // namespace
+
+Expected<CompiledProgram> compileGraph(const Graph &graph, const CompileOptions &options) {
+  if (Status s = validateTarget(options.target); !s.ok())
+    return s;
+  DialectRegistry registry;
+  registerTilecDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.disableMultithreading(); // small modules; threads cost more than they save
+  auto imported = importGraph(ctx, graph);
+  if (!imported)
+    return imported.status();
+  OwningOpRef<ModuleOp> module = imported.take();
+  CompiledProgram program;
+  program.name = graph.name();
+  program.target = options.target;
+  for (const Node &n : graph.nodes())
+    if (n.kind != OpKind::Input && n.kind != OpKind::Constant)
+      ++program.graphOps;
+
+  if (Status s = lowerBetween(*module, Stage::Graph, Stage::Fused, options); !s.ok())
+    return s;
+  auto host = *module->getOps<func::FuncOp>().begin();
+  program.fusions = reportFusions(host);
+  if (Status s = lowerBetween(*module, Stage::Fused, Stage::Tile, options); !s.ok())
+    return s;
+  if (Status s = planLaunches(*module, host, program); !s.ok())
+    return s;
+  if (Status s = lowerBetween(*module, Stage::Tile, Stage::Ptx, options); !s.ok())
+    return s;
+  auto ptx = extractPTX(*module);
+  if (!ptx)
+    return ptx.status();
+  program.ptx = ptx.take();
+  return program;
+}
+
+std::string explainFusion(const CompiledProgram &program) {
+  std::ostringstream os;
+  os << "graph '" << program.name << "': " << program.graphOps << " operators -> "
+     << program.fusions.size() << (program.fusions.size() == 1 ? " kernel" : " kernels")
+     << "\n";
+  int64_t total = 0;
+  for (const FusionReport &f : program.fusions) {
+    os << "  " << f.kernel << "  domain " << f.domain << "  " << f.ops.size()
+       << " ops:";
+    for (const std::string &op : f.ops)
+      os << " " << op;
+    os << "\n    keeps " << f.hbmBytesSaved << " bytes ("
+       << (f.hbmBytesSaved / 1.0e6) << " MB) of intermediates out of HBM\n";
+    total += f.hbmBytesSaved;
+  }
+  os << "  total HBM traffic saved by fusion: " << total << " bytes\n";
+  return os.str();
+}
+
+} // namespace tilec

@@ -1,0 +1,155 @@
+// tilec: compiles a built-in example graph or a .mlir file and prints one
+// stage of the pipeline (graph, fused, tile, gpu, llvm, ptx).
+#include "tilec/compiler/Examples.h"
+#include "tilec/compiler/Internal.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <string>
+
+using namespace tilec;
+
+namespace {
+
+const char *kUsage = R"(usage: tilec [options] NAME|FILE.mlir
+
+Compiles a built-in example graph (NAME) or a graph-dialect .mlir file and
+prints one stage of the pipeline.
+
+options:
+  --emit=STAGE           graph | fused | tile | gpu | llvm | ptx  (default: ptx)
+  --target=SM            sm_80 | sm_86 | sm_89 | sm_90 | sm_90a    (default: sm_90a)
+  -o FILE                write the output to FILE instead of stdout
+  --explain-fusion       print the fusion groups and the HBM bytes each saves
+  --rows=N --cols=N      example shape [rows, cols]         (default: 8192 x 4096)
+  --dtype=DT             example dtype: f32 | f16 | bf16    (default: bf16)
+  --mlir-print-ir-after-all  print the IR after every pass to stderr
+  --help                 this text
+
+examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain
+)";
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "tilec: error: %s\n", message.c_str());
+  return 1;
+}
+
+bool takeValue(const std::string &arg, const char *flag, std::string &out) {
+  std::string prefix = std::string(flag) + "=";
+  if (arg.rfind(prefix, 0) != 0)
+    return false;
+  out = arg.substr(prefix.size());
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string emit = "ptx", output, input, rowsText = "8192", colsText = "4096",
+              dtypeText = "bf16";
+  CompileOptions options;
+  bool explain = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--explain-fusion")
+      explain = true;
+    else if (arg == "--mlir-print-ir-after-all")
+      options.printIRAfterAll = true;
+    else if (arg == "-o") {
+      if (++i >= argc)
+        return fail("-o needs a file name");
+      output = argv[i];
+    } else if (takeValue(arg, "--emit", emit) || takeValue(arg, "--target", options.target) ||
+               takeValue(arg, "--rows", rowsText) || takeValue(arg, "--cols", colsText) ||
+               takeValue(arg, "--dtype", dtypeText)) {
+    } else if (!arg.empty() && arg[0] == '-')
+      return fail("unknown option '" + arg + "' (see --help)");
+    else if (!input.empty())
+      return fail("more than one input: '" + input + "' and '" + arg + "'");
+    else
+      input = arg;
+  }
+  if (input.empty())
+    return fail("no input: give an example name or a .mlir file (see --help)");
+  auto stage = parseStage(emit);
+  if (!stage)
+    return fail(stage.message());
+  if (Status s = validateTarget(options.target); !s.ok())
+    return fail(s.message());
+
+  mlir::DialectRegistry registry;
+  registerTilecDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  bool isFile = input.size() > 5 && input.substr(input.size() - 5) == ".mlir";
+  Graph graph(input);
+  if (isFile) {
+    if (explain)
+      return fail("--explain-fusion takes an example name; for a .mlir file use "
+                  "--emit=fused, which shows each fusion's hbm_bytes_saved");
+    llvm::SourceMgr sources;
+    std::string error;
+    auto file = mlir::openInputFile(input, &error);
+    if (!file)
+      return fail(error);
+    sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sources, &ctx);
+    if (!module)
+      return fail("could not parse '" + input + "'");
+  } else {
+    auto dtype = examples::parseDType(dtypeText);
+    if (!dtype)
+      return fail(dtype.message());
+    int64_t rows = std::atoll(rowsText.c_str()), cols = std::atoll(colsText.c_str());
+    if (rows <= 0 || cols <= 0)
+      return fail("--rows and --cols must be positive integers");
+    if (Status s = examples::build(input, graph, rows, cols, *dtype); !s.ok())
+      return fail(s.message());
+    if (explain) {
+      auto program = compileGraph(graph, options);
+      if (!program)
+        return fail(program.message());
+      std::fputs(explainFusion(*program).c_str(), stdout);
+      return 0;
+    }
+    auto imported = importGraph(ctx, graph);
+    if (!imported)
+      return fail(imported.message());
+    module = imported.take();
+  }
+
+  if (Status s = lowerToStage(*module, *stage, options); !s.ok())
+    return fail(s.message());
+  std::string text;
+  if (*stage == Stage::Ptx) {
+    auto ptx = extractPTX(*module);
+    if (!ptx)
+      return fail(ptx.message());
+    text = ptx.take();
+  } else {
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+  }
+  if (output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  std::string error;
+  auto out = mlir::openOutputFile(output, &error);
+  if (!out)
+    return fail(error);
+  out->os() << text;
+  out->keep();
+  return 0;
+}

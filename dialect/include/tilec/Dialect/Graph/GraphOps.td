@@ -1,0 +1,129 @@
+// The graph dialect: tensor-level operators built by the DSL, and the
+// graph.fusion regions that the fusion pass forms (one region = one kernel).
+#ifndef TILEC_GRAPH_OPS
+#define TILEC_GRAPH_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+
+def Graph_Dialect : Dialect {
+  let name = "graph";
+  let cppNamespace = "::tilec::graph";
+  let summary = "tilec's tensor-level operator graph";
+  let description = [{
+    Ranked tensors of f32, f16 or bf16. Elementwise operators take operands
+    of one shape and dtype (broadcasts are explicit ops); reductions keep the
+    reduced dimension with size 1 and accumulate in f32.
+  }];
+}
+
+def Graph_FloatTensor : TensorOf<[F32, F16, BF16]>;
+
+class Graph_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Graph_Dialect, mnemonic, traits>;
+
+class Graph_BinaryOp<string mnemonic, string desc>
+    : Graph_Op<mnemonic, [Pure, Elementwise]> {
+  let summary = desc;
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_AddOp : Graph_BinaryOp<"add", "elementwise a + b">;
+def Graph_SubOp : Graph_BinaryOp<"sub", "elementwise a - b">;
+def Graph_MulOp : Graph_BinaryOp<"mul", "elementwise a * b">;
+def Graph_DivOp : Graph_BinaryOp<"div", "elementwise a / b">;
+def Graph_MaxOp : Graph_BinaryOp<"max", "elementwise maximum">;
+def Graph_MinOp : Graph_BinaryOp<"min", "elementwise minimum">;
+
+class Graph_UnaryOp<string mnemonic, string desc>
+    : Graph_Op<mnemonic, [Pure, Elementwise]> {
+  let summary = desc;
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_NegOp : Graph_UnaryOp<"neg", "elementwise -x">;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "elementwise e^x">;
+def Graph_LogOp : Graph_UnaryOp<"log", "elementwise natural logarithm">;
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "elementwise square root">;
+def Graph_RsqrtOp : Graph_UnaryOp<"rsqrt", "elementwise 1/sqrt(x)">;
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "elementwise tanh">;
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "elementwise 1/(1+e^-x)">;
+def Graph_SiluOp : Graph_UnaryOp<"silu", "elementwise x*sigmoid(x)">;
+def Graph_GeluOp : Graph_UnaryOp<"gelu", "elementwise GELU, tanh approximation">;
+
+def Graph_CastOp : Graph_Op<"cast", [Pure, Elementwise]> {
+  let summary = "elementwise dtype conversion (round to nearest even)";
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_BroadcastOp : Graph_Op<"broadcast", [Pure]> {
+  let summary = "numpy-style broadcast to the result shape";
+  let description = [{
+    Dimensions are aligned from the right; each operand dimension is 1 or
+    equal to the result's; the result may have more (leading) dimensions.
+  }];
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure]> {
+  let summary = desc;
+  let description = [{
+    Reduces along `axis`, keeping it with size 1. Accumulates in f32.
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum along one axis">;
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "maximum along one axis">;
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean along one axis">;
+
+def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike]> {
+  let summary = "a tensor filled with one value";
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+}
+
+def Graph_FusionOp : Graph_Op<"fusion", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a group of operators compiled into one kernel";
+  let description = [{
+    Formed by the fusion pass. Block arguments stand for `inputs`; values
+    passed to graph.yield become the results (written to memory once).
+    Attributes set by the pass: `domain` (the row-kernel iteration shape),
+    `hbm_bytes_saved` (bytes of intermediates kept on chip).
+  }];
+  let arguments = (ins Variadic<Graph_FloatTensor>:$inputs);
+  let results = (outs Variadic<Graph_FloatTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`(` $inputs^ `:` type($inputs) `)`)? attr-dict-with-keyword `->` type($results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_YieldOp : Graph_Op<"yield", [Pure, Terminator, HasParent<"FusionOp">]> {
+  let summary = "the results of a graph.fusion";
+  let arguments = (ins Variadic<Graph_FloatTensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* empty yield */ }]>];
+}
+
+#endif // TILEC_GRAPH_OPS

@@ -1,0 +1,84 @@
+// The tile dialect: one program instance computes one row of a row kernel.
+//
+// Values are whole row tiles (tensor<C x T>) or per-row scalars; elementwise
+// math on them uses upstream arith/math ops on tensors. The distribution pass
+// later spreads each tile over the threads of a CTA (vector width, threads
+// per row, rows per CTA come from the kernel's `tile.schedule`).
+#ifndef TILEC_TILE_OPS
+#define TILEC_TILE_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::tilec::tile";
+  let summary = "tile-level programs for tilec kernels";
+}
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+def Tile_RowTile : 1DTensorOf<[F32, F16, BF16]>;
+def Tile_FloatScalar : AnyTypeOf<[F32, F16, BF16]>;
+
+def Tile_RowIdOp : Tile_Op<"row_id", [Pure]> {
+  let summary = "the row this program instance computes";
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
+  let summary = "load a row tile, a column vector or a per-row scalar";
+  let description = [{
+    memref<?xCxT>[%row] -> tensor<CxT>: row %row of a row-major matrix.
+    memref<?x1xT>[%row] -> T: the per-row scalar of row %row.
+    memref<CxT> -> tensor<CxT>: a vector shared by every row (weights).
+    memref<T> -> T: a scalar shared by every row.
+  }];
+  let arguments = (ins AnyMemRef:$source, Optional<Index>:$row);
+  let results = (outs AnyTypeOf<[Tile_RowTile, Tile_FloatScalar]>:$result);
+  let assemblyFormat = "$source (`[` $row^ `]`)? attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store a row tile or a per-row scalar";
+  let arguments = (ins AnyTypeOf<[Tile_RowTile, Tile_FloatScalar]>:$value,
+                       AnyMemRef:$dest, Optional<Index>:$row);
+  let assemblyFormat = "$value `,` $dest (`[` $row^ `]`)? attr-dict `:` type($value) `->` type($dest)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+  let summary = "a row tile with every element equal to a scalar";
+  let arguments = (ins Tile_FloatScalar:$input);
+  let results = (outs Tile_RowTile:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+class Tile_ReduceOp<string mnemonic, string desc> : Tile_Op<mnemonic, [Pure]> {
+  let summary = desc;
+  let arguments = (ins Tile_RowTile:$input);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceSumOp : Tile_ReduceOp<"reduce_sum", "sum of a row tile (f32)">;
+def Tile_ReduceMaxOp : Tile_ReduceOp<"reduce_max", "maximum of a row tile (f32)">;
+
+def Tile_LaunchOp : Tile_Op<"launch", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "run a tile kernel on tensors (host side of the program)";
+  let description = [{
+    Replaces a graph.fusion in the host function: the kernel `callee` reads
+    `inputs` and writes one buffer per result.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)";
+}
+
+#endif // TILEC_TILE_OPS

@@ -1,0 +1,147 @@
+// Graph dialect registration and verifiers (shape and dtype rules).
+#include "tilec/Dialect/Graph/GraphDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace tilec::graph;
+
+#include "tilec/Dialect/Graph/GraphOpsDialect.cpp.inc"
+
+void GraphDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tilec/Dialect/Graph/GraphOps.cpp.inc"
+      >();
+}
+
+namespace {
+RankedTensorType ranked(Type t) { return llvm::dyn_cast<RankedTensorType>(t); }
+
+LogicalResult verifyBinary(Operation *op) {
+  auto lhs = ranked(op->getOperand(0).getType());
+  auto rhs = ranked(op->getOperand(1).getType());
+  auto res = ranked(op->getResult(0).getType());
+  if (!lhs || !rhs || !res)
+    return op->emitOpError("operands and result must be ranked tensors");
+  if (lhs.getShape() != rhs.getShape())
+    return op->emitOpError("operand shapes differ: ")
+           << lhs << " vs " << rhs
+           << " (broadcast explicitly with graph.broadcast)";
+  if (lhs.getElementType() != rhs.getElementType())
+    return op->emitOpError("operand dtypes differ: ")
+           << lhs.getElementType() << " vs " << rhs.getElementType()
+           << " (convert with graph.cast)";
+  if (res != lhs)
+    return op->emitOpError("result type ") << res << " must equal operand type " << lhs;
+  return success();
+}
+
+LogicalResult verifyUnary(Operation *op) {
+  auto in = ranked(op->getOperand(0).getType());
+  auto res = ranked(op->getResult(0).getType());
+  if (!in || !res)
+    return op->emitOpError("operand and result must be ranked tensors");
+  if (in != res)
+    return op->emitOpError("result type ") << res << " must equal operand type " << in;
+  return success();
+}
+
+LogicalResult verifyReduce(Operation *op, int64_t axis) {
+  auto in = ranked(op->getOperand(0).getType());
+  auto res = ranked(op->getResult(0).getType());
+  if (!in || !res)
+    return op->emitOpError("operand and result must be ranked tensors");
+  if (in.getRank() == 0)
+    return op->emitOpError("cannot reduce a rank-0 tensor");
+  if (axis < 0 || axis >= in.getRank())
+    return op->emitOpError("axis ") << axis << " out of range for " << in;
+  SmallVector<int64_t> expected(in.getShape());
+  expected[axis] = 1;
+  if (res.getShape() != ArrayRef<int64_t>(expected) ||
+      res.getElementType() != in.getElementType())
+    return op->emitOpError("result ") << res << " must be "
+           << RankedTensorType::get(expected, in.getElementType())
+           << " (the reduced axis is kept with size 1)";
+  return success();
+}
+} // namespace
+
+#define TILEC_BINARY_VERIFIER(OP)                                              \
+  LogicalResult OP::verify() { return verifyBinary(getOperation()); }
+TILEC_BINARY_VERIFIER(AddOp)
+TILEC_BINARY_VERIFIER(SubOp)
+TILEC_BINARY_VERIFIER(MulOp)
+TILEC_BINARY_VERIFIER(DivOp)
+TILEC_BINARY_VERIFIER(MaxOp)
+TILEC_BINARY_VERIFIER(MinOp)
+#undef TILEC_BINARY_VERIFIER
+
+#define TILEC_UNARY_VERIFIER(OP)                                               \
+  LogicalResult OP::verify() { return verifyUnary(getOperation()); }
+TILEC_UNARY_VERIFIER(NegOp)
+TILEC_UNARY_VERIFIER(ExpOp)
+TILEC_UNARY_VERIFIER(LogOp)
+TILEC_UNARY_VERIFIER(SqrtOp)
+TILEC_UNARY_VERIFIER(RsqrtOp)
+TILEC_UNARY_VERIFIER(TanhOp)
+TILEC_UNARY_VERIFIER(SigmoidOp)
+TILEC_UNARY_VERIFIER(SiluOp)
+TILEC_UNARY_VERIFIER(GeluOp)
+#undef TILEC_UNARY_VERIFIER
+
+#define TILEC_REDUCE_VERIFIER(OP)                                              \
+  LogicalResult OP::verify() { return verifyReduce(getOperation(), getAxis()); }
+TILEC_REDUCE_VERIFIER(ReduceSumOp)
+TILEC_REDUCE_VERIFIER(ReduceMaxOp)
+TILEC_REDUCE_VERIFIER(ReduceMeanOp)
+#undef TILEC_REDUCE_VERIFIER
+
+LogicalResult CastOp::verify() {
+  auto in = ranked(getInput().getType());
+  auto res = ranked(getResult().getType());
+  if (!in || !res || in.getShape() != res.getShape())
+    return emitOpError("cast must keep the shape: ")
+           << getInput().getType() << " -> " << getResult().getType();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto in = ranked(getInput().getType());
+  auto res = ranked(getResult().getType());
+  if (!in || !res)
+    return emitOpError("operand and result must be ranked tensors");
+  if (in.getElementType() != res.getElementType())
+    return emitOpError("broadcast cannot change the dtype: ")
+           << in.getElementType() << " -> " << res.getElementType();
+  if (in.getRank() > res.getRank())
+    return emitOpError("cannot broadcast ") << in << " to lower rank " << res;
+  int64_t offset = res.getRank() - in.getRank();
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    int64_t d = in.getDimSize(i), r = res.getDimSize(i + offset);
+    if (d != 1 && d != r)
+      return emitOpError("cannot broadcast ") << in << " to " << res
+             << ": dimension " << i << " is " << d << ", expected 1 or " << r;
+  }
+  return success();
+}
+
+LogicalResult FusionOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("region takes ") << body.getNumArguments()
+           << " arguments but the fusion has " << getInputs().size() << " inputs";
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("region argument type ") << arg.getType()
+             << " differs from input type " << in.getType();
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types must match the fusion's result types");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tilec/Dialect/Graph/GraphOps.cpp.inc"

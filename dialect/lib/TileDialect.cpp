@@ -1,0 +1,108 @@
+// Tile dialect registration and verifiers.
+#include "tilec/Dialect/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace tilec::tile;
+
+#include "tilec/Dialect/Tile/TileOpsDialect.cpp.inc"
+
+void TileDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tilec/Dialect/Tile/TileOps.cpp.inc"
+      >();
+}
+
+/// Checks that `memref` (with or without a row index) matches `value`'s type
+/// under the forms documented on tile.load.
+static LogicalResult verifyAccess(Operation *op, MemRefType memref,
+                                  bool hasRow, Type value) {
+  Type elem = memref.getElementType();
+  auto tile = llvm::dyn_cast<RankedTensorType>(value);
+  Type valueElem = tile ? tile.getElementType() : value;
+  if (elem != valueElem)
+    return op->emitOpError("element type ") << valueElem
+           << " differs from the memref's " << elem;
+  int64_t rank = memref.getRank();
+  if (hasRow) {
+    if (rank != 2)
+      return op->emitOpError("a row access needs a rank-2 memref, got ") << memref;
+    int64_t cols = memref.getDimSize(1);
+    if (tile && tile.getDimSize(0) != cols)
+      return op->emitOpError("tile of ") << tile.getDimSize(0)
+             << " elements does not match rows of " << cols;
+    if (!tile && cols != 1)
+      return op->emitOpError("a per-row scalar needs a memref<?x1xT>, got ") << memref;
+    return success();
+  }
+  if (tile) {
+    if (rank != 1 || memref.getDimSize(0) != tile.getDimSize(0))
+      return op->emitOpError("a shared row vector needs memref<")
+             << tile.getDimSize(0) << "x" << elem << ">, got " << memref;
+    return success();
+  }
+  if (rank != 0)
+    return op->emitOpError("a shared scalar needs a rank-0 memref, got ") << memref;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyAccess(getOperation(), getSource().getType(), !!getRow(),
+                      getResult().getType());
+}
+
+LogicalResult StoreOp::verify() {
+  if (!getRow())
+    return emitOpError("stores must name a row");
+  return verifyAccess(getOperation(), getDest().getType(), true,
+                      getValue().getType());
+}
+
+LogicalResult SplatOp::verify() {
+  if (getType().getElementType() != getInput().getType())
+    return emitOpError("splat of ") << getInput().getType()
+           << " cannot produce " << getType();
+  return success();
+}
+
+LogicalResult ReduceSumOp::verify() {
+  if (!getInput().getType().getElementType().isF32())
+    return emitOpError("reductions take f32 tiles (upcast first)");
+  return success();
+}
+
+LogicalResult ReduceMaxOp::verify() {
+  if (!getInput().getType().getElementType().isF32())
+    return emitOpError("reductions take f32 tiles (upcast first)");
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  // Before distribution the kernel is a func.func beside the host function;
+  // after, a function of the same name inside a gpu.module.
+  Operation *kernel = symbols.lookupNearestSymbolFrom(*this, getCalleeAttr());
+  if (!kernel) {
+    Operation *top = (*this)->getParentWithTrait<OpTrait::SymbolTable>();
+    for (Region &region : top->getRegions())
+      for (Operation &child : region.getOps())
+        if (child.hasTrait<OpTrait::SymbolTable>() && !kernel)
+          kernel = symbols.lookupSymbolIn(&child, getCalleeAttr());
+  }
+  auto fn = llvm::dyn_cast_if_present<FunctionOpInterface>(kernel);
+  if (!fn)
+    return emitOpError("no tile kernel named ") << getCalleeAttr();
+  size_t expected = getInputs().size() + getResults().size();
+  if (fn.getNumArguments() != expected)
+    return emitOpError("kernel ") << getCallee() << " takes "
+           << fn.getNumArguments() << " buffers, expected " << expected
+           << " (inputs then results)";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tilec/Dialect/Tile/TileOps.cpp.inc"

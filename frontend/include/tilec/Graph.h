@@ -1,0 +1,188 @@
+// The tilec C++ DSL: a small operator graph built through Tensor handles.
+//
+// Building a graph never touches MLIR: the graph is a plain list of nodes in
+// topological order. The compiler (compiler/) turns it into the graph dialect;
+// the reference evaluator (Reference.h) interprets it on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilec {
+
+enum class DType { F32, F16, BF16 };
+
+const char *dtypeName(DType dtype);
+size_t dtypeBytes(DType dtype);
+
+using Shape = std::vector<int64_t>;
+
+/// "[8192, 4096]"; "[]" for a scalar.
+std::string shapeString(const Shape &shape);
+int64_t numElements(const Shape &shape);
+
+/// Thrown by the DSL when a graph is built wrongly (shape or dtype mismatch,
+/// bad axis, unknown tensor). The message names the op and the operands.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class OpKind {
+  Input,
+  Constant, // rank-0 splat value
+  // binary elementwise (operands of equal shape and dtype)
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  // unary elementwise
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Silu,
+  Gelu, // tanh approximation
+  Cast,
+  // shape
+  Broadcast, // numpy rules, right-aligned; operand dims are 1 or equal
+  // reductions along one axis; the reduced dim is kept with size 1;
+  // accumulation is always in f32 or wider.
+  ReduceSum,
+  ReduceMax,
+  ReduceMean,
+};
+
+const char *opKindName(OpKind kind); // "add", "exp", "reduce_sum", ...
+bool isUnaryElementwise(OpKind kind);  // Neg..Gelu (not Cast)
+bool isBinaryElementwise(OpKind kind); // Add..Min
+bool isReduction(OpKind kind);
+
+struct Node {
+  OpKind kind;
+  std::vector<int> operands; // ids of earlier nodes
+  Shape shape;
+  DType dtype;
+  std::string name; // Input: the argument name
+  double value = 0; // Constant: the value
+  int axis = -1;    // Reduce*: the (non-negative) reduced axis
+};
+
+class Graph;
+
+/// A value in a Graph. Cheap to copy; valid while its Graph lives.
+class Tensor {
+public:
+  Tensor() = default;
+  Tensor(Graph *graph, int id) : graph_(graph), id_(id) {}
+
+  Graph *graph() const { return graph_; }
+  int id() const { return id_; }
+  bool valid() const { return graph_ != nullptr && id_ >= 0; }
+  const Shape &shape() const;
+  DType dtype() const;
+  int rank() const { return static_cast<int>(shape().size()); }
+  /// Dimension i; negative i counts from the end.
+  int64_t dim(int i) const;
+
+private:
+  Graph *graph_ = nullptr;
+  int id_ = -1;
+};
+
+class Graph {
+public:
+  explicit Graph(std::string name = "graph");
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  const std::string &name() const { return name_; }
+
+  /// A graph argument. Dims must be positive; names must be unique.
+  Tensor input(const std::string &name, Shape shape, DType dtype);
+  /// A rank-0 constant of the given dtype.
+  Tensor constant(double value, DType dtype);
+  /// Marks t as a graph result (in call order). A tensor may be an output once.
+  void output(Tensor t);
+
+  const std::vector<Node> &nodes() const { return nodes_; }
+  const Node &node(int id) const;
+  const std::vector<int> &inputs() const { return inputs_; }
+  const std::vector<int> &outputs() const { return outputs_; }
+
+  /// Appends a node after checking its operands belong to this graph.
+  /// Used by the op builders; shape/dtype checking happens there.
+  Tensor addNode(Node node);
+  /// Throws Error unless t is a valid tensor of this graph; `op` names the
+  /// operation for the message.
+  void checkOwned(const Tensor &t, const char *op) const;
+
+private:
+  std::string name_;
+  std::vector<Node> nodes_;
+  std::vector<int> inputs_;
+  std::vector<int> outputs_;
+};
+
+// ---- Elementwise (numpy broadcasting; dtypes must match) ----
+Tensor operator+(Tensor a, Tensor b);
+Tensor operator-(Tensor a, Tensor b);
+Tensor operator*(Tensor a, Tensor b);
+Tensor operator/(Tensor a, Tensor b);
+// A double operand becomes a rank-0 constant of the tensor's dtype.
+Tensor operator+(Tensor a, double b);
+Tensor operator+(double a, Tensor b);
+Tensor operator-(Tensor a, double b);
+Tensor operator-(double a, Tensor b);
+Tensor operator*(Tensor a, double b);
+Tensor operator*(double a, Tensor b);
+Tensor operator/(Tensor a, double b);
+Tensor operator/(double a, Tensor b);
+Tensor operator-(Tensor a);
+Tensor maximum(Tensor a, Tensor b);
+Tensor minimum(Tensor a, Tensor b);
+Tensor exp(Tensor a);
+Tensor log(Tensor a);
+Tensor sqrt(Tensor a);
+Tensor rsqrt(Tensor a);
+Tensor tanh(Tensor a);
+Tensor sigmoid(Tensor a);
+Tensor silu(Tensor a);
+Tensor gelu(Tensor a); // tanh approximation
+Tensor cast(Tensor a, DType dtype);
+
+// ---- Shape ----
+/// Explicit broadcast to `shape` (numpy rules). Returns `a` if already equal.
+Tensor broadcast_to(Tensor a, const Shape &shape);
+
+// ---- Reductions (keep the reduced dim with size 1; axis may be negative) ----
+Tensor sum(Tensor a, int axis);
+Tensor max(Tensor a, int axis);
+Tensor mean(Tensor a, int axis);
+
+// ---- LLM op library, built from the primitives above ----
+namespace nn {
+/// x * rsqrt(mean(x^2, -1) + eps) * w, computed in f32, result in x's dtype.
+/// w has shape [x.dim(-1)].
+Tensor rms_norm(Tensor x, Tensor w, double eps = 1e-6);
+/// (x - mean) * rsqrt(var + eps) * w + b over the last dim; computed in f32.
+Tensor layer_norm(Tensor x, Tensor w, Tensor b, double eps = 1e-5);
+/// Numerically stable softmax over the last dim, computed in f32.
+Tensor softmax(Tensor x);
+/// SwiGLU gate: silu(a) * b.
+Tensor silu_mul(Tensor a, Tensor b);
+/// Residual add then RMSNorm: h = x + residual; returns {rms_norm(h, w), h}.
+std::pair<Tensor, Tensor> add_rms_norm(Tensor x, Tensor residual, Tensor w,
+                                       double eps = 1e-6);
+} // namespace nn
+
+} // namespace tilec

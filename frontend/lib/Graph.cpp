@@ -1,0 +1,412 @@
+// The tilec DSL core: dtype/shape helpers, the Graph container and the
+// elementwise, shape and reduction op builders.
+#include "tilec/Graph.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tilec {
+
+//===----------------------------------------------------------------------===//
+// DType and shape helpers
+//===----------------------------------------------------------------------===//
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  }
+  return "?";
+}
+
+size_t dtypeBytes(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return 4;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  }
+  return 0;
+}
+
+std::string shapeString(const Shape &shape) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      os << ", ";
+    os << shape[i];
+  }
+  os << ']';
+  return os.str();
+}
+
+int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    // A negative dim would silently produce a nonsense element count.
+    if (d < 0)
+      throw Error("numElements: negative dim in shape " + shapeString(shape));
+    n *= d;
+  }
+  return n;
+}
+
+const char *opKindName(OpKind kind) {
+  switch (kind) {
+  case OpKind::Input:
+    return "input";
+  case OpKind::Constant:
+    return "constant";
+  case OpKind::Add:
+    return "add";
+  case OpKind::Sub:
+    return "sub";
+  case OpKind::Mul:
+    return "mul";
+  case OpKind::Div:
+    return "div";
+  case OpKind::Max:
+    return "max";
+  case OpKind::Min:
+    return "min";
+  case OpKind::Neg:
+    return "neg";
+  case OpKind::Exp:
+    return "exp";
+  case OpKind::Log:
+    return "log";
+  case OpKind::Sqrt:
+    return "sqrt";
+  case OpKind::Rsqrt:
+    return "rsqrt";
+  case OpKind::Tanh:
+    return "tanh";
+  case OpKind::Sigmoid:
+    return "sigmoid";
+  case OpKind::Silu:
+    return "silu";
+  case OpKind::Gelu:
+    return "gelu";
+  case OpKind::Cast:
+    return "cast";
+  case OpKind::Broadcast:
+    return "broadcast";
+  case OpKind::ReduceSum:
+    return "reduce_sum";
+  case OpKind::ReduceMax:
+    return "reduce_max";
+  case OpKind::ReduceMean:
+    return "reduce_mean";
+  }
+  return "?";
+}
+
+bool isUnaryElementwise(OpKind kind) {
+  return kind >= OpKind::Neg && kind <= OpKind::Gelu;
+}
+
+bool isBinaryElementwise(OpKind kind) {
+  return kind >= OpKind::Add && kind <= OpKind::Min;
+}
+
+bool isReduction(OpKind kind) {
+  return kind >= OpKind::ReduceSum && kind <= OpKind::ReduceMean;
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor
+//===----------------------------------------------------------------------===//
+
+const Shape &Tensor::shape() const {
+  if (!valid())
+    throw Error("Tensor::shape: invalid (default-constructed) tensor");
+  return graph_->node(id_).shape;
+}
+
+DType Tensor::dtype() const {
+  if (!valid())
+    throw Error("Tensor::dtype: invalid (default-constructed) tensor");
+  return graph_->node(id_).dtype;
+}
+
+int64_t Tensor::dim(int i) const {
+  const Shape &s = shape();
+  int r = static_cast<int>(s.size());
+  int idx = i < 0 ? i + r : i;
+  if (idx < 0 || idx >= r)
+    throw Error("Tensor::dim: index " + std::to_string(i) +
+                " out of range for shape " + shapeString(s));
+  return s[idx];
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+Graph::Graph(std::string name) : name_(std::move(name)) {}
+
+Tensor Graph::input(const std::string &name, Shape shape, DType dtype) {
+  if (name.empty())
+    throw Error("input: the name must not be empty");
+  for (int id : inputs_)
+    if (nodes_[id].name == name)
+      throw Error("input: duplicate input name '" + name + "'");
+  for (int64_t d : shape)
+    if (d <= 0)
+      throw Error("input '" + name + "': dims must be positive, got " +
+                  shapeString(shape));
+  Node node;
+  node.kind = OpKind::Input;
+  node.shape = std::move(shape);
+  node.dtype = dtype;
+  node.name = name;
+  Tensor t = addNode(std::move(node));
+  inputs_.push_back(t.id());
+  return t;
+}
+
+Tensor Graph::constant(double value, DType dtype) {
+  Node node;
+  node.kind = OpKind::Constant;
+  node.dtype = dtype;
+  node.value = value;
+  return addNode(std::move(node));
+}
+
+void Graph::output(Tensor t) {
+  checkOwned(t, "output");
+  if (std::find(outputs_.begin(), outputs_.end(), t.id()) != outputs_.end())
+    throw Error("output: tensor %" + std::to_string(t.id()) + " (" +
+                opKindName(nodes_[t.id()].kind) +
+                ") is already an output of graph '" + name_ + "'");
+  outputs_.push_back(t.id());
+}
+
+const Node &Graph::node(int id) const {
+  if (id < 0 || id >= static_cast<int>(nodes_.size()))
+    throw Error("Graph::node: id " + std::to_string(id) +
+                " out of range (graph '" + name_ + "' has " +
+                std::to_string(nodes_.size()) + " nodes)");
+  return nodes_[id];
+}
+
+Tensor Graph::addNode(Node node) {
+  // Operands must already exist, which keeps the node list topologically
+  // sorted by construction.
+  for (int operand : node.operands)
+    if (operand < 0 || operand >= static_cast<int>(nodes_.size()))
+      throw Error(std::string(opKindName(node.kind)) + ": operand id " +
+                  std::to_string(operand) + " is not a node of graph '" +
+                  name_ + "'");
+  nodes_.push_back(std::move(node));
+  return Tensor(this, static_cast<int>(nodes_.size()) - 1);
+}
+
+void Graph::checkOwned(const Tensor &t, const char *op) const {
+  if (!t.valid())
+    throw Error(std::string(op) + ": invalid (default-constructed) tensor");
+  if (t.graph() != this)
+    throw Error(std::string(op) + ": tensor belongs to another graph ('" +
+                t.graph()->name() + "', not '" + name_ + "')");
+  if (t.id() >= static_cast<int>(nodes_.size()))
+    throw Error(std::string(op) + ": tensor id " + std::to_string(t.id()) +
+                " is not a node of graph '" + name_ + "'");
+}
+
+//===----------------------------------------------------------------------===//
+// Op builders
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Validates a tensor on its own graph; a tensor carries its graph, so a valid
+// tensor is trivially owned by it, but this also rejects stale/invalid ids.
+Graph &ownerOf(const Tensor &t, const char *op) {
+  if (!t.valid())
+    throw Error(std::string(op) + ": invalid (default-constructed) tensor");
+  t.graph()->checkOwned(t, op);
+  return *t.graph();
+}
+
+std::string describe(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + " " + shapeString(t.shape());
+}
+
+// Numpy broadcast of two shapes; returns false when incompatible.
+bool broadcastShapes(const Shape &a, const Shape &b, Shape &result) {
+  size_t rank = std::max(a.size(), b.size());
+  result.assign(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < a.size() ? a[a.size() - 1 - i] : 1;
+    int64_t db = i < b.size() ? b[b.size() - 1 - i] : 1;
+    if (da != db && da != 1 && db != 1)
+      return false;
+    result[rank - 1 - i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+// True when `from` can be broadcast to exactly `to` by numpy rules.
+bool canBroadcastTo(const Shape &from, const Shape &to) {
+  if (from.size() > to.size())
+    return false;
+  size_t offset = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != to[offset + i] && from[i] != 1)
+      return false;
+  return true;
+}
+
+Tensor broadcastNode(Tensor a, const Shape &shape) {
+  Node node;
+  node.kind = OpKind::Broadcast;
+  node.operands = {a.id()};
+  node.shape = shape;
+  node.dtype = a.dtype();
+  return a.graph()->addNode(std::move(node));
+}
+
+Tensor binary(OpKind kind, Tensor a, Tensor b) {
+  const char *op = opKindName(kind);
+  Graph &g = ownerOf(a, op);
+  // Both operands must live in the same graph before we compare anything.
+  g.checkOwned(b, op);
+  if (a.dtype() != b.dtype())
+    throw Error(std::string(op) + ": dtype mismatch: lhs " + describe(a) +
+                " vs rhs " + describe(b));
+  Shape shape;
+  if (!broadcastShapes(a.shape(), b.shape(), shape))
+    throw Error(std::string(op) + ": cannot broadcast shapes " +
+                shapeString(a.shape()) + " and " + shapeString(b.shape()));
+  // Explicit broadcasts keep every binary node's operands the same shape,
+  // which is what the lowering and the evaluator expect.
+  if (a.shape() != shape)
+    a = broadcastNode(a, shape);
+  if (b.shape() != shape)
+    b = broadcastNode(b, shape);
+  Node node;
+  node.kind = kind;
+  node.operands = {a.id(), b.id()};
+  node.shape = shape;
+  node.dtype = a.dtype();
+  return g.addNode(std::move(node));
+}
+
+Tensor unary(OpKind kind, Tensor a) {
+  Graph &g = ownerOf(a, opKindName(kind));
+  Node node;
+  node.kind = kind;
+  node.operands = {a.id()};
+  node.shape = a.shape();
+  node.dtype = a.dtype();
+  return g.addNode(std::move(node));
+}
+
+// A scalar operand becomes a constant in the tensor's dtype; binary() then
+// broadcasts it to the tensor's shape.
+Tensor scalarLike(const Tensor &t, double value, const char *op) {
+  Graph &g = ownerOf(t, op);
+  return g.constant(value, t.dtype());
+}
+
+Tensor reduce(OpKind kind, Tensor a, int axis) {
+  const char *op = opKindName(kind);
+  Graph &g = ownerOf(a, op);
+  int rank = a.rank();
+  if (rank < 1 || axis < -rank || axis >= rank)
+    throw Error(std::string(op) + ": axis " + std::to_string(axis) +
+                " out of range for shape " + shapeString(a.shape()));
+  int normalized = axis < 0 ? axis + rank : axis;
+  Node node;
+  node.kind = kind;
+  node.operands = {a.id()};
+  node.shape = a.shape();
+  node.shape[normalized] = 1;
+  node.dtype = a.dtype();
+  node.axis = normalized;
+  return g.addNode(std::move(node));
+}
+
+} // namespace
+
+Tensor operator+(Tensor a, Tensor b) { return binary(OpKind::Add, a, b); }
+Tensor operator-(Tensor a, Tensor b) { return binary(OpKind::Sub, a, b); }
+Tensor operator*(Tensor a, Tensor b) { return binary(OpKind::Mul, a, b); }
+Tensor operator/(Tensor a, Tensor b) { return binary(OpKind::Div, a, b); }
+
+Tensor operator+(Tensor a, double b) {
+  return binary(OpKind::Add, a, scalarLike(a, b, "add"));
+}
+Tensor operator+(double a, Tensor b) {
+  return binary(OpKind::Add, scalarLike(b, a, "add"), b);
+}
+Tensor operator-(Tensor a, double b) {
+  return binary(OpKind::Sub, a, scalarLike(a, b, "sub"));
+}
+Tensor operator-(double a, Tensor b) {
+  return binary(OpKind::Sub, scalarLike(b, a, "sub"), b);
+}
+Tensor operator*(Tensor a, double b) {
+  return binary(OpKind::Mul, a, scalarLike(a, b, "mul"));
+}
+Tensor operator*(double a, Tensor b) {
+  return binary(OpKind::Mul, scalarLike(b, a, "mul"), b);
+}
+Tensor operator/(Tensor a, double b) {
+  return binary(OpKind::Div, a, scalarLike(a, b, "div"));
+}
+Tensor operator/(double a, Tensor b) {
+  return binary(OpKind::Div, scalarLike(b, a, "div"), b);
+}
+
+Tensor operator-(Tensor a) { return unary(OpKind::Neg, a); }
+Tensor maximum(Tensor a, Tensor b) { return binary(OpKind::Max, a, b); }
+Tensor minimum(Tensor a, Tensor b) { return binary(OpKind::Min, a, b); }
+Tensor exp(Tensor a) { return unary(OpKind::Exp, a); }
+Tensor log(Tensor a) { return unary(OpKind::Log, a); }
+Tensor sqrt(Tensor a) { return unary(OpKind::Sqrt, a); }
+Tensor rsqrt(Tensor a) { return unary(OpKind::Rsqrt, a); }
+Tensor tanh(Tensor a) { return unary(OpKind::Tanh, a); }
+Tensor sigmoid(Tensor a) { return unary(OpKind::Sigmoid, a); }
+Tensor silu(Tensor a) { return unary(OpKind::Silu, a); }
+Tensor gelu(Tensor a) { return unary(OpKind::Gelu, a); }
+
+Tensor cast(Tensor a, DType dtype) {
+  Graph &g = ownerOf(a, "cast");
+  // A no-op cast adds nothing, so callers can cast unconditionally.
+  if (a.dtype() == dtype)
+    return a;
+  Node node;
+  node.kind = OpKind::Cast;
+  node.operands = {a.id()};
+  node.shape = a.shape();
+  node.dtype = dtype;
+  return g.addNode(std::move(node));
+}
+
+Tensor broadcast_to(Tensor a, const Shape &shape) {
+  ownerOf(a, "broadcast_to");
+  // Graph dims are always positive (inputs enforce it), so keep it that way.
+  for (int64_t d : shape)
+    if (d <= 0)
+      throw Error("broadcast_to: target dims must be positive, got " +
+                  shapeString(shape));
+  if (!canBroadcastTo(a.shape(), shape))
+    throw Error("broadcast_to: cannot broadcast shape " +
+                shapeString(a.shape()) + " to " + shapeString(shape));
+  if (a.shape() == shape)
+    return a;
+  return broadcastNode(a, shape);
+}
+
+Tensor sum(Tensor a, int axis) { return reduce(OpKind::ReduceSum, a, axis); }
+Tensor max(Tensor a, int axis) { return reduce(OpKind::ReduceMax, a, axis); }
+Tensor mean(Tensor a, int axis) { return reduce(OpKind::ReduceMean, a, axis); }
+
+} // namespace tilec

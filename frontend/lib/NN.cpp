@@ -1,0 +1,99 @@
+// The LLM op library (tilec::nn): norms, softmax and gates composed from the
+// DSL primitives, computing in f32 and returning the input's dtype.
+#include "tilec/Graph.h"
+
+namespace tilec {
+namespace nn {
+
+namespace {
+
+std::string describe(const Tensor &t) {
+  return std::string(dtypeName(t.dtype())) + " " + shapeString(t.shape());
+}
+
+// Checks that `x` has a last dim and that `param` (a norm's weight or bias)
+// is a vector over it in x's dtype, so the f32 math below cannot fail with a
+// less helpful broadcast error.
+void checkNormParam(const char *op, const char *what, const Tensor &x,
+                    const Tensor &param) {
+  if (!x.valid())
+    throw Error(std::string(op) + ": invalid (default-constructed) x");
+  x.graph()->checkOwned(x, op);
+  x.graph()->checkOwned(param, op);
+  if (x.rank() < 1)
+    throw Error(std::string(op) + ": x must have rank >= 1, got shape " +
+                shapeString(x.shape()));
+  if (param.rank() != 1 || param.dim(0) != x.dim(-1))
+    throw Error(std::string(op) + ": " + what + " shape " +
+                shapeString(param.shape()) + " does not match x shape " +
+                shapeString(x.shape()) + " (expected [" +
+                std::to_string(x.dim(-1)) + "])");
+  if (param.dtype() != x.dtype())
+    throw Error(std::string(op) + ": " + what + " dtype mismatch: " +
+                describe(param) + " vs x " + describe(x));
+}
+
+void checkSameShapeAndDType(const char *op, const Tensor &a, const Tensor &b) {
+  if (!a.valid())
+    throw Error(std::string(op) + ": invalid (default-constructed) tensor");
+  a.graph()->checkOwned(a, op);
+  a.graph()->checkOwned(b, op);
+  if (a.shape() != b.shape() || a.dtype() != b.dtype())
+    throw Error(std::string(op) + ": operands must have equal shape and "
+                                  "dtype: " +
+                describe(a) + " vs " + describe(b));
+}
+
+} // namespace
+
+Tensor rms_norm(Tensor x, Tensor w, double eps) {
+  checkNormParam("rms_norm", "weight", x, w);
+  Tensor xf = cast(x, DType::F32);
+  Tensor ms = mean(xf * xf, -1);
+  Tensor r = rsqrt(ms + eps);
+  Tensor y = xf * r * cast(w, DType::F32);
+  return cast(y, x.dtype());
+}
+
+Tensor layer_norm(Tensor x, Tensor w, Tensor b, double eps) {
+  checkNormParam("layer_norm", "weight", x, w);
+  checkNormParam("layer_norm", "bias", x, b);
+  Tensor xf = cast(x, DType::F32);
+  Tensor mu = mean(xf, -1);
+  Tensor d = xf - mu;
+  Tensor var = mean(d * d, -1);
+  Tensor y = d * rsqrt(var + eps) * cast(w, DType::F32) + cast(b, DType::F32);
+  return cast(y, x.dtype());
+}
+
+Tensor softmax(Tensor x) {
+  if (!x.valid())
+    throw Error("softmax: invalid (default-constructed) tensor");
+  if (x.rank() < 1)
+    throw Error("softmax: x must have rank >= 1, got shape " +
+                shapeString(x.shape()));
+  Tensor xf = cast(x, DType::F32);
+  // Subtracting the row max keeps exp() from overflowing.
+  Tensor m = max(xf, -1);
+  Tensor e = exp(xf - m);
+  Tensor s = sum(e, -1);
+  return cast(e / s, x.dtype());
+}
+
+Tensor silu_mul(Tensor a, Tensor b) {
+  checkSameShapeAndDType("silu_mul", a, b);
+  Tensor y = silu(cast(a, DType::F32)) * cast(b, DType::F32);
+  return cast(y, a.dtype());
+}
+
+std::pair<Tensor, Tensor> add_rms_norm(Tensor x, Tensor residual, Tensor w,
+                                       double eps) {
+  checkSameShapeAndDType("add_rms_norm", x, residual);
+  // The residual stream stays in the model dtype, as frameworks do; only the
+  // norm itself runs in f32.
+  Tensor h = x + residual;
+  return {rms_norm(h, w, eps), h};
+}
+
+} // namespace nn
+} // namespace tilec

@@ -1,0 +1,217 @@
+// The CPU reference evaluator: interprets a Graph node by node in double,
+// rounding every node's result to its dtype; the oracle for numeric tests.
+#include "tilec/Reference.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace tilec {
+
+namespace {
+
+// Rounds a double result to what a kernel storing it in `dtype` would hold.
+// Going through float first matches f32 storage; for f16/bf16 the extra step
+// can only matter on exact double-rounding ties, far below test tolerances.
+float store(DType dtype, double v) {
+  return roundTo(dtype, static_cast<float>(v));
+}
+
+double applyUnary(OpKind kind, double x) {
+  switch (kind) {
+  case OpKind::Neg:
+    return -x;
+  case OpKind::Exp:
+    return std::exp(x);
+  case OpKind::Log:
+    return std::log(x);
+  case OpKind::Sqrt:
+    return std::sqrt(x);
+  case OpKind::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case OpKind::Tanh:
+    return std::tanh(x);
+  case OpKind::Sigmoid:
+    return 1.0 / (1.0 + std::exp(-x));
+  case OpKind::Silu:
+    return x / (1.0 + std::exp(-x));
+  case OpKind::Gelu: {
+    // M_PI is not standard C++, so spell pi out.
+    const double k = std::sqrt(2.0 / 3.14159265358979323846);
+    return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+  }
+  default:
+    throw Error(std::string("reference: not a unary op: ") + opKindName(kind));
+  }
+}
+
+double applyBinary(OpKind kind, double a, double b) {
+  switch (kind) {
+  case OpKind::Add:
+    return a + b;
+  case OpKind::Sub:
+    return a - b;
+  case OpKind::Mul:
+    return a * b;
+  case OpKind::Div:
+    return a / b;
+  // Max/min propagate NaN, like the GPU's maximumf/minimumf (std::fmax
+  // would drop it).
+  case OpKind::Max:
+    if (std::isnan(a) || std::isnan(b))
+      return std::numeric_limits<double>::quiet_NaN();
+    return a > b ? a : b;
+  case OpKind::Min:
+    if (std::isnan(a) || std::isnan(b))
+      return std::numeric_limits<double>::quiet_NaN();
+    return a < b ? a : b;
+  default:
+    throw Error(std::string("reference: not a binary op: ") +
+                opKindName(kind));
+  }
+}
+
+// Numpy broadcast: maps each output element to its operand element by giving
+// size-1 (and missing leading) operand dims a stride of 0.
+std::vector<float> broadcastValues(const std::vector<float> &in,
+                                   const Shape &from, const Shape &to) {
+  size_t rank = to.size(), offset = rank - from.size();
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (size_t i = from.size(); i-- > 0;) {
+    strides[offset + i] = from[i] == 1 ? 0 : stride;
+    stride *= from[i];
+  }
+  std::vector<float> out(static_cast<size_t>(numElements(to)));
+  std::vector<int64_t> index(rank, 0);
+  for (size_t linear = 0; linear < out.size(); ++linear) {
+    int64_t src = 0;
+    for (size_t d = 0; d < rank; ++d)
+      src += index[d] * strides[d];
+    out[linear] = in[static_cast<size_t>(src)];
+    // Advance the row-major multi-index.
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < to[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<float> reduceValues(const Node &node, const std::vector<float> &in,
+                                const Shape &inShape) {
+  int axis = node.axis;
+  int64_t outer = 1, inner = 1, n = inShape[axis];
+  for (int d = 0; d < axis; ++d)
+    outer *= inShape[d];
+  for (size_t d = axis + 1; d < inShape.size(); ++d)
+    inner *= inShape[d];
+  std::vector<float> out(static_cast<size_t>(outer * inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      double acc = node.kind == OpKind::ReduceMax
+                       ? -std::numeric_limits<double>::infinity()
+                       : 0.0;
+      for (int64_t k = 0; k < n; ++k) {
+        double v = in[static_cast<size_t>((o * n + k) * inner + i)];
+        if (node.kind == OpKind::ReduceMax)
+          acc = applyBinary(OpKind::Max, acc, v);
+        else
+          acc += v;
+      }
+      if (node.kind == OpKind::ReduceMean)
+        acc /= static_cast<double>(n);
+      out[static_cast<size_t>(o * inner + i)] = store(node.dtype, acc);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<HostTensor> evaluateReference(const Graph &graph,
+                                          const std::vector<HostTensor> &inputs) {
+  const std::vector<int> &inputIds = graph.inputs();
+  if (inputs.size() != inputIds.size())
+    throw Error("reference: graph '" + graph.name() + "' expects " +
+                std::to_string(inputIds.size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+
+  const std::vector<Node> &nodes = graph.nodes();
+  std::vector<std::vector<float>> values(nodes.size());
+
+  for (size_t i = 0; i < inputIds.size(); ++i) {
+    const Node &decl = graph.node(inputIds[i]);
+    const HostTensor &t = inputs[i];
+    if (t.shape != decl.shape || t.dtype != decl.dtype)
+      throw Error("reference: input '" + decl.name + "' expects " +
+                  dtypeName(decl.dtype) + " " + shapeString(decl.shape) +
+                  ", got " + dtypeName(t.dtype) + " " + shapeString(t.shape));
+    if (t.numel() != numElements(decl.shape))
+      throw Error("reference: input '" + decl.name + "' has " +
+                  std::to_string(t.numel()) + " values for shape " +
+                  shapeString(decl.shape));
+    // HostTensor values should already be representable; rounding anyway
+    // mirrors what toBytes() would hand to a kernel.
+    std::vector<float> v(t.values.size());
+    for (size_t k = 0; k < v.size(); ++k)
+      v[k] = roundTo(decl.dtype, t.values[k]);
+    values[inputIds[i]] = std::move(v);
+  }
+
+  for (size_t id = 0; id < nodes.size(); ++id) {
+    const Node &node = nodes[id];
+    if (node.kind == OpKind::Input)
+      continue;
+    for (int operand : node.operands)
+      if (operand < 0 || static_cast<size_t>(operand) >= id)
+        throw Error("reference: node %" + std::to_string(id) + " (" +
+                    opKindName(node.kind) + ") has a bad operand id " +
+                    std::to_string(operand));
+    std::vector<float> &out = values[id];
+    if (node.kind == OpKind::Constant) {
+      out.assign(1, store(node.dtype, node.value));
+    } else if (node.kind == OpKind::Broadcast) {
+      const Node &src = nodes[node.operands[0]];
+      out = broadcastValues(values[node.operands[0]], src.shape, node.shape);
+    } else if (node.kind == OpKind::Cast) {
+      const std::vector<float> &in = values[node.operands[0]];
+      out.resize(in.size());
+      for (size_t k = 0; k < in.size(); ++k)
+        out[k] = roundTo(node.dtype, in[k]);
+    } else if (isUnaryElementwise(node.kind)) {
+      const std::vector<float> &in = values[node.operands[0]];
+      out.resize(in.size());
+      for (size_t k = 0; k < in.size(); ++k)
+        out[k] = store(node.dtype, applyUnary(node.kind, in[k]));
+    } else if (isBinaryElementwise(node.kind)) {
+      const std::vector<float> &a = values[node.operands[0]];
+      const std::vector<float> &b = values[node.operands[1]];
+      if (a.size() != b.size())
+        throw Error(std::string("reference: ") + opKindName(node.kind) +
+                    " operands differ in size (missing broadcast?)");
+      out.resize(a.size());
+      for (size_t k = 0; k < a.size(); ++k)
+        out[k] = store(node.dtype, applyBinary(node.kind, a[k], b[k]));
+    } else if (isReduction(node.kind)) {
+      out = reduceValues(node, values[node.operands[0]],
+                         nodes[node.operands[0]].shape);
+    } else {
+      throw Error(std::string("reference: unsupported op ") +
+                  opKindName(node.kind));
+    }
+  }
+
+  std::vector<HostTensor> results;
+  results.reserve(graph.outputs().size());
+  for (int id : graph.outputs()) {
+    const Node &node = graph.node(id);
+    HostTensor t(node.shape, node.dtype);
+    t.values = values[id];
+    results.push_back(std::move(t));
+  }
+  return results;
+}
+
+} // namespace tilec

@@ -1,0 +1,52 @@
+// tilec's passes: fusion, tile lowering, scheduling, distribution to GPU.
+#ifndef TILEC_PASSES
+#define TILEC_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
+  let summary = "Group graph operators into graph.fusion regions (one per kernel)";
+  let description = [{
+    Greedy producer-consumer fusion in topological order: an operator joins
+    the fusion of its operands when every value of the merged group fits one
+    row domain [rows..., C] (row tiles, per-row scalars from reductions along
+    the last axis, vectors shared by all rows, scalars) and merging makes no
+    cycle between fusions. Constants are cloned into each fusion that uses
+    them. Each fusion records `domain` and `hbm_bytes_saved`.
+  }];
+  let dependentDialects = ["tilec::graph::GraphDialect"];
+}
+
+def LowerFusionToTile : Pass<"tilec-lower-fusion-to-tile", "mlir::ModuleOp"> {
+  let summary = "Outline each graph.fusion into a tile kernel (func.func) and a tile.launch";
+  let dependentDialects = ["tilec::tile::TileDialect", "mlir::func::FuncDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect"];
+}
+
+def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
+  let summary = "Choose vector width, threads per row and rows per CTA for each tile kernel";
+  let description = [{
+    Sets `tile.schedule = {vector_width, threads_per_row, rows_per_block,
+    chunks}` on each function marked `tile.kernel`, from the row length and
+    the widest element type it moves (16-byte accesses where the row length
+    allows).
+  }];
+  let options = [
+    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "1024",
+           "Upper bound on threads per CTA">,
+    Option<"minThreadsPerBlock", "min-threads-per-block", "int64_t", "128",
+           "CTAs smaller than this pack several rows">,
+    Option<"maxChunksPerThread", "max-chunks-per-thread", "int64_t", "16",
+           "Longest row (in vectors per thread) kept in registers">,
+  ];
+}
+
+def DistributeRowTiles : Pass<"tilec-distribute-row-tiles", "mlir::ModuleOp"> {
+  let summary = "Lower scheduled tile kernels to gpu.func: vectors per thread, warp and CTA reductions";
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
+#endif // TILEC_PASSES

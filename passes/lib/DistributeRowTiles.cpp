@@ -1,0 +1,373 @@
+// tilec-distribute-row-tiles: lowers scheduled tile kernels to gpu.func.
+//
+// Thread t of a CTA works on row blockIdx.x * rows_per_block + t / TPR and
+// holds, for lane = t % TPR, the vectors starting at columns
+// (k * TPR + lane) * V for k < chunks. Row tiles become those vectors in
+// registers; elementwise ops apply per vector; reductions combine the vectors,
+// then lanes by butterfly shuffles, then warps through shared memory. Loads
+// and stores past the row's end or the last row are masked.
+#include "tilec/Passes/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_DISTRIBUTEROWTILES
+#include "tilec/Passes/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+
+struct RowSchedule {
+  int64_t vec = 1, tpr = 1, rowsPerBlock = 1, chunks = 1, cols = 1;
+  int64_t blockSize() const { return tpr * rowsPerBlock; }
+  int64_t warpsPerRow() const { return tpr > kWarpSize ? tpr / kWarpSize : 1; }
+};
+
+FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
+  auto dict = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
+  auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+  if (!dict || !domain)
+    return fn.emitOpError("tile kernel is not scheduled (run tilec-schedule-row-kernels)");
+  auto get = [&](StringRef key) -> int64_t {
+    auto a = dict.getAs<IntegerAttr>(key);
+    return a ? a.getInt() : 0;
+  };
+  RowSchedule s{get("vector_width"), get("threads_per_row"), get("rows_per_block"),
+                get("chunks"), domain.asArrayRef().back()};
+  if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
+      s.cols % s.vec != 0 || s.chunks * s.tpr * s.vec < s.cols ||
+      (s.tpr > kWarpSize && s.tpr % kWarpSize != 0) ||
+      (s.tpr < kWarpSize && kWarpSize % s.tpr != 0))
+    return fn.emitOpError("invalid tile.schedule ") << dict << " for rows of " << s.cols;
+  return s;
+}
+
+class RowTileDistributor {
+public:
+  RowTileDistributor(func::FuncOp fn, RowSchedule s) : fn(fn), s(s) {}
+
+  LogicalResult run(OpBuilder &moduleBuilder) {
+    MLIRContext *ctx = fn.getContext();
+    int64_t reductions = 0;
+    fn.walk([&](Operation *op) {
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op))
+        ++reductions;
+    });
+    SmallVector<Type> workgroup;
+    if (s.tpr > kWarpSize)
+      workgroup.assign(reductions, MemRefType::get(
+          {s.rowsPerBlock * s.warpsPerRow()}, Float32Type::get(ctx), AffineMap(),
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+    auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(
+        fn.getLoc(), fn.getName(), fn.getFunctionType(), workgroup, TypeRange());
+    gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), moduleBuilder.getUnitAttr());
+    gfn.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(s.blockSize()), 1, 1}));
+    for (StringRef attr : {"tile.schedule", "tile.domain"})
+      gfn->setAttr(attr, fn->getAttr(attr));
+    Block &entry = gfn.getBody().front();
+    for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
+      scalars.map(from, to);
+    smem.assign(gfn.getWorkgroupAttributions().begin(), gfn.getWorkgroupAttributions().end());
+
+    b = std::make_unique<OpBuilder>(OpBuilder::atBlockEnd(&entry));
+    if (failed(buildPreamble(entry)))
+      return failure();
+    for (Operation &op : fn.getBody().front())
+      if (failed(lower(op)))
+        return failure();
+    return success();
+  }
+
+private:
+  Location loc() { return fn.getLoc(); }
+  Value index(int64_t v) { return b->create<arith::ConstantIndexOp>(loc(), v); }
+  Value andI1(Value a, Value c) {
+    if (!a)
+      return c;
+    if (!c)
+      return a;
+    return b->create<arith::AndIOp>(loc(), a, c);
+  }
+  VectorType vecType(Type elem) { return VectorType::get({s.vec}, elem); }
+  Value splatConst(Type elem, double v) {
+    return b->create<arith::ConstantOp>(
+        loc(), DenseElementsAttr::get(vecType(elem), b->getFloatAttr(elem, v)));
+  }
+
+  LogicalResult buildPreamble(Block &entry) {
+    Value tid = b->create<gpu::ThreadIdOp>(loc(), gpu::Dimension::x);
+    Value bid = b->create<gpu::BlockIdOp>(loc(), gpu::Dimension::x);
+    lane = b->create<arith::RemUIOp>(loc(), tid, index(s.tpr));
+    rowInBlock = b->create<arith::DivUIOp>(loc(), tid, index(s.tpr));
+    row = b->create<arith::AddIOp>(
+        loc(), b->create<arith::MulIOp>(loc(), bid, index(s.rowsPerBlock)), rowInBlock);
+    Value rowBuffer;
+    for (BlockArgument arg : entry.getArguments().take_front(fn.getNumArguments()))
+      if (llvm::cast<MemRefType>(arg.getType()).getRank() == 2) {
+        rowBuffer = arg;
+        break;
+      }
+    if (!rowBuffer)
+      return fn.emitOpError("row kernel has no per-row buffer to size its grid");
+    Value rows = b->create<memref::DimOp>(loc(), rowBuffer, 0);
+    rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rows);
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value col = b->create<arith::MulIOp>(
+          loc(), b->create<arith::AddIOp>(loc(), index(k * s.tpr), lane), index(s.vec));
+      chunkCol.push_back(col);
+      bool alwaysInRow = (k + 1) * s.tpr * s.vec <= s.cols;
+      chunkValid.push_back(alwaysInRow ? Value()
+                                       : b->create<arith::CmpIOp>(
+                                             loc(), arith::CmpIPredicate::ult, col,
+                                             index(s.cols)));
+    }
+    return success();
+  }
+
+  /// `then` under `cond` (nullptr: unconditional) yielding a value of `type`,
+  /// or `otherwise` when cond is false.
+  Value guarded(Value cond, Type type, llvm::function_ref<Value()> then, Value otherwise) {
+    if (!cond)
+      return then();
+    auto ifOp = b->create<scf::IfOp>(loc(), TypeRange{type}, cond, true, true);
+    {
+      OpBuilder::InsertionGuard g(*b);
+      b->setInsertionPointToStart(&ifOp.getThenRegion().front());
+      b->create<scf::YieldOp>(loc(), then());
+      b->setInsertionPointToStart(&ifOp.getElseRegion().front());
+      b->create<scf::YieldOp>(loc(), otherwise);
+    }
+    return ifOp.getResult(0);
+  }
+
+  void guardedEffect(Value cond, llvm::function_ref<void()> then) {
+    if (!cond)
+      return then();
+    auto ifOp = b->create<scf::IfOp>(loc(), cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(*b);
+    b->setInsertionPointToStart(ifOp.thenBlock());
+    then();
+  }
+
+  int64_t alignment(Type elem) { return s.vec * elem.getIntOrFloatBitWidth() / 8; }
+
+  LogicalResult lower(Operation &op) {
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      return lowerLoad(load);
+    if (auto store = dyn_cast<tile::StoreOp>(op))
+      return lowerStore(store);
+    if (isa<tile::RowIdOp>(op)) {
+      scalars.map(op.getResult(0), row);
+      return success();
+    }
+    if (auto splat = dyn_cast<tile::SplatOp>(op)) {
+      Value v = b->create<vector::BroadcastOp>(
+          loc(), vecType(splat.getType().getElementType()), scalars.lookup(splat.getInput()));
+      tiles[splat.getResult()] = SmallVector<Value>(s.chunks, v);
+      return success();
+    }
+    if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op))
+      return lowerReduce(op);
+    if (isa<func::ReturnOp>(op)) {
+      b->create<gpu::ReturnOp>(loc());
+      return success();
+    }
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto dense = llvm::dyn_cast<DenseElementsAttr>(c.getValue())) {
+        if (!dense.isSplat())
+          return op.emitOpError("only splat tile constants are supported");
+        Type elem = dense.getElementType();
+        Value v = b->create<arith::ConstantOp>(
+            loc(), DenseElementsAttr::get(vecType(elem), dense.getSplatValue<Attribute>()));
+        tiles[c.getResult()] = SmallVector<Value>(s.chunks, v);
+        return success();
+      }
+    }
+    bool onTiles = llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>);
+    if (!onTiles) {
+      b->clone(op, scalars);
+      return success();
+    }
+    if (!isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) ||
+        op.getNumResults() != 1 || op.getNumRegions() != 0)
+      return op.emitOpError("cannot be distributed over a row tile");
+    // Elementwise: one copy of the op per vector.
+    auto resultElem = llvm::cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
+    SmallVector<Value> out;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      OperationState state(op.getLoc(), op.getName());
+      for (Value v : op.getOperands()) {
+        auto it = tiles.find(v);
+        if (it == tiles.end())
+          return op.emitOpError("mixes a row tile with a scalar operand");
+        state.addOperands(it->second[k]);
+      }
+      state.addTypes(vecType(resultElem));
+      state.addAttributes(op.getAttrs());
+      out.push_back(b->create(state)->getResult(0));
+    }
+    tiles[op.getResult(0)] = std::move(out);
+    return success();
+  }
+
+  LogicalResult lowerLoad(tile::LoadOp load) {
+    Value mem = scalars.lookup(load.getSource());
+    auto memType = llvm::cast<MemRefType>(mem.getType());
+    Type elem = memType.getElementType();
+    if (auto tileTy = llvm::dyn_cast<RankedTensorType>(load.getType())) {
+      bool perRow = !!load.getRow();
+      SmallVector<Value> chunks;
+      Value zero = splatConst(elem, 0.0);
+      for (int64_t k = 0; k < s.chunks; ++k) {
+        Value cond = perRow ? andI1(rowValid, chunkValid[k]) : chunkValid[k];
+        chunks.push_back(guarded(cond, vecType(elem), [&]() -> Value {
+          SmallVector<Value> idx;
+          if (perRow)
+            idx.push_back(row);
+          idx.push_back(chunkCol[k]);
+          auto v = b->create<vector::LoadOp>(loc(), vecType(elem), mem, idx);
+          v.setAlignment(alignment(elem));
+          return v;
+        }, zero));
+      }
+      tiles[load.getResult()] = std::move(chunks);
+      return success();
+    }
+    Value zero = b->create<arith::ConstantOp>(loc(), b->getFloatAttr(elem, 0.0));
+    Value v;
+    if (memType.getRank() == 2)
+      v = guarded(rowValid, elem, [&]() -> Value {
+        return b->create<memref::LoadOp>(loc(), mem, ValueRange{row, index(0)});
+      }, zero);
+    else
+      v = b->create<memref::LoadOp>(loc(), mem, ValueRange{});
+    scalars.map(load.getResult(), v);
+    return success();
+  }
+
+  LogicalResult lowerStore(tile::StoreOp store) {
+    Value mem = scalars.lookup(store.getDest());
+    if (llvm::isa<RankedTensorType>(store.getValue().getType())) {
+      auto it = tiles.find(store.getValue());
+      if (it == tiles.end())
+        return store.emitOpError("stores a tile that was not distributed");
+      Type elem = llvm::cast<MemRefType>(mem.getType()).getElementType();
+      for (int64_t k = 0; k < s.chunks; ++k) {
+        Value v = it->second[k];
+        guardedEffect(andI1(rowValid, chunkValid[k]), [&] {
+          auto st = b->create<vector::StoreOp>(loc(), v, mem, ValueRange{row, chunkCol[k]});
+          st.setAlignment(alignment(elem));
+        });
+      }
+      return success();
+    }
+    // One lane per row writes a per-row scalar.
+    Value first = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, lane, index(0));
+    Value v = scalars.lookup(store.getValue());
+    guardedEffect(andI1(rowValid, first), [&] {
+      b->create<memref::StoreOp>(loc(), v, mem, ValueRange{row, index(0)});
+    });
+    return success();
+  }
+
+  LogicalResult lowerReduce(Operation &op) {
+    bool isMax = isa<tile::ReduceMaxOp>(op);
+    Type f32 = b->getF32Type();
+    double identity = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+    auto combine = [&](Value x, Value y) -> Value {
+      if (isMax)
+        return b->create<arith::MaximumFOp>(loc(), x, y);
+      return b->create<arith::AddFOp>(loc(), x, y);
+    };
+    auto it = tiles.find(op.getOperand(0));
+    if (it == tiles.end())
+      return op.emitOpError("reduces a tile that was not distributed");
+    Value acc;
+    Value identityVec = splatConst(f32, identity);
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value v = it->second[k];
+      if (chunkValid[k])
+        v = b->create<arith::SelectOp>(loc(), chunkValid[k], v, identityVec);
+      acc = acc ? combine(acc, v) : v;
+    }
+    Value partial = b->create<vector::ReductionOp>(
+        loc(), isMax ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::ADD, acc);
+    // Butterfly over the lanes of one row (never crossing rows: rows occupy
+    // aligned groups of TPR lanes).
+    for (int64_t offset = std::min(s.tpr, kWarpSize) / 2; offset >= 1; offset /= 2) {
+      auto shuffle = b->create<gpu::ShuffleOp>(loc(), partial, static_cast<int32_t>(offset),
+                                               static_cast<int32_t>(kWarpSize),
+                                               gpu::ShuffleMode::XOR);
+      partial = combine(partial, shuffle.getShuffleResult());
+    }
+    if (s.tpr > kWarpSize) {
+      Value buffer = smem[nextSmem++];
+      int64_t warps = s.warpsPerRow();
+      Value base = b->create<arith::MulIOp>(loc(), rowInBlock, index(warps));
+      Value warpInRow = b->create<arith::DivUIOp>(loc(), lane, index(kWarpSize));
+      Value laneInWarp = b->create<arith::RemUIOp>(loc(), lane, index(kWarpSize));
+      Value leader = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, laneInWarp, index(0));
+      Value slot = b->create<arith::AddIOp>(loc(), base, warpInRow);
+      guardedEffect(leader, [&] {
+        b->create<memref::StoreOp>(loc(), partial, buffer, ValueRange{slot});
+      });
+      // Each reduction has its own buffer, so one barrier suffices: no later
+      // write can race with these reads.
+      b->create<gpu::BarrierOp>(loc());
+      partial = Value();
+      for (int64_t w = 0; w < warps; ++w) {
+        Value x = b->create<memref::LoadOp>(
+            loc(), buffer, ValueRange{b->create<arith::AddIOp>(loc(), base, index(w))});
+        partial = partial ? combine(partial, x) : x;
+      }
+    }
+    scalars.map(op.getResult(0), partial);
+    return success();
+  }
+
+  func::FuncOp fn;
+  RowSchedule s;
+  std::unique_ptr<OpBuilder> b;
+  Value lane, rowInBlock, row, rowValid;
+  SmallVector<Value> chunkCol, chunkValid;
+  DenseMap<Value, SmallVector<Value>> tiles;
+  IRMapping scalars;
+  SmallVector<Value> smem;
+  size_t nextSmem = 0;
+};
+
+struct DistributeRowTilesPass
+    : tilec::impl::DistributeRowTilesBase<DistributeRowTilesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> kernels;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr("tile.kernel"))
+        kernels.push_back(fn);
+    if (kernels.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto gpuModule = mb.create<gpu::GPUModuleOp>(module.getLoc(), "tilec_kernels");
+    OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    for (func::FuncOp fn : kernels) {
+      FailureOr<RowSchedule> s = readSchedule(fn);
+      if (failed(s))
+        return signalPassFailure();
+      RowTileDistributor distributor(fn, *s);
+      if (failed(distributor.run(kb)))
+        return signalPassFailure();
+      fn.erase();
+    }
+  }
+};
+
+} // namespace

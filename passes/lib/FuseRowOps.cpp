@@ -1,0 +1,259 @@
+// tilec-fuse: groups graph operators into graph.fusion regions.
+//
+// Greedy, in topological order: each operator starts a group and absorbs the
+// groups of its operands when the merged group still fits one row domain and
+// the merge makes no cycle between groups. Constants are not grouped: each
+// fusion clones the constants it uses, since recomputing them is free.
+#include "tilec/Passes/Passes.h"
+#include "tilec/Passes/RowDomain.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_FUSEROWOPS
+#include "tilec/Passes/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+struct Group {
+  SmallVector<Operation *> ops;     // in program order
+  std::optional<RowDomain> domain;  // nullopt: not a row kernel
+  bool alive = true;
+};
+
+int64_t byteSize(Value v) {
+  auto t = llvm::cast<RankedTensorType>(v.getType());
+  return t.getNumElements() * t.getElementTypeBitWidth() / 8;
+}
+
+class FusionPlanner {
+public:
+  explicit FusionPlanner(func::FuncOp fn) {
+    for (Operation &op : fn.getBody().front())
+      if (isa<graph::GraphDialect>(op.getDialect()) && !isa<graph::ConstantOp>(op))
+        ops.push_back(&op);
+  }
+
+  void plan() {
+    for (Operation *op : ops) {
+      int g = newGroup(op);
+      if (!groups[g].domain)
+        continue; // not a row op: stays alone
+      // Absorb the latest operand groups first: they are the most likely to
+      // be needed to keep the merge acyclic.
+      SmallVector<int> candidates;
+      for (Value v : op->getOperands())
+        if (int h = groupOfValue(v); h >= 0 && h != g && !llvm::is_contained(candidates, h))
+          candidates.push_back(h);
+      llvm::sort(candidates, [&](int a, int b) { return lastIndex(a) > lastIndex(b); });
+      for (int h : candidates)
+        tryMerge(g, h);
+    }
+  }
+
+  /// Live groups in a topological order.
+  SmallVector<int> orderedGroups() {
+    SmallVector<int> order;
+    DenseSet<int> done;
+    std::function<void(int)> visit = [&](int g) {
+      if (!done.insert(g).second)
+        return;
+      for (int h : directDeps(g))
+        visit(h);
+      order.push_back(g);
+    };
+    for (Operation *op : ops)
+      visit(groupOf.lookup(op));
+    return order;
+  }
+
+  SmallVector<Group> groups;
+  DenseMap<Operation *, int> groupOf;
+  SmallVector<Operation *> ops;
+
+private:
+  int newGroup(Operation *op) {
+    Group g;
+    g.ops.push_back(op);
+    g.domain = naturalRowDomain(op);
+    if (g.domain && !fitsRowDomain(op, *g.domain))
+      g.domain.reset();
+    groups.push_back(std::move(g));
+    int id = groups.size() - 1;
+    groupOf[op] = id;
+    return id;
+  }
+
+  int groupOfValue(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !groupOf.count(def))
+      return -1;
+    return groupOf.lookup(def);
+  }
+
+  int64_t lastIndex(int g) {
+    Operation *last = groups[g].ops.back();
+    return llvm::find(ops, last) - ops.begin();
+  }
+
+  SmallVector<int> directDeps(int g) {
+    SmallVector<int> deps;
+    for (Operation *op : groups[g].ops)
+      for (Value v : op->getOperands())
+        if (int h = groupOfValue(v); h >= 0 && h != g && !llvm::is_contained(deps, h))
+          deps.push_back(h);
+    return deps;
+  }
+
+  bool dependsOnAny(int from, const DenseSet<int> &targets) {
+    SmallVector<int> stack{from};
+    DenseSet<int> seen{from};
+    while (!stack.empty()) {
+      int g = stack.pop_back_val();
+      for (int h : directDeps(g)) {
+        if (targets.count(h))
+          return true;
+        if (seen.insert(h).second)
+          stack.push_back(h);
+      }
+    }
+    return false;
+  }
+
+  void tryMerge(int g, int h) {
+    if (!groups[h].domain)
+      return;
+    // Pick the domain with the widest rows that every op of both groups fits.
+    SmallVector<RowDomain> choices{*groups[g].domain, *groups[h].domain};
+    llvm::stable_sort(choices, [](const RowDomain &a, const RowDomain &b) {
+      return a.cols > b.cols;
+    });
+    std::optional<RowDomain> chosen;
+    for (const RowDomain &d : choices) {
+      auto fits = [&](Operation *op) { return fitsRowDomain(op, d); };
+      if (llvm::all_of(groups[g].ops, fits) && llvm::all_of(groups[h].ops, fits)) {
+        chosen = d;
+        break;
+      }
+    }
+    if (!chosen)
+      return;
+    // A group outside the merge that both feeds it and depends on it would
+    // make a cycle.
+    DenseSet<int> merged{g, h};
+    for (int m : {g, h})
+      for (int dep : directDeps(m))
+        if (!merged.count(dep) && dependsOnAny(dep, merged))
+          return;
+    for (Operation *op : groups[h].ops)
+      groupOf[op] = g;
+    groups[g].ops.append(groups[h].ops);
+    llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    groups[g].domain = chosen;
+    groups[h].alive = false;
+    groups[h].ops.clear();
+  }
+};
+
+struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (failed(fuse(fn)))
+        return signalPassFailure();
+  }
+
+  LogicalResult fuse(func::FuncOp fn) {
+    if (fn.getBody().empty() || !fn.getOps<graph::FusionOp>().empty())
+      return success(); // nothing to do, or already fused
+    FusionPlanner planner(fn);
+    if (planner.ops.empty())
+      return success();
+    planner.plan();
+    Operation *terminator = fn.getBody().front().getTerminator();
+    OpBuilder b(terminator);
+    for (int g : planner.orderedGroups())
+      buildFusion(b, planner, planner.groups[g]);
+    // Erase the originals, users first.
+    for (Operation *op : llvm::reverse(planner.ops))
+      op->erase();
+    for (auto c : llvm::make_early_inc_range(fn.getOps<graph::ConstantOp>()))
+      if (c->use_empty())
+        c->erase();
+    return success();
+  }
+
+  void buildFusion(OpBuilder &b, FusionPlanner &planner, Group &group) {
+    DenseSet<Operation *> members(group.ops.begin(), group.ops.end());
+    SmallVector<Value> inputs;
+    SmallVector<Value> outputs;
+    int64_t saved = 0;
+    for (Operation *op : group.ops) {
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if ((def && (members.count(def) || isa<graph::ConstantOp>(def))) ||
+            llvm::is_contained(inputs, v))
+          continue;
+        inputs.push_back(v);
+      }
+    }
+    for (Value in : inputs) {
+      // Unfused, every consumer reads the input; fused, it is read once.
+      int64_t readers = llvm::count_if(in.getUsers(), [&](Operation *u) { return members.count(u); });
+      saved += byteSize(in) * (readers - 1);
+    }
+    for (Operation *op : group.ops) {
+      for (Value r : op->getResults()) {
+        int64_t inside = 0;
+        bool outside = false;
+        for (Operation *u : r.getUsers()) {
+          if (members.count(u))
+            ++inside;
+          else
+            outside = true;
+        }
+        if (outside)
+          outputs.push_back(r);
+        // Unfused: one write plus one read per consumer inside the group.
+        saved += byteSize(r) * (inside + (outside ? 0 : 1));
+      }
+    }
+
+    auto fusion = b.create<graph::FusionOp>(
+        group.ops.front()->getLoc(), TypeRange(ValueRange(outputs)), inputs);
+    Block *body = new Block();
+    fusion.getBody().push_back(body);
+    IRMapping map;
+    for (Value in : inputs)
+      map.map(in, body->addArgument(in.getType(), in.getLoc()));
+    OpBuilder inner = OpBuilder::atBlockEnd(body);
+    for (Operation *op : group.ops) {
+      for (Value v : op->getOperands())
+        if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && !map.contains(v))
+          map.map(v, inner.clone(*c)->getResult(0));
+      inner.clone(*op, map);
+    }
+    SmallVector<Value> yielded;
+    for (Value out : outputs)
+      yielded.push_back(map.lookup(out));
+    inner.create<graph::YieldOp>(fusion.getLoc(), yielded);
+    for (auto [out, res] : llvm::zip(outputs, fusion.getResults()))
+      out.replaceUsesWithIf(res, [&](OpOperand &use) {
+        return !members.count(use.getOwner()) && use.getOwner() != fusion;
+      });
+
+    Builder attrs(fusion.getContext());
+    if (group.domain)
+      fusion->setAttr("domain", attrs.getDenseI64ArrayAttr(group.domain->fullShape()));
+    fusion->setAttr("fused_ops", attrs.getI64IntegerAttr(group.ops.size()));
+    fusion->setAttr("hbm_bytes_saved", attrs.getI64IntegerAttr(saved));
+  }
+};
+
+} // namespace

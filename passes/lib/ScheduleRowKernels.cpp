@@ -1,0 +1,77 @@
+// tilec-schedule-row-kernels: picks the thread layout of each row kernel.
+//
+// A row of C elements is cut into vectors of V elements (16 bytes of the
+// widest element type the kernel moves, smaller when C is not a multiple).
+// TPR threads share a row, each holding `chunks` vectors in registers; short
+// rows pack several rows into one CTA so a CTA never has fewer than
+// min-threads-per-block threads.
+#include "tilec/Passes/Passes.h"
+
+#include "llvm/Support/MathExtras.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_SCHEDULEROWKERNELS
+#include "tilec/Passes/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+
+namespace {
+
+// Vectors each thread keeps in flight: enough independent 16-byte loads to
+// cover memory latency without crowding registers.
+constexpr int64_t kTargetChunksPerThread = 4;
+
+struct ScheduleRowKernelsPass
+    : tilec::impl::ScheduleRowKernelsBase<ScheduleRowKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>()) {
+      if (!fn->hasAttr("tile.kernel"))
+        continue;
+      if (failed(schedule(fn)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult schedule(func::FuncOp fn) {
+    auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+    if (!domain || domain.empty())
+      return fn.emitOpError("tile kernel has no tile.domain");
+    int64_t cols = domain.asArrayRef().back();
+    int64_t widestBytes = 1;
+    for (Type t : fn.getArgumentTypes()) {
+      auto m = llvm::cast<MemRefType>(t);
+      if (m.getRank() > 0 && m.getShape().back() == cols)
+        widestBytes = std::max<int64_t>(widestBytes, m.getElementTypeBitWidth() / 8);
+    }
+    int64_t vec = 16 / widestBytes;
+    while (vec > 1 && cols % vec != 0)
+      vec /= 2;
+    int64_t vectorsPerRow = cols / vec;
+    int64_t tpr = static_cast<int64_t>(llvm::PowerOf2Ceil(
+        llvm::divideCeil(vectorsPerRow, kTargetChunksPerThread)));
+    tpr = std::clamp<int64_t>(tpr, 1, maxThreadsPerBlock);
+    int64_t chunks = llvm::divideCeil(vectorsPerRow, tpr);
+    if (chunks > maxChunksPerThread)
+      return fn.emitOpError("row of ")
+             << cols << " elements needs " << chunks
+             << " vectors per thread, more than the register-resident schedule "
+                "allows ("
+             << maxChunksPerThread << "); wider rows need a multi-pass schedule";
+    int64_t block = std::clamp<int64_t>(tpr, minThreadsPerBlock, maxThreadsPerBlock);
+    int64_t rowsPerBlock = std::max<int64_t>(1, block / tpr);
+    Builder b(fn.getContext());
+    fn->setAttr("tile.schedule",
+                b.getDictionaryAttr({
+                    b.getNamedAttr("vector_width", b.getI64IntegerAttr(vec)),
+                    b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(tpr)),
+                    b.getNamedAttr("rows_per_block", b.getI64IntegerAttr(rowsPerBlock)),
+                    b.getNamedAttr("chunks", b.getI64IntegerAttr(chunks)),
+                }));
+    return success();
+  }
+};
+
+} // namespace

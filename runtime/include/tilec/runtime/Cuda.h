@@ -1,0 +1,157 @@
+// The CUDA driver API, reached through dlopen("libcuda.so.1") so that tilec
+// binaries start (and say plainly that no GPU is present) on machines
+// without a driver.
+#pragma once
+
+#include "tilec/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilec::rt {
+
+/// Loads libcuda.so.1 and calls cuInit once. The error says "no CUDA driver"
+/// (with dlerror) or "no CUDA device" (with the driver's error name).
+Status initDriver();
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+struct DeviceInfo {
+  std::string name;
+  int ordinal = 0;
+  int smCount = 0;
+  int computeMajor = 0, computeMinor = 0;
+  size_t totalMemory = 0;
+  size_t sharedMemPerBlockOptin = 0;
+};
+
+class Stream;
+
+/// A primary context on one device, made current on the calling thread.
+class Context {
+public:
+  static Expected<std::shared_ptr<Context>> create(int device = 0);
+  ~Context();
+  const DeviceInfo &info() const { return info_; }
+  /// Makes this context current on the calling thread.
+  Status makeCurrent() const;
+  void *handle() const { return ctx_; }
+
+private:
+  Context() = default;
+  void *ctx_ = nullptr; // CUcontext
+  int device_ = 0;
+  DeviceInfo info_;
+};
+
+/// Owns device memory (cuMemAlloc / cuMemFree). Move-only.
+class DeviceBuffer {
+public:
+  static Expected<DeviceBuffer> allocate(const std::shared_ptr<Context> &ctx,
+                                         size_t bytes);
+  DeviceBuffer() = default;
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer();
+
+  uint64_t devicePtr() const { return ptr_; }
+  size_t size() const { return bytes_; }
+  /// Synchronous copies; `bytes` must not exceed size().
+  Status copyFromHost(const void *src, size_t bytes);
+  Status copyToHost(void *dst, size_t bytes) const;
+  /// Sets every byte to `value` (e.g. 0xFF poisons floats with NaN).
+  Status fill(uint8_t value);
+
+private:
+  std::shared_ptr<Context> ctx_;
+  uint64_t ptr_ = 0;
+  size_t bytes_ = 0;
+};
+
+class Stream {
+public:
+  static Expected<std::unique_ptr<Stream>>
+  create(const std::shared_ptr<Context> &ctx);
+  ~Stream();
+  Status synchronize();
+  void *handle() const { return stream_; }
+
+private:
+  Stream() = default;
+  std::shared_ptr<Context> ctx_;
+  void *stream_ = nullptr; // CUstream
+};
+
+/// Device-side timing: record two events on a stream, then elapsedMs.
+class Event {
+public:
+  static Expected<std::unique_ptr<Event>>
+  create(const std::shared_ptr<Context> &ctx);
+  ~Event();
+  Status record(Stream &stream);
+  /// Milliseconds from `start` to `end` (both recorded); waits for `end`.
+  static Expected<float> elapsedMs(Event &start, Event &end);
+
+private:
+  Event() = default;
+  std::shared_ptr<Context> ctx_;
+  void *event_ = nullptr; // CUevent
+};
+
+/// Kernel parameters, packed in order as the compiled signature expects.
+class KernelArgs {
+public:
+  void addPointer(uint64_t devicePtr) { addRaw(&devicePtr, sizeof devicePtr); }
+  void addI64(int64_t value) { addRaw(&value, sizeof value); }
+  void addI32(int32_t value) { addRaw(&value, sizeof value); }
+  /// Pointers to each packed argument, as cuLaunchKernel takes them. Valid
+  /// until the next add.
+  std::vector<void *> pointers();
+  size_t count() const { return offsets_.size(); }
+
+private:
+  void addRaw(const void *data, size_t bytes);
+  std::vector<uint64_t> storage_; // 8-byte slots keep every arg aligned
+  std::vector<size_t> offsets_;   // slot index of each argument
+};
+
+class Module;
+
+class Kernel {
+public:
+  const std::string &name() const { return name_; }
+  /// Launches asynchronously on `stream`; checks the launch's own error.
+  Status launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
+                Stream &stream, KernelArgs &args) const;
+
+private:
+  friend class Module;
+  std::string name_;
+  void *function_ = nullptr; // CUfunction
+  std::shared_ptr<void> module_; // keeps the CUmodule alive
+};
+
+/// A PTX module JIT-compiled by the driver (cuModuleLoadDataEx). A failed
+/// load's error carries the driver's JIT error log.
+class Module {
+public:
+  static Expected<Module> loadPTX(const std::shared_ptr<Context> &ctx,
+                                  const std::string &ptx);
+  Expected<Kernel> kernel(const std::string &name) const;
+  /// The JIT info log of a successful load (may be empty).
+  const std::string &infoLog() const { return infoLog_; }
+
+private:
+  std::shared_ptr<Context> ctx_;
+  std::shared_ptr<void> module_; // CUmodule, unloaded by the deleter
+  std::string infoLog_;
+};
+
+} // namespace tilec::rt

@@ -1,0 +1,367 @@
+// Unit tests for the DSL graph builder and the nn op library: graph structure
+// and the error messages of wrongly built graphs.
+#include "tilec/Graph.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace tilec;
+
+namespace {
+
+// Runs `fn`, expects a tilec::Error and returns its message.
+template <typename Fn> std::string errorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected tilec::Error";
+  return "";
+}
+
+std::vector<OpKind> kinds(const Graph &g) {
+  std::vector<OpKind> out;
+  for (const Node &n : g.nodes())
+    out.push_back(n.kind);
+  return out;
+}
+
+int countKind(const Graph &g, OpKind kind) {
+  auto k = kinds(g);
+  return static_cast<int>(std::count(k.begin(), k.end(), kind));
+}
+
+} // namespace
+
+TEST(FrontendTest, Names) {
+  EXPECT_STREQ(dtypeName(DType::F32), "f32");
+  EXPECT_STREQ(dtypeName(DType::F16), "f16");
+  EXPECT_STREQ(dtypeName(DType::BF16), "bf16");
+  EXPECT_EQ(dtypeBytes(DType::F32), 4u);
+  EXPECT_EQ(dtypeBytes(DType::BF16), 2u);
+  EXPECT_STREQ(opKindName(OpKind::Input), "input");
+  EXPECT_STREQ(opKindName(OpKind::Rsqrt), "rsqrt");
+  EXPECT_STREQ(opKindName(OpKind::Broadcast), "broadcast");
+  EXPECT_STREQ(opKindName(OpKind::ReduceSum), "reduce_sum");
+  EXPECT_STREQ(opKindName(OpKind::ReduceMax), "reduce_max");
+  EXPECT_STREQ(opKindName(OpKind::ReduceMean), "reduce_mean");
+  EXPECT_EQ(shapeString({8192, 4096}), "[8192, 4096]");
+  EXPECT_EQ(shapeString({}), "[]");
+  EXPECT_EQ(numElements({}), 1);
+  EXPECT_EQ(numElements({3, 5, 2}), 30);
+  EXPECT_TRUE(isBinaryElementwise(OpKind::Min));
+  EXPECT_FALSE(isBinaryElementwise(OpKind::Neg));
+  EXPECT_TRUE(isUnaryElementwise(OpKind::Gelu));
+  EXPECT_FALSE(isUnaryElementwise(OpKind::Cast));
+  EXPECT_TRUE(isReduction(OpKind::ReduceMean));
+  EXPECT_FALSE(isReduction(OpKind::Broadcast));
+}
+
+TEST(FrontendTest, InputsAndTensorAccessors) {
+  Graph g("g");
+  Tensor x = g.input("x", {8, 4096}, DType::BF16);
+  Tensor s = g.input("s", {}, DType::F32); // rank 0 is allowed
+  EXPECT_EQ(x.rank(), 2);
+  EXPECT_EQ(x.dim(0), 8);
+  EXPECT_EQ(x.dim(-1), 4096);
+  EXPECT_EQ(x.dtype(), DType::BF16);
+  EXPECT_EQ(s.rank(), 0);
+  EXPECT_THROW(x.dim(2), Error);
+  EXPECT_THROW(x.dim(-3), Error);
+  ASSERT_EQ(g.inputs().size(), 2u);
+  EXPECT_EQ(g.node(g.inputs()[0]).name, "x");
+  EXPECT_EQ(g.node(g.inputs()[1]).name, "s");
+  EXPECT_THROW(g.node(2), Error);
+  EXPECT_THROW(g.node(-1), Error);
+  EXPECT_THROW(Tensor().shape(), Error);
+}
+
+TEST(FrontendTest, RmsNormStructure) {
+  Graph g("rms");
+  Tensor x = g.input("x", {8, 4096}, DType::BF16);
+  Tensor w = g.input("w", {4096}, DType::BF16);
+  Tensor y = nn::rms_norm(x, w, 1e-6);
+  g.output(y);
+
+  EXPECT_EQ(y.shape(), (Shape{8, 4096}));
+  EXPECT_EQ(y.dtype(), DType::BF16);
+  ASSERT_EQ(g.outputs().size(), 1u);
+  EXPECT_EQ(g.outputs()[0], y.id());
+
+  // Exactly one mean, along the (normalized) last axis, keeping the dim.
+  int means = 0;
+  for (const Node &n : g.nodes()) {
+    if (n.kind != OpKind::ReduceMean)
+      continue;
+    ++means;
+    EXPECT_EQ(n.axis, 1);
+    EXPECT_EQ(n.shape, (Shape{8, 1}));
+    EXPECT_EQ(n.dtype, DType::F32);
+  }
+  EXPECT_EQ(means, 1);
+  EXPECT_EQ(countKind(g, OpKind::Rsqrt), 1);
+  // x, w -> f32 and y -> bf16.
+  EXPECT_EQ(countKind(g, OpKind::Cast), 3);
+  EXPECT_EQ(countKind(g, OpKind::Constant), 1);
+  // eps [] -> [8,1], r [8,1] -> [8,4096], w [4096] -> [8,4096].
+  EXPECT_EQ(countKind(g, OpKind::Broadcast), 3);
+
+  // Topological order, and every binary node has same-shaped operands.
+  for (size_t id = 0; id < g.nodes().size(); ++id) {
+    const Node &n = g.nodes()[id];
+    for (int op : n.operands)
+      EXPECT_LT(op, static_cast<int>(id));
+    if (isBinaryElementwise(n.kind)) {
+      ASSERT_EQ(n.operands.size(), 2u);
+      EXPECT_EQ(g.node(n.operands[0]).shape, n.shape);
+      EXPECT_EQ(g.node(n.operands[1]).shape, n.shape);
+    }
+    if (n.kind == OpKind::Broadcast) {
+      const Node &src = g.node(n.operands[0]);
+      EXPECT_NE(src.shape, n.shape);
+      EXPECT_LE(src.shape.size(), n.shape.size());
+    }
+  }
+  EXPECT_EQ(g.nodes().back().kind, OpKind::Cast);
+}
+
+TEST(FrontendTest, BinaryBroadcastInsertsBroadcastNodes) {
+  Graph g;
+  Tensor a = g.input("a", {4, 1}, DType::F32);
+  Tensor b = g.input("b", {1, 5}, DType::F32);
+  Tensor c = a + b;
+  EXPECT_EQ(c.shape(), (Shape{4, 5}));
+  const Node &add = g.node(c.id());
+  EXPECT_EQ(add.kind, OpKind::Add);
+  const Node &l = g.node(add.operands[0]);
+  const Node &r = g.node(add.operands[1]);
+  EXPECT_EQ(l.kind, OpKind::Broadcast);
+  EXPECT_EQ(r.kind, OpKind::Broadcast);
+  EXPECT_EQ(l.operands[0], a.id());
+  EXPECT_EQ(r.operands[0], b.id());
+  EXPECT_EQ(l.shape, (Shape{4, 5}));
+
+  // Same shapes: no broadcast at all.
+  Graph h;
+  Tensor p = h.input("p", {3, 2}, DType::F16);
+  Tensor q = h.input("q", {3, 2}, DType::F16);
+  Tensor m = maximum(p, q);
+  EXPECT_EQ(h.node(m.id()).kind, OpKind::Max);
+  EXPECT_EQ(h.node(m.id()).operands, (std::vector<int>{p.id(), q.id()}));
+  EXPECT_EQ(countKind(h, OpKind::Broadcast), 0);
+}
+
+TEST(FrontendTest, ScalarOperandsBecomeConstantPlusBroadcast) {
+  Graph g;
+  Tensor x = g.input("x", {2, 3}, DType::BF16);
+  Tensor y = 2.5 - x;
+  const Node &sub = g.node(y.id());
+  EXPECT_EQ(sub.kind, OpKind::Sub);
+  EXPECT_EQ(sub.dtype, DType::BF16);
+  // The scalar is the lhs here: constant [] -> broadcast [2,3] -> sub.
+  const Node &bc = g.node(sub.operands[0]);
+  ASSERT_EQ(bc.kind, OpKind::Broadcast);
+  EXPECT_EQ(bc.shape, (Shape{2, 3}));
+  const Node &c = g.node(bc.operands[0]);
+  ASSERT_EQ(c.kind, OpKind::Constant);
+  EXPECT_TRUE(c.shape.empty());
+  EXPECT_EQ(c.dtype, DType::BF16);
+  EXPECT_DOUBLE_EQ(c.value, 2.5);
+  EXPECT_EQ(sub.operands[1], x.id());
+
+  Tensor z = x * 3.0;
+  const Node &mul = g.node(z.id());
+  EXPECT_EQ(mul.operands[0], x.id());
+  EXPECT_DOUBLE_EQ(g.node(g.node(mul.operands[1]).operands[0]).value, 3.0);
+
+  // On a scalar tensor the constant needs no broadcast.
+  Tensor s = g.input("s", {}, DType::F32);
+  Tensor t = s / 4.0;
+  EXPECT_EQ(g.node(g.node(t.id()).operands[1]).kind, OpKind::Constant);
+}
+
+TEST(FrontendTest, CastNoOpAndUnaryShape) {
+  Graph g;
+  Tensor x = g.input("x", {4, 8}, DType::F16);
+  size_t before = g.nodes().size();
+  Tensor same = cast(x, DType::F16);
+  EXPECT_EQ(same.id(), x.id());
+  EXPECT_EQ(g.nodes().size(), before);
+  Tensor f = cast(x, DType::F32);
+  EXPECT_NE(f.id(), x.id());
+  EXPECT_EQ(g.node(f.id()).kind, OpKind::Cast);
+  EXPECT_EQ(f.dtype(), DType::F32);
+  EXPECT_EQ(f.shape(), x.shape());
+
+  Tensor e = gelu(-x);
+  EXPECT_EQ(e.shape(), (Shape{4, 8}));
+  EXPECT_EQ(e.dtype(), DType::F16);
+  EXPECT_EQ(g.node(e.id()).kind, OpKind::Gelu);
+  EXPECT_EQ(g.node(g.node(e.id()).operands[0]).kind, OpKind::Neg);
+}
+
+TEST(FrontendTest, Reductions) {
+  Graph g;
+  Tensor x = g.input("x", {4, 8, 2}, DType::F32);
+  Tensor s = sum(x, 1);
+  EXPECT_EQ(s.shape(), (Shape{4, 1, 2}));
+  EXPECT_EQ(g.node(s.id()).axis, 1);
+  Tensor m = max(x, -1);
+  EXPECT_EQ(m.shape(), (Shape{4, 8, 1}));
+  EXPECT_EQ(g.node(m.id()).axis, 2);
+  EXPECT_EQ(g.node(m.id()).kind, OpKind::ReduceMax);
+  Tensor mu = mean(x, -3);
+  EXPECT_EQ(g.node(mu.id()).axis, 0);
+  EXPECT_EQ(mu.shape(), (Shape{1, 8, 2}));
+}
+
+TEST(FrontendTest, BroadcastTo) {
+  Graph g;
+  Tensor x = g.input("x", {8, 1}, DType::F32);
+  EXPECT_EQ(broadcast_to(x, {8, 1}).id(), x.id());
+  Tensor y = broadcast_to(x, {3, 8, 5});
+  EXPECT_EQ(y.shape(), (Shape{3, 8, 5}));
+  EXPECT_EQ(g.node(y.id()).kind, OpKind::Broadcast);
+  std::string msg = errorOf([&] { broadcast_to(x, {4, 5}); });
+  EXPECT_NE(msg.find("broadcast_to"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[8, 1]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[4, 5]"), std::string::npos) << msg;
+  // Rank may not shrink.
+  EXPECT_THROW(broadcast_to(x, {8}), Error);
+}
+
+TEST(FrontendTest, DTypeMismatchMessage) {
+  Graph g;
+  Tensor x = g.input("x", {8, 4096}, DType::BF16);
+  Tensor b = g.input("b", {4096}, DType::F32);
+  std::string msg = errorOf([&] { x + b; });
+  EXPECT_EQ(msg, "add: dtype mismatch: lhs bf16 [8, 4096] vs rhs f32 [4096]");
+}
+
+TEST(FrontendTest, BroadcastMismatchMessage) {
+  Graph g;
+  Tensor x = g.input("x", {8, 4096}, DType::F32);
+  Tensor b = g.input("b", {4095}, DType::F32);
+  std::string msg = errorOf([&] { x * b; });
+  EXPECT_EQ(msg, "mul: cannot broadcast shapes [8, 4096] and [4095]");
+  size_t before = g.nodes().size();
+  EXPECT_THROW(x - b, Error);
+  // A failed build leaves no half-built nodes behind.
+  EXPECT_EQ(g.nodes().size(), before);
+}
+
+TEST(FrontendTest, BadAxisMessage) {
+  Graph g;
+  Tensor x = g.input("x", {4, 8}, DType::F32);
+  EXPECT_EQ(errorOf([&] { sum(x, 2); }),
+            "reduce_sum: axis 2 out of range for shape [4, 8]");
+  std::string msg = errorOf([&] { mean(x, -3); });
+  EXPECT_NE(msg.find("reduce_mean"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("-3"), std::string::npos) << msg;
+  Tensor s = g.input("s", {}, DType::F32);
+  msg = errorOf([&] { max(s, 0); });
+  EXPECT_NE(msg.find("reduce_max"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[]"), std::string::npos) << msg;
+}
+
+TEST(FrontendTest, RmsNormWeightErrors) {
+  Graph g;
+  Tensor x = g.input("x", {8, 4096}, DType::BF16);
+  Tensor w = g.input("w", {4095}, DType::BF16);
+  std::string msg = errorOf([&] { nn::rms_norm(x, w); });
+  EXPECT_NE(msg.find("rms_norm"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[4095]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[8, 4096]"), std::string::npos) << msg;
+
+  Tensor w2 = g.input("w2", {1, 4096}, DType::BF16);
+  EXPECT_THROW(nn::rms_norm(x, w2), Error);
+  Tensor w3 = g.input("w3", {4096}, DType::F32);
+  msg = errorOf([&] { nn::rms_norm(x, w3); });
+  EXPECT_NE(msg.find("rms_norm"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("f32"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bf16"), std::string::npos) << msg;
+
+  Tensor b = g.input("b", {4096}, DType::BF16);
+  msg = errorOf([&] { nn::layer_norm(x, b, w); });
+  EXPECT_NE(msg.find("layer_norm"), std::string::npos) << msg;
+}
+
+TEST(FrontendTest, InputErrors) {
+  Graph g;
+  g.input("x", {2, 2}, DType::F32);
+  std::string msg = errorOf([&] { g.input("x", {3}, DType::F32); });
+  EXPECT_NE(msg.find("duplicate"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'x'"), std::string::npos) << msg;
+  EXPECT_THROW(g.input("", {3}, DType::F32), Error);
+  msg = errorOf([&] { g.input("y", {3, 0}, DType::F32); });
+  EXPECT_NE(msg.find("[3, 0]"), std::string::npos) << msg;
+  EXPECT_THROW(g.input("z", {-1}, DType::F32), Error);
+  EXPECT_EQ(g.inputs().size(), 1u);
+}
+
+TEST(FrontendTest, OutputErrors) {
+  Graph g("g1");
+  Tensor x = g.input("x", {2}, DType::F32);
+  Tensor y = exp(x);
+  g.output(y);
+  std::string msg = errorOf([&] { g.output(y); });
+  EXPECT_NE(msg.find("already an output"), std::string::npos) << msg;
+  EXPECT_EQ(g.outputs().size(), 1u);
+
+  Graph other("g2");
+  Tensor z = other.input("z", {2}, DType::F32);
+  msg = errorOf([&] { g.output(z); });
+  EXPECT_NE(msg.find("another graph"), std::string::npos) << msg;
+  msg = errorOf([&] { x + z; });
+  EXPECT_NE(msg.find("add"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("another graph"), std::string::npos) << msg;
+  EXPECT_THROW(g.output(Tensor()), Error);
+}
+
+TEST(FrontendTest, AddRmsNorm) {
+  Graph g;
+  Tensor x = g.input("x", {16, 512}, DType::BF16);
+  Tensor r = g.input("r", {16, 512}, DType::BF16);
+  Tensor w = g.input("w", {512}, DType::BF16);
+  auto [y, h] = nn::add_rms_norm(x, r, w);
+  EXPECT_EQ(y.shape(), (Shape{16, 512}));
+  EXPECT_EQ(h.shape(), (Shape{16, 512}));
+  EXPECT_EQ(y.dtype(), DType::BF16);
+  EXPECT_EQ(h.dtype(), DType::BF16);
+  // The residual add happens in the model dtype, directly on the inputs.
+  const Node &add = g.node(h.id());
+  EXPECT_EQ(add.kind, OpKind::Add);
+  EXPECT_EQ(add.operands, (std::vector<int>{x.id(), r.id()}));
+  g.output(y);
+  g.output(h);
+  EXPECT_EQ(g.outputs().size(), 2u);
+
+  Tensor r2 = g.input("r2", {16, 511}, DType::BF16);
+  std::string msg = errorOf([&] { nn::add_rms_norm(x, r2, w); });
+  EXPECT_NE(msg.find("add_rms_norm"), std::string::npos) << msg;
+  Tensor r3 = g.input("r3", {16, 512}, DType::F16);
+  EXPECT_THROW(nn::add_rms_norm(x, r3, w), Error);
+}
+
+TEST(FrontendTest, SiluMulAndSoftmaxStructure) {
+  Graph g;
+  Tensor a = g.input("a", {4, 64}, DType::F16);
+  Tensor b = g.input("b", {4, 64}, DType::F16);
+  Tensor y = nn::silu_mul(a, b);
+  EXPECT_EQ(y.dtype(), DType::F16);
+  EXPECT_EQ(countKind(g, OpKind::Silu), 1);
+  Tensor c = g.input("c", {4, 32}, DType::F16);
+  std::string msg = errorOf([&] { nn::silu_mul(a, c); });
+  EXPECT_NE(msg.find("silu_mul"), std::string::npos) << msg;
+
+  Tensor s = nn::softmax(a);
+  EXPECT_EQ(s.shape(), (Shape{4, 64}));
+  EXPECT_EQ(s.dtype(), DType::F16);
+  EXPECT_EQ(countKind(g, OpKind::ReduceMax), 1);
+  EXPECT_EQ(countKind(g, OpKind::ReduceSum), 1);
+  EXPECT_EQ(countKind(g, OpKind::Exp), 1);
+}

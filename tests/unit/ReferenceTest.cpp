@@ -1,0 +1,394 @@
+// Unit tests for the CPU reference evaluator, checked against independent,
+// straightforward loops written here (not against the evaluator itself).
+#include "tilec/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace tilec;
+
+namespace {
+
+double sigmoidRef(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double geluRef(double x) {
+  const double pi = 3.14159265358979323846;
+  return 0.5 * x *
+         (1.0 + std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
+}
+
+// Runs a one-output graph.
+HostTensor run1(const Graph &g, const std::vector<HostTensor> &inputs) {
+  std::vector<HostTensor> out = evaluateReference(g, inputs);
+  EXPECT_EQ(out.size(), 1u);
+  return out.at(0);
+}
+
+template <typename Fn> std::string errorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected tilec::Error";
+  return "";
+}
+
+} // namespace
+
+TEST(ReferenceTest, SoftmaxMatchesDirectFormula) {
+  const int rows = 6, cols = 37;
+  Graph g("softmax");
+  Tensor x = g.input("x", {rows, cols}, DType::F32);
+  g.output(nn::softmax(x));
+  HostTensor in = HostTensor::random({rows, cols}, DType::F32, 11, -4.0f, 4.0f);
+  HostTensor out = run1(g, {in});
+  ASSERT_EQ(out.shape, (Shape{rows, cols}));
+  EXPECT_EQ(out.dtype, DType::F32);
+
+  HostTensor expect({rows, cols}, DType::F32);
+  for (int r = 0; r < rows; ++r) {
+    const float *row = &in.values[r * cols];
+    double m = row[0], s = 0, rowSum = 0;
+    for (int c = 1; c < cols; ++c)
+      m = std::max(m, static_cast<double>(row[c]));
+    for (int c = 0; c < cols; ++c)
+      s += std::exp(row[c] - m);
+    for (int c = 0; c < cols; ++c) {
+      double e = std::exp(row[c] - m) / s;
+      expect.values[r * cols + c] = static_cast<float>(e);
+      EXPECT_NEAR(out.values[r * cols + c], e, 1e-6 * e + 1e-9);
+      rowSum += out.values[r * cols + c];
+    }
+    EXPECT_NEAR(rowSum, 1.0, 1e-5) << "row " << r;
+  }
+  EXPECT_LT(relativeError(out, expect), 1e-6);
+}
+
+TEST(ReferenceTest, SoftmaxIsStableForLargeInputs) {
+  Graph g;
+  Tensor x = g.input("x", {1, 3}, DType::F32);
+  g.output(nn::softmax(x));
+  HostTensor in({1, 3}, DType::F32);
+  in.values = {1000.0f, 1000.0f, 999.0f}; // naive exp() would overflow
+  HostTensor out = run1(g, {in});
+  double d = 2.0 + std::exp(-1.0);
+  EXPECT_NEAR(out.values[0], 1.0 / d, 1e-6);
+  EXPECT_NEAR(out.values[1], 1.0 / d, 1e-6);
+  EXPECT_NEAR(out.values[2], std::exp(-1.0) / d, 1e-6);
+}
+
+TEST(ReferenceTest, RmsNormMatchesDirectFormula) {
+  const int rows = 5, cols = 64;
+  const double eps = 1e-6;
+  for (DType dt : {DType::F32, DType::BF16}) {
+    Graph g("rms");
+    Tensor x = g.input("x", {rows, cols}, dt);
+    Tensor w = g.input("w", {cols}, dt);
+    g.output(nn::rms_norm(x, w, eps));
+    HostTensor xin = HostTensor::random({rows, cols}, dt, 3, -2.0f, 2.0f);
+    HostTensor win = HostTensor::random({cols}, dt, 4, 0.5f, 1.5f);
+    HostTensor out = run1(g, {xin, win});
+    EXPECT_EQ(out.dtype, dt);
+
+    HostTensor expect({rows, cols}, dt);
+    for (int r = 0; r < rows; ++r) {
+      double ss = 0;
+      for (int c = 0; c < cols; ++c)
+        ss += double(xin.values[r * cols + c]) * xin.values[r * cols + c];
+      double inv = 1.0 / std::sqrt(ss / cols + eps);
+      for (int c = 0; c < cols; ++c)
+        expect.values[r * cols + c] =
+            roundTo(dt, float(xin.values[r * cols + c] * inv * win.values[c]));
+    }
+    // f32 differs only by f32 intermediate rounding; bf16 by at most a few
+    // final-rounding ulps on some elements.
+    double tol = dt == DType::F32 ? 1e-6 : 4e-3;
+    EXPECT_LT(relativeError(out, expect), tol) << dtypeName(dt);
+    for (float v : out.values)
+      EXPECT_EQ(roundTo(dt, v), v); // output is representable in dtype
+  }
+}
+
+TEST(ReferenceTest, LayerNormNormalizesAndMatchesFormula) {
+  const int rows = 4, cols = 128;
+  const double eps = 1e-5;
+  Graph g("ln");
+  Tensor x = g.input("x", {rows, cols}, DType::F32);
+  Tensor w = g.input("w", {cols}, DType::F32);
+  Tensor b = g.input("b", {cols}, DType::F32);
+  g.output(nn::layer_norm(x, w, b, eps));
+  HostTensor xin = HostTensor::random({rows, cols}, DType::F32, 21, 1.0f, 5.0f);
+
+  // With w = 1 and b = 0 every row has mean ~0 and variance ~1.
+  HostTensor ones({cols}, DType::F32), zeros({cols}, DType::F32);
+  for (float &v : ones.values)
+    v = 1.0f;
+  HostTensor out = run1(g, {xin, ones, zeros});
+  for (int r = 0; r < rows; ++r) {
+    double m = 0, var = 0;
+    for (int c = 0; c < cols; ++c)
+      m += out.values[r * cols + c];
+    m /= cols;
+    for (int c = 0; c < cols; ++c)
+      var += (out.values[r * cols + c] - m) * (out.values[r * cols + c] - m);
+    var /= cols;
+    EXPECT_NEAR(m, 0.0, 1e-5) << "row " << r;
+    // var(out) = var / (var + eps), slightly below 1.
+    EXPECT_NEAR(var, 1.0, 1e-3) << "row " << r;
+  }
+
+  HostTensor win = HostTensor::random({cols}, DType::F32, 22, 0.5f, 2.0f);
+  HostTensor bin = HostTensor::random({cols}, DType::F32, 23);
+  out = run1(g, {xin, win, bin});
+  HostTensor expect({rows, cols}, DType::F32);
+  for (int r = 0; r < rows; ++r) {
+    double m = 0, var = 0;
+    for (int c = 0; c < cols; ++c)
+      m += xin.values[r * cols + c];
+    m /= cols;
+    for (int c = 0; c < cols; ++c) {
+      double d = xin.values[r * cols + c] - m;
+      var += d * d;
+    }
+    var /= cols;
+    for (int c = 0; c < cols; ++c)
+      expect.values[r * cols + c] =
+          float((xin.values[r * cols + c] - m) / std::sqrt(var + eps) *
+                    win.values[c] +
+                bin.values[c]);
+  }
+  EXPECT_LT(relativeError(out, expect), 1e-6);
+}
+
+TEST(ReferenceTest, ActivationsMatchClosedForm) {
+  const std::vector<float> xs = {-4.0f, -1.5f, -1.0f, -0.25f, 0.0f,
+                                 0.5f,  1.0f,  2.0f,  3.75f};
+  const Shape shape = {static_cast<int64_t>(xs.size())};
+  Graph g("act");
+  Tensor x = g.input("x", shape, DType::F32);
+  g.output(gelu(x));
+  g.output(silu(x));
+  g.output(sigmoid(x));
+  g.output(tanh(x));
+  g.output(exp(-x));
+  HostTensor in(shape, DType::F32);
+  in.values = xs;
+  std::vector<HostTensor> out = evaluateReference(g, {in});
+  ASSERT_EQ(out.size(), 5u);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    double v = xs[i];
+    EXPECT_NEAR(out[0].values[i], geluRef(v), 1e-6) << v;
+    EXPECT_NEAR(out[1].values[i], v * sigmoidRef(v), 1e-6) << v;
+    EXPECT_NEAR(out[2].values[i], sigmoidRef(v), 1e-6) << v;
+    EXPECT_NEAR(out[3].values[i], std::tanh(v), 1e-6) << v;
+    EXPECT_NEAR(out[4].values[i], std::exp(-v), 1e-6 * std::exp(-v)) << v;
+  }
+  // A few well-known anchors for the formulas themselves.
+  EXPECT_EQ(out[0].values[4], 0.0f);
+  EXPECT_EQ(out[2].values[4], 0.5f);
+  EXPECT_NEAR(out[0].values[6], 0.8411920, 1e-6); // gelu_tanh(1)
+  EXPECT_NEAR(out[2].values[6], 0.7310586, 1e-6); // sigmoid(1)
+  EXPECT_NEAR(out[1].values[2], -0.2689414, 1e-6); // silu(-1)
+}
+
+TEST(ReferenceTest, SqrtRsqrtLogAndMinMax) {
+  Graph g;
+  Tensor a = g.input("a", {4}, DType::F32);
+  Tensor b = g.input("b", {4}, DType::F32);
+  g.output(sqrt(a));
+  g.output(rsqrt(a));
+  g.output(log(a));
+  g.output(maximum(a, b));
+  g.output(minimum(a, b));
+  HostTensor ai({4}, DType::F32), bi({4}, DType::F32);
+  ai.values = {0.25f, 1.0f, 4.0f, 9.0f};
+  bi.values = {1.0f, 0.5f, 5.0f, -9.0f};
+  std::vector<HostTensor> out = evaluateReference(g, {ai, bi});
+  EXPECT_EQ(out[0].values, (std::vector<float>{0.5f, 1.0f, 2.0f, 3.0f}));
+  EXPECT_EQ(out[1].values,
+            (std::vector<float>{2.0f, 1.0f, 0.5f, float(1.0 / 3.0)}));
+  EXPECT_NEAR(out[2].values[2], std::log(4.0), 1e-7);
+  EXPECT_EQ(out[3].values, (std::vector<float>{1.0f, 1.0f, 5.0f, 9.0f}));
+  EXPECT_EQ(out[4].values, (std::vector<float>{0.25f, 0.5f, 4.0f, -9.0f}));
+}
+
+TEST(ReferenceTest, BroadcastOuterSum) {
+  Graph g;
+  Tensor a = g.input("a", {4, 1}, DType::F32);
+  Tensor b = g.input("b", {1, 5}, DType::F32);
+  g.output(a + b);
+  HostTensor ai({4, 1}, DType::F32), bi({1, 5}, DType::F32);
+  ai.values = {0.0f, 10.0f, 20.0f, 30.0f};
+  bi.values = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f};
+  HostTensor out = run1(g, {ai, bi});
+  ASSERT_EQ(out.shape, (Shape{4, 5}));
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j)
+      EXPECT_EQ(out.values[i * 5 + j], ai.values[i] + bi.values[j])
+          << i << "," << j;
+}
+
+TEST(ReferenceTest, BroadcastToHigherRankAndScalars) {
+  Graph g;
+  Tensor v = g.input("v", {3}, DType::F32);
+  Tensor s = g.input("s", {}, DType::F32);
+  g.output(broadcast_to(v, {2, 3}) * s);
+  g.output((v * 2.0 - 1.0) / 4.0);
+  g.output(1.0 / v);
+  HostTensor vi({3}, DType::F32), si({}, DType::F32);
+  vi.values = {1.0f, 2.0f, 4.0f};
+  si.values = {-3.0f};
+  std::vector<HostTensor> out = evaluateReference(g, {vi, si});
+  EXPECT_EQ(out[0].shape, (Shape{2, 3}));
+  EXPECT_EQ(out[0].values,
+            (std::vector<float>{-3.0f, -6.0f, -12.0f, -3.0f, -6.0f, -12.0f}));
+  EXPECT_EQ(out[1].values, (std::vector<float>{0.25f, 0.75f, 1.75f}));
+  EXPECT_EQ(out[2].values, (std::vector<float>{1.0f, 0.5f, 0.25f}));
+}
+
+TEST(ReferenceTest, ReductionsAlongEachAxis) {
+  const int d0 = 3, d1 = 4, d2 = 5;
+  HostTensor in = HostTensor::random({d0, d1, d2}, DType::F32, 5, -10.0f, 10.0f);
+  for (int axis = 0; axis < 3; ++axis) {
+    Graph g;
+    Tensor x = g.input("x", {d0, d1, d2}, DType::F32);
+    g.output(sum(x, axis));
+    g.output(max(x, axis - 3)); // negative spelling of the same axis
+    g.output(mean(x, axis));
+    std::vector<HostTensor> out = evaluateReference(g, {in});
+    Shape rs = {d0, d1, d2};
+    rs[axis] = 1;
+    for (const HostTensor &t : out)
+      EXPECT_EQ(t.shape, rs);
+    int n = static_cast<int>(Shape{d0, d1, d2}[axis]);
+    for (int i = 0; i < (axis == 0 ? 1 : d0); ++i)
+      for (int j = 0; j < (axis == 1 ? 1 : d1); ++j)
+        for (int k = 0; k < (axis == 2 ? 1 : d2); ++k) {
+          double s = 0, m = -INFINITY;
+          for (int r = 0; r < n; ++r) {
+            int ii = axis == 0 ? r : i, jj = axis == 1 ? r : j,
+                kk = axis == 2 ? r : k;
+            double v = in.values[(ii * d1 + jj) * d2 + kk];
+            s += v;
+            m = std::max(m, v);
+          }
+          int o = (i * rs[1] + j) * rs[2] + k;
+          EXPECT_FLOAT_EQ(out[0].values[o], float(s)) << axis;
+          EXPECT_EQ(out[1].values[o], float(m)) << axis;
+          EXPECT_FLOAT_EQ(out[2].values[o], float(s / n)) << axis;
+        }
+  }
+}
+
+TEST(ReferenceTest, Bf16RoundingIsApplied) {
+  Graph g;
+  Tensor x = g.input("x", {5}, DType::F32);
+  g.output(cast(x, DType::BF16));
+  HostTensor in({5}, DType::F32);
+  in.values = {1.0f + 0x1.0p-8f, 1.0f + 3 * 0x1.0p-8f, 3.1415926f, -0.1f,
+               1.0f + 0x1.0p-8f + 0x1.0p-20f};
+  HostTensor out = run1(g, {in});
+  EXPECT_EQ(out.dtype, DType::BF16);
+  EXPECT_EQ(out.values[0], 1.0f);                // tie to even
+  EXPECT_EQ(out.values[1], 1.0f + 0x1.0p-6f);    // tie to even (up)
+  EXPECT_EQ(out.values[2], 3.140625f);
+  EXPECT_EQ(out.values[3], -0x1.9ap-4f);         // -0.10009765625
+  EXPECT_EQ(out.values[4], 1.0f + 0x1.0p-7f);    // above the tie
+
+  // Arithmetic in bf16 rounds each node's result: 1 + 2^-8 is 1 in bf16,
+  // while the same add in f32 keeps the small term.
+  Graph h;
+  Tensor a = h.input("a", {1}, DType::BF16);
+  Tensor b = h.input("b", {1}, DType::BF16);
+  h.output(a + b);
+  h.output(cast(a, DType::F32) + cast(b, DType::F32));
+  HostTensor ai({1}, DType::BF16), bi({1}, DType::BF16);
+  ai.values = {1.0f};
+  bi.values = {0x1.0p-8f};
+  std::vector<HostTensor> out2 = evaluateReference(h, {ai, bi});
+  EXPECT_EQ(out2[0].values[0], 1.0f);
+  EXPECT_EQ(out2[1].values[0], 1.0f + 0x1.0p-8f);
+}
+
+TEST(ReferenceTest, AddRmsNormResidualInModelDType) {
+  const int rows = 2, cols = 16;
+  Graph g;
+  Tensor x = g.input("x", {rows, cols}, DType::BF16);
+  Tensor r = g.input("r", {rows, cols}, DType::BF16);
+  Tensor w = g.input("w", {cols}, DType::BF16);
+  auto [y, h] = nn::add_rms_norm(x, r, w);
+  g.output(y);
+  g.output(h);
+  HostTensor xi = HostTensor::random({rows, cols}, DType::BF16, 31);
+  HostTensor ri = HostTensor::random({rows, cols}, DType::BF16, 32);
+  HostTensor wi = HostTensor::random({cols}, DType::BF16, 33, 0.5f, 1.5f);
+  std::vector<HostTensor> out = evaluateReference(g, {xi, ri, wi});
+  ASSERT_EQ(out.size(), 2u);
+  HostTensor expectY({rows, cols}, DType::BF16);
+  for (int i = 0; i < rows; ++i) {
+    double ss = 0;
+    std::vector<float> hrow(cols);
+    for (int c = 0; c < cols; ++c) {
+      hrow[c] = roundTo(DType::BF16, xi.values[i * cols + c] +
+                                         ri.values[i * cols + c]);
+      EXPECT_EQ(out[1].values[i * cols + c], hrow[c]);
+      ss += double(hrow[c]) * hrow[c];
+    }
+    double inv = 1.0 / std::sqrt(ss / cols + 1e-6);
+    for (int c = 0; c < cols; ++c)
+      expectY.values[i * cols + c] =
+          roundTo(DType::BF16, float(hrow[c] * inv * wi.values[c]));
+  }
+  EXPECT_LT(relativeError(out[0], expectY), 4e-3);
+}
+
+TEST(ReferenceTest, SiluMulMatchesFormula) {
+  Graph g;
+  Tensor a = g.input("a", {3, 8}, DType::F16);
+  Tensor b = g.input("b", {3, 8}, DType::F16);
+  g.output(nn::silu_mul(a, b));
+  HostTensor ai = HostTensor::random({3, 8}, DType::F16, 41, -3.0f, 3.0f);
+  HostTensor bi = HostTensor::random({3, 8}, DType::F16, 42, -3.0f, 3.0f);
+  HostTensor out = run1(g, {ai, bi});
+  for (size_t i = 0; i < out.values.size(); ++i) {
+    double a0 = ai.values[i];
+    double expect = a0 * sigmoidRef(a0) * bi.values[i];
+    // Half keeps 11 significant bits: allow one rounding step (2^-11
+    // relative) plus the f32 intermediates.
+    EXPECT_NEAR(out.values[i], expect, std::fabs(expect) * 0x1.0p-10 + 1e-7)
+        << i;
+    EXPECT_EQ(roundTo(DType::F16, out.values[i]), out.values[i]);
+  }
+}
+
+TEST(ReferenceTest, InputValidation) {
+  Graph g("val");
+  Tensor x = g.input("x", {2, 3}, DType::F32);
+  Tensor y = g.input("y", {3}, DType::F32);
+  g.output(x + y);
+  HostTensor xi({2, 3}, DType::F32), yi({3}, DType::F32);
+  EXPECT_NO_THROW(evaluateReference(g, {xi, yi}));
+
+  std::string msg = errorOf([&] { evaluateReference(g, {xi}); });
+  EXPECT_NE(msg.find("2 inputs"), std::string::npos) << msg;
+
+  msg = errorOf([&] { evaluateReference(g, {xi, HostTensor({4}, DType::F32)}); });
+  EXPECT_NE(msg.find("'y'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[3]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[4]"), std::string::npos) << msg;
+
+  msg = errorOf([&] {
+    evaluateReference(g, {HostTensor({2, 3}, DType::BF16), yi});
+  });
+  EXPECT_NE(msg.find("'x'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("f32"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bf16"), std::string::npos) << msg;
+
+  // Right shape and dtype but a value vector of the wrong length.
+  HostTensor bad({2, 3}, DType::F32);
+  bad.values.pop_back();
+  EXPECT_THROW(evaluateReference(g, {bad, yi}), Error);
+}
