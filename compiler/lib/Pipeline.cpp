@@ -44,6 +44,7 @@
 #include "tilec/Dialect/Tile/TileDialect.h"
 #include "tilec/Passes/Passes.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -99,11 +100,19 @@ void registerTilecDialects(DialectRegistry &registry) {
 void registerAllTilecPasses() {
   static bool once = [] {
     registerTilecPasses();
-    // The upstream passes the stage pipelines name.
-    registerTransformsPasses();
-    registerConversionPasses();
-    registerGPUPasses();
-    memref::registerMemRefPasses();
+    // Only the upstream passes the stage pipelines name: registering whole
+    // pass families would link every conversion (SPIR-V, ROCDL, ...) into
+    // the static binaries.
+    registerCanonicalizerPass();
+    registerCSEPass();
+    registerConvertVectorToSCFPass();
+    registerSCFToControlFlowPass();
+    memref::registerExpandStridedMetadataPass();
+    registerGpuNVVMAttachTargetPass();
+    registerLowerAffinePass();
+    registerConvertGpuOpsToNVVMOpsPass();
+    registerReconcileUnrealizedCastsPass();
+    registerGpuModuleToBinaryPassPass();
     return true;
   }();
   (void)once;
@@ -181,6 +190,15 @@ Status lowerBetween(ModuleOp module, Stage from, Stage to, const CompileOptions 
                           [](Pass *, Operation *) { return true; },
                           /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
     }
+    if (stage == Stage::Ptx) {
+      // Math ops lower to libdevice calls; without it the PTX would carry
+      // unresolved __nv_* functions that fail only at JIT time.
+      std::string libdevice = cudaRootFor(options) + "/nvvm/libdevice/libdevice.10.bc";
+      if (!llvm::sys::fs::exists(libdevice))
+        return Status::error("libdevice not found at " + libdevice +
+                             ": set TILEC_CUDA_ROOT (or CompileOptions::cudaRoot) to a "
+                             "CUDA toolkit; math functions such as exp need it");
+    }
     std::string pipeline = stagePipeline(stage, options);
     if (failed(parsePassPipeline(pipeline, pm, diagOS)))
       return Status::error("internal error: bad pass pipeline '" + pipeline +
@@ -206,6 +224,9 @@ Expected<std::string> extractPTX(ModuleOp module) {
     }
   if (ptx.empty())
     return Status::error("the module holds no PTX (was it lowered to the ptx stage?)");
+  if (ptx.find(".extern .func") != std::string::npos)
+    return Status::error("the PTX calls external functions that were not linked "
+                         "(libdevice missing?)");
   return ptx;
 }
 

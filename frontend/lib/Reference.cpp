@@ -2,6 +2,10 @@
 // rounding every node's result to its dtype; the oracle for numeric tests.
 #include "tilec/Reference.h"
 
+#include <algorithm>
+#include <functional>
+#include <thread>
+
 #include <cmath>
 #include <limits>
 #include <string>
@@ -71,6 +75,23 @@ double applyBinary(OpKind kind, double a, double b) {
   }
 }
 
+// Splits [0, n) over the machine's cores: the reference must keep up with
+// GPU tests on [16384, 4096] tensors.
+void parallelFor(size_t n, const std::function<void(size_t, size_t)> &body) {
+  size_t workers = std::max(1u, std::thread::hardware_concurrency());
+  if (n < (size_t(1) << 16) || workers == 1) {
+    body(0, n);
+    return;
+  }
+  workers = std::min<size_t>(workers, 32);
+  size_t chunk = (n + workers - 1) / workers;
+  std::vector<std::thread> threads;
+  for (size_t begin = 0; begin < n; begin += chunk)
+    threads.emplace_back(body, begin, std::min(n, begin + chunk));
+  for (std::thread &t : threads)
+    t.join();
+}
+
 // Numpy broadcast: maps each output element to its operand element by giving
 // size-1 (and missing leading) operand dims a stride of 0.
 std::vector<float> broadcastValues(const std::vector<float> &in,
@@ -83,19 +104,26 @@ std::vector<float> broadcastValues(const std::vector<float> &in,
     stride *= from[i];
   }
   std::vector<float> out(static_cast<size_t>(numElements(to)));
-  std::vector<int64_t> index(rank, 0);
-  for (size_t linear = 0; linear < out.size(); ++linear) {
-    int64_t src = 0;
-    for (size_t d = 0; d < rank; ++d)
-      src += index[d] * strides[d];
-    out[linear] = in[static_cast<size_t>(src)];
-    // Advance the row-major multi-index.
+  parallelFor(out.size(), [&](size_t begin, size_t end) {
+    // The multi-index of `begin`, then advanced row-major.
+    std::vector<int64_t> index(rank, 0);
+    size_t rest = begin;
     for (size_t d = rank; d-- > 0;) {
-      if (++index[d] < to[d])
-        break;
-      index[d] = 0;
+      index[d] = static_cast<int64_t>(rest % static_cast<size_t>(to[d]));
+      rest /= static_cast<size_t>(to[d]);
     }
-  }
+    for (size_t linear = begin; linear < end; ++linear) {
+      int64_t src = 0;
+      for (size_t d = 0; d < rank; ++d)
+        src += index[d] * strides[d];
+      out[linear] = in[static_cast<size_t>(src)];
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < to[d])
+          break;
+        index[d] = 0;
+      }
+    }
+  });
   return out;
 }
 
@@ -108,8 +136,9 @@ std::vector<float> reduceValues(const Node &node, const std::vector<float> &in,
   for (size_t d = axis + 1; d < inShape.size(); ++d)
     inner *= inShape[d];
   std::vector<float> out(static_cast<size_t>(outer * inner));
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
+  parallelFor(static_cast<size_t>(outer * inner), [&](size_t begin, size_t end) {
+    for (size_t flat = begin; flat < end; ++flat) {
+      int64_t o = static_cast<int64_t>(flat) / inner, i = static_cast<int64_t>(flat) % inner;
       double acc = node.kind == OpKind::ReduceMax
                        ? -std::numeric_limits<double>::infinity()
                        : 0.0;
@@ -124,7 +153,7 @@ std::vector<float> reduceValues(const Node &node, const std::vector<float> &in,
         acc /= static_cast<double>(n);
       out[static_cast<size_t>(o * inner + i)] = store(node.dtype, acc);
     }
-  }
+  });
   return out;
 }
 
@@ -178,13 +207,17 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
     } else if (node.kind == OpKind::Cast) {
       const std::vector<float> &in = values[node.operands[0]];
       out.resize(in.size());
-      for (size_t k = 0; k < in.size(); ++k)
-        out[k] = roundTo(node.dtype, in[k]);
+      parallelFor(in.size(), [&](size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k)
+          out[k] = roundTo(node.dtype, in[k]);
+      });
     } else if (isUnaryElementwise(node.kind)) {
       const std::vector<float> &in = values[node.operands[0]];
       out.resize(in.size());
-      for (size_t k = 0; k < in.size(); ++k)
-        out[k] = store(node.dtype, applyUnary(node.kind, in[k]));
+      parallelFor(in.size(), [&](size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k)
+          out[k] = store(node.dtype, applyUnary(node.kind, in[k]));
+      });
     } else if (isBinaryElementwise(node.kind)) {
       const std::vector<float> &a = values[node.operands[0]];
       const std::vector<float> &b = values[node.operands[1]];
@@ -192,8 +225,10 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
         throw Error(std::string("reference: ") + opKindName(node.kind) +
                     " operands differ in size (missing broadcast?)");
       out.resize(a.size());
-      for (size_t k = 0; k < a.size(); ++k)
-        out[k] = store(node.dtype, applyBinary(node.kind, a[k], b[k]));
+      parallelFor(a.size(), [&](size_t begin, size_t end) {
+        for (size_t k = begin; k < end; ++k)
+          out[k] = store(node.dtype, applyBinary(node.kind, a[k], b[k]));
+      });
     } else if (isReduction(node.kind)) {
       out = reduceValues(node, values[node.operands[0]],
                          nodes[node.operands[0]].shape);

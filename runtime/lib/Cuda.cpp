@@ -71,6 +71,7 @@ Status tilec::rt::detail::loadDriverFrom(const char *path, DriverApi &api) {
       {"cuMemcpyHtoD_v2", nullptr, slotOf(loaded.cuMemcpyHtoD)},
       {"cuMemcpyDtoH_v2", nullptr, slotOf(loaded.cuMemcpyDtoH)},
       {"cuMemsetD8_v2", nullptr, slotOf(loaded.cuMemsetD8)},
+      {"cuMemcpyDtoDAsync_v2", nullptr, slotOf(loaded.cuMemcpyDtoDAsync)},
       {"cuModuleLoadDataEx", nullptr, slotOf(loaded.cuModuleLoadDataEx)},
       {"cuModuleUnload", nullptr, slotOf(loaded.cuModuleUnload)},
       {"cuModuleGetFunction", nullptr, slotOf(loaded.cuModuleGetFunction)},
@@ -362,6 +363,20 @@ Status DeviceBuffer::fill(uint8_t value) {
     return status;
   return check(api().cuMemsetD8(ptr_, value, bytes_),
                "cuMemsetD8(" + std::to_string(bytes_) + " bytes)");
+}
+
+Status DeviceBuffer::copyFromDeviceAsync(const DeviceBuffer &src, size_t bytes,
+                                         Stream &stream) {
+  if (bytes > bytes_ || bytes > src.bytes_)
+    return Status::error("device copy of " + std::to_string(bytes) +
+                         " bytes exceeds a buffer (" + std::to_string(src.bytes_) +
+                         " -> " + std::to_string(bytes_) + " bytes)");
+  Status status = ctx_->makeCurrent();
+  if (!status.ok())
+    return status;
+  return check(api().cuMemcpyDtoDAsync(ptr_, src.ptr_, bytes,
+                                       static_cast<CUstream>(stream.handle())),
+               "cuMemcpyDtoDAsync(" + std::to_string(bytes) + " bytes)");
 }
 
 //===----------------------------------------------------------------------===//

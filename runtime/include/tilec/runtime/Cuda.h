@@ -68,6 +68,8 @@ public:
   Status copyToHost(void *dst, size_t bytes) const;
   /// Sets every byte to `value` (e.g. 0xFF poisons floats with NaN).
   Status fill(uint8_t value);
+  /// Asynchronous device-to-device copy of `bytes` from `src` on `stream`.
+  Status copyFromDeviceAsync(const DeviceBuffer &src, size_t bytes, Stream &stream);
 
 private:
   std::shared_ptr<Context> ctx_;

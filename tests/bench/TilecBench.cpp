@@ -1,0 +1,188 @@
+// tilec-bench: times compiled example ops on the GPU against the device's
+// measured copy bandwidth (CUDA events, warm-up, median of batches, inputs
+// rotated over several buffer sets so L2 does not serve them).
+#include "tilec/compiler/Examples.h"
+#include "tilec/compiler/Executable.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <sstream>
+
+using namespace tilec;
+
+namespace {
+
+constexpr int64_t kL2Bytes = 60ll << 20;
+constexpr int kBatches = 15;
+
+struct Timer {
+  std::unique_ptr<rt::Event> start, end;
+};
+
+/// Median milliseconds of one call of `body`, timed in batches.
+Expected<double> timeMedian(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
+                            int perBatch, const std::function<Status(int)> &body) {
+  auto start = rt::Event::create(ctx);
+  auto end = rt::Event::create(ctx);
+  if (!start || !end)
+    return start ? end.status() : start.status();
+  for (int i = 0; i < 3; ++i) // warm-up
+    if (Status s = body(i); !s.ok())
+      return s;
+  std::vector<double> samples;
+  int call = 0;
+  for (int b = 0; b < kBatches; ++b) {
+    if (Status s = (*start)->record(stream); !s.ok())
+      return s;
+    for (int i = 0; i < perBatch; ++i)
+      if (Status s = body(call++); !s.ok())
+        return s;
+    if (Status s = (*end)->record(stream); !s.ok())
+      return s;
+    auto ms = rt::Event::elapsedMs(**start, **end);
+    if (!ms)
+      return ms.status();
+    samples.push_back(*ms / perBatch);
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+int fail(const std::string &m) {
+  std::fprintf(stderr, "tilec-bench: error: %s\n", m.c_str());
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string ops = "rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain";
+  std::string dtypes = "bf16,f32";
+  std::string shapes = "8192x4096,4096x8192,16384x4096";
+  std::string csv;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *flag, std::string &out) {
+      std::string p = std::string(flag) + "=";
+      if (a.rfind(p, 0) != 0)
+        return false;
+      out = a.substr(p.size());
+      return true;
+    };
+    if (a == "--help") {
+      std::puts("usage: tilec-bench [--ops=a,b] [--dtypes=bf16,f32] [--shapes=RxC,...] "
+                "[--csv=FILE]");
+      return 0;
+    }
+    if (!value("--ops", ops) && !value("--dtypes", dtypes) && !value("--shapes", shapes) &&
+        !value("--csv", csv))
+      return fail("unknown option '" + a + "'");
+  }
+  auto ctxOr = rt::Context::create(0);
+  if (!ctxOr)
+    return fail(ctxOr.message());
+  auto ctx = ctxOr.take();
+  auto streamOr = rt::Stream::create(ctx);
+  if (!streamOr)
+    return fail(streamOr.message());
+  rt::Stream &stream = **streamOr;
+
+  // The ceiling: a large device-to-device copy (bytes read + bytes written).
+  const size_t copyBytes = 1ull << 30;
+  auto a = rt::DeviceBuffer::allocate(ctx, copyBytes), b = rt::DeviceBuffer::allocate(ctx, copyBytes);
+  if (!a || !b)
+    return fail(a ? b.message() : a.message());
+  (void)a->fill(1);
+  auto copyMs = timeMedian(ctx, stream, 5, [&](int) {
+    return b->copyFromDeviceAsync(*a, copyBytes, stream);
+  });
+  if (!copyMs)
+    return fail(copyMs.message());
+  double copyGBs = 2.0 * copyBytes / (*copyMs * 1e-3) / 1e9;
+  std::printf("device: %s, %d SMs; device copy %.0f GB/s\n", ctx->info().name.c_str(),
+              ctx->info().smCount, copyGBs);
+
+  FILE *out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
+  if (out)
+    std::fprintf(out, "op,dtype,rows,cols,us,gbs,pct_copy,copy_gbs\n");
+  std::printf("%-18s %-5s %-12s %10s %9s %7s\n", "op", "dtype", "shape", "time_us", "GB/s",
+              "%copy");
+  for (const std::string &op : split(ops, ','))
+    for (const std::string &dt : split(dtypes, ','))
+      for (const std::string &shape : split(shapes, ',')) {
+        auto dtype = examples::parseDType(dt);
+        auto dims = split(shape, 'x');
+        if (!dtype || dims.size() != 2)
+          return fail("bad dtype or shape: " + dt + " " + shape);
+        int64_t rows = std::atoll(dims[0].c_str()), cols = std::atoll(dims[1].c_str());
+        Graph g(op);
+        if (Status s = examples::build(op, g, rows, cols, *dtype); !s.ok())
+          return fail(s.message());
+        auto exe = Executable::compile(g, ctx);
+        if (!exe)
+          return fail(exe.message());
+        // Minimal bytes: each input read once, each output written once.
+        int64_t inBytes = 0, outBytes = 0;
+        for (int id : g.inputs())
+          inBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
+        for (int id : g.outputs())
+          outBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
+        int sets = static_cast<int>(std::clamp<int64_t>(
+            (4 * kL2Bytes + inBytes + outBytes - 1) / (inBytes + outBytes), 1, 8));
+        std::vector<std::vector<rt::DeviceBuffer>> ins(sets), outs(sets);
+        for (int s = 0; s < sets; ++s) {
+          for (size_t i = 0; i < g.inputs().size(); ++i) {
+            const Node &n = g.node(g.inputs()[i]);
+            HostTensor h = HostTensor::random(n.shape, n.dtype, 1234 + 17 * s + i, -2.f, 2.f);
+            auto buf = rt::DeviceBuffer::allocate(ctx, h.byteSize());
+            if (!buf)
+              return fail(buf.message());
+            auto bytes = h.toBytes();
+            if (Status st = buf->copyFromHost(bytes.data(), bytes.size()); !st.ok())
+              return fail(st.message());
+            ins[s].push_back(buf.take());
+          }
+          for (int id : g.outputs()) {
+            const Node &n = g.node(id);
+            auto buf = rt::DeviceBuffer::allocate(ctx, numElements(n.shape) * dtypeBytes(n.dtype));
+            if (!buf)
+              return fail(buf.message());
+            outs[s].push_back(buf.take());
+          }
+        }
+        auto ms = timeMedian(ctx, stream, 20, [&](int call) {
+          int s = call % sets;
+          std::vector<const rt::DeviceBuffer *> in;
+          std::vector<rt::DeviceBuffer *> o;
+          for (auto &x : ins[s])
+            in.push_back(&x);
+          for (auto &x : outs[s])
+            o.push_back(&x);
+          return (*exe)->run(in, o, stream);
+        });
+        if (!ms)
+          return fail(ms.message());
+        double gbs = (inBytes + outBytes) / (*ms * 1e-3) / 1e9;
+        std::printf("%-18s %-5s %-12s %10.2f %9.0f %6.1f%%\n", op.c_str(), dt.c_str(),
+                    shape.c_str(), *ms * 1e3, gbs, 100.0 * gbs / copyGBs);
+        if (out)
+          std::fprintf(out, "%s,%s,%lld,%lld,%.3f,%.1f,%.2f,%.0f\n", op.c_str(), dt.c_str(),
+                       (long long)rows, (long long)cols, *ms * 1e3, gbs, 100.0 * gbs / copyGBs,
+                       copyGBs);
+      }
+  if (out)
+    std::fclose(out);
+  return 0;
+}

@@ -1,0 +1,116 @@
+"""PyTorch eager and torch.compile timings of tilec's example ops (GPU machine).
+
+Same definitions as tilec's op library (compute in f32, result in the input
+dtype), same shapes, timed with triton.testing.do_bench (median, CUDA events),
+inputs rotated over several sets so L2 does not serve them.
+"""
+import argparse
+import csv
+import os
+import sys
+import time
+
+import torch
+import triton.testing
+
+
+def rms_norm(x, w):
+    xf = x.float()
+    r = torch.rsqrt((xf * xf).mean(-1, keepdim=True) + 1e-6)
+    return (xf * r * w.float()).to(x.dtype)
+
+
+def add_rms_norm(x, res, w):
+    h = x + res
+    return rms_norm(h, w), h
+
+
+def layer_norm(x, w, b):
+    xf = x.float()
+    mu = xf.mean(-1, keepdim=True)
+    d = xf - mu
+    var = (d * d).mean(-1, keepdim=True)
+    return (d * torch.rsqrt(var + 1e-5) * w.float() + b.float()).to(x.dtype)
+
+
+def softmax(x):
+    xf = x.float()
+    e = torch.exp(xf - xf.amax(-1, keepdim=True))
+    return (e / e.sum(-1, keepdim=True)).to(x.dtype)
+
+
+def silu_mul(a, b):
+    return (torch.nn.functional.silu(a.float()) * b.float()).to(a.dtype)
+
+
+def elementwise_chain(x, y):
+    return torch.sigmoid(x) * y + torch.nn.functional.gelu(x, approximate="tanh") - x
+
+
+OPS = {
+    "rms_norm": (rms_norm, ["rc", "c"]),
+    "add_rms_norm": (add_rms_norm, ["rc", "rc", "c"]),
+    "layer_norm": (layer_norm, ["rc", "c", "c"]),
+    "softmax": (softmax, ["rc"]),
+    "silu_mul": (silu_mul, ["rc", "rc"]),
+    "elementwise_chain": (elementwise_chain, ["rc", "rc"]),
+}
+DTYPES = {"bf16": torch.bfloat16, "f32": torch.float32, "f16": torch.float16}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ops", default=",".join(OPS))
+    ap.add_argument("--dtypes", default="bf16,f32")
+    ap.add_argument("--shapes", default="8192x4096,4096x8192,16384x4096")
+    ap.add_argument("--compile", default="bf16", help="dtypes to also run torch.compile on")
+    ap.add_argument("--csv", default="")
+    args = ap.parse_args()
+    rows = []
+    for op in args.ops.split(","):
+        fn, kinds = OPS[op]
+        compiled = torch.compile(fn)
+        for dt in args.dtypes.split(","):
+            for shape in args.shapes.split(","):
+                r, c = map(int, shape.split("x"))
+                dtype = DTYPES[dt]
+                sets = []
+                nbytes = 0
+                for s in range(4):
+                    ins = [torch.rand((r, c) if k == "rc" else (c,), device="cuda",
+                                      dtype=dtype) * 4 - 2 for k in kinds]
+                    sets.append(ins)
+                nbytes = sum(t.numel() * t.element_size() for t in sets[0])
+                outs = fn(*sets[0])
+                outs = outs if isinstance(outs, tuple) else (outs,)
+                nbytes += sum(t.numel() * t.element_size() for t in outs)
+                state = {"i": 0}
+
+                def call(f):
+                    def run():
+                        state["i"] = (state["i"] + 1) % len(sets)
+                        f(*sets[state["i"]])
+                    return run
+
+                eager = triton.testing.do_bench(call(fn), warmup=25, rep=100, return_mode="median")
+                comp = float("nan")
+                if dt in args.compile.split(","):
+                    t0 = time.time()
+                    compiled(*sets[0])
+                    torch.cuda.synchronize()
+                    comp = triton.testing.do_bench(call(compiled), warmup=25, rep=100,
+                                                   return_mode="median")
+                row = dict(op=op, dtype=dt, rows=r, cols=c, eager_us=eager * 1e3,
+                           compile_us=comp * 1e3, bytes=nbytes)
+                rows.append(row)
+                print(f"{op:18s} {dt:5s} {shape:12s} eager {eager*1e3:9.2f} us"
+                      f"  compile {comp*1e3:9.2f} us", flush=True)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

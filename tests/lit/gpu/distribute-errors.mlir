@@ -1,0 +1,47 @@
+// RUN: tilec-opt --split-input-file --verify-diagnostics --tilec-distribute-row-tiles %s
+
+// expected-error @+1 {{'func.func' op tile kernel is not scheduled (run tilec-schedule-row-kernels)}}
+func.func @unscheduled(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x64xf32> -> tensor<64xf32>
+  tile.store %t, %out[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// chunks * TPR * V = 1 * 4 * 4 = 16 < 64 columns.
+// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 1 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64} for rows of 64}}
+func.func @too_few_chunks(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 1 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// V must divide the row.
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @vector_does_not_divide(%in: memref<?x66xf32>, %out: memref<?x66xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 66>, tile.schedule = {chunks = 8 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// TPR must split warps evenly (a divisor of 32, or a multiple of 32).
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @tpr_not_warp_aligned(%in: memref<?x96xf32>, %out: memref<?x96xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 96>, tile.schedule = {chunks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 48 : i64, vector_width = 2 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @missing_key(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 4 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op row kernel has no per-row buffer to size its grid}}
+func.func @no_row_buffer(%w: memref<64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 4 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}

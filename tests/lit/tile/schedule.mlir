@@ -1,0 +1,139 @@
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="max-threads-per-block=256 min-threads-per-block=32" %s | FileCheck %s --check-prefix=OPTS
+
+// tile.schedule for a few row shapes. The rule (ScheduleRowKernels.cpp):
+//   V      = 16 bytes / widest element moved along the row, halved until it
+//            divides C
+//   TPR    = clamp(PowerOf2Ceil(ceil(C / V / 4)), 1, max-threads-per-block)
+//   chunks = ceil(C / V / TPR)
+//   rows_per_block = max(1, clamp(TPR, min-threads, max-threads) / TPR)
+
+// cols = 4096 bf16: V = 8, C/V = 512, TPR = 128, chunks 4, one row per CTA.
+// CHECK-LABEL: func.func @bf16_4096
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+// With max-threads-per-block=256 nothing changes.
+// OPTS-LABEL: func.func @bf16_4096
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+func.func @bf16_4096(%in: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  tile.store %t, %out[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// cols = 4096 f32: V = 4, C/V = 1024, TPR = 256, chunks 4.
+// CHECK-LABEL: func.func @f32_4096
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+func.func @f32_4096(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x4096xf32> -> tensor<4096xf32>
+  tile.store %t, %out[%r] : tensor<4096xf32> -> memref<?x4096xf32>
+  return
+}
+
+// -----
+
+// cols = 7 f32 (odd): V = 1, TPR = PowerOf2Ceil(ceil(7/4)) = 2, chunks 4,
+// CTAs of 128 threads = 64 rows. With min-threads-per-block=32: 16 rows.
+// CHECK-LABEL: func.func @f32_7
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 64 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+// OPTS-LABEL: func.func @f32_7
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 16 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+func.func @f32_7(%in: memref<?x7xf32>, %out: memref<?x7xf32>) attributes {tile.kernel, tile.domain = array<i64: 5, 7>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x7xf32> -> tensor<7xf32>
+  tile.store %t, %out[%r] : tensor<7xf32> -> memref<?x7xf32>
+  return
+}
+
+// -----
+
+// cols = 1000 f32: V = 4, C/V = 250, TPR = PowerOf2Ceil(63) = 64,
+// chunks = ceil(250/64) = 4 (the last chunk is partial), 2 rows per CTA.
+// CHECK-LABEL: func.func @f32_1000
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 2 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
+func.func @f32_1000(%in: memref<?x1000xf32>, %out: memref<?x1000xf32>) attributes {tile.kernel, tile.domain = array<i64: 3, 1000>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x1000xf32> -> tensor<1000xf32>
+  tile.store %t, %out[%r] : tensor<1000xf32> -> memref<?x1000xf32>
+  return
+}
+
+// -----
+
+// cols = 64 f32: V = 4, TPR = 4, 32 rows per CTA (8 with min-threads 32).
+// CHECK-LABEL: func.func @f32_64
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
+// OPTS-LABEL: func.func @f32_64
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 8 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
+func.func @f32_64(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x64xf32> -> tensor<64xf32>
+  tile.store %t, %out[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// cols = 6 bf16: V = 8 -> 4 -> 2, C/V = 3, TPR = 1, chunks 3, 128 rows/CTA.
+// CHECK-LABEL: func.func @bf16_6
+//  CHECK-SAME:   tile.schedule = {chunks = 3 : i64, rows_per_block = 128 : i64, threads_per_row = 1 : i64, vector_width = 2 : i64}
+func.func @bf16_6(%in: memref<?x6xbf16>, %out: memref<?x6xbf16>) attributes {tile.kernel, tile.domain = array<i64: 5, 6>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x6xbf16> -> tensor<6xbf16>
+  tile.store %t, %out[%r] : tensor<6xbf16> -> memref<?x6xbf16>
+  return
+}
+
+// -----
+
+// The widest element type along the row sets V: bf16 rows with an f32
+// weight vector get V = 4 (16 bytes of f32), not 8. Per-row scalars
+// (memref<?x1xT>) do not count.
+// CHECK-LABEL: func.func @mixed_widths
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+func.func @mixed_widths(%in: memref<?x4096xbf16>, %w: memref<4096xf32>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 16, 4096>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  tile.store %t, %out[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @row_scalar_not_counted
+//  CHECK-SAME:   vector_width = 8 : i64
+func.func @row_scalar_not_counted(%in: memref<?x4096xbf16>, %s: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 4096>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %x = tile.load %s[%r] : memref<?x1xf32> -> f32
+  tile.store %x, %s[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// -----
+
+// cols = 16384 f32: TPR would be 1024 (chunks 4); max-threads-per-block=256
+// caps TPR, so each thread holds 16 vectors (still within the limit of 16).
+// CHECK-LABEL: func.func @f32_16384
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 1024 : i64, vector_width = 4 : i64}
+// OPTS-LABEL: func.func @f32_16384
+//  OPTS-SAME:   tile.schedule = {chunks = 16 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+func.func @f32_16384(%in: memref<?x16384xf32>, %out: memref<?x16384xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 16384>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x16384xf32> -> tensor<16384xf32>
+  tile.store %t, %out[%r] : tensor<16384xf32> -> memref<?x16384xf32>
+  return
+}
+
+// -----
+
+// Functions without tile.kernel (the host) are not scheduled.
+// CHECK-LABEL: func.func @host
+//   CHECK-NOT:   tile.schedule
+//       CHECK:   return
+func.func @host(%x: tensor<4x64xf32>) -> tensor<4x64xf32> attributes {tile.domain = array<i64: 4, 64>} {
+  return %x : tensor<4x64xf32>
+}

@@ -1,0 +1,115 @@
+// RUN: tilec-opt --split-input-file --verify-diagnostics %s
+
+// Tile-dialect verifiers.
+
+func.func @load_elem_mismatch(%m: memref<?x64xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op element type 'bf16' differs from the memref's 'f32'}}
+  %t = tile.load %m[%r] : memref<?x64xf32> -> tensor<64xbf16>
+  return
+}
+
+// -----
+
+func.func @load_row_rank(%m: memref<64xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op a row access needs a rank-2 memref, got 'memref<64xf32>'}}
+  %t = tile.load %m[%r] : memref<64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @load_tile_width(%m: memref<?x64xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op tile of 32 elements does not match rows of 64}}
+  %t = tile.load %m[%r] : memref<?x64xf32> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @load_row_scalar(%m: memref<?x4xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op a per-row scalar needs a memref<?x1xT>, got 'memref<?x4xf32>'}}
+  %t = tile.load %m[%r] : memref<?x4xf32> -> f32
+  return
+}
+
+// -----
+
+// (Cosmetic: the element type is streamed as a quoted Type, so the message
+// reads memref<64x'f32'>.)
+func.func @load_shared_vector(%m: memref<32xf32>) {
+  // expected-error @+1 {{'tile.load' op a shared row vector needs memref<64x'f32'>, got 'memref<32xf32>'}}
+  %t = tile.load %m : memref<32xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @load_shared_scalar(%m: memref<4xf32>) {
+  // expected-error @+1 {{'tile.load' op a shared scalar needs a rank-0 memref, got 'memref<4xf32>'}}
+  %t = tile.load %m : memref<4xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @store_without_row(%m: memref<?x64xf32>, %t: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.store' op stores must name a row}}
+  tile.store %t, %m : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_elem_mismatch(%m: memref<?x64xf16>, %t: tensor<64xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.store' op element type 'f32' differs from the memref's 'f16'}}
+  tile.store %t, %m[%r] : tensor<64xf32> -> memref<?x64xf16>
+  return
+}
+
+// -----
+
+func.func @splat_type(%s: f32) {
+  // expected-error @+1 {{'tile.splat' op splat of 'f32' cannot produce 'tensor<64xbf16>'}}
+  %t = tile.splat %s : f32 -> tensor<64xbf16>
+  return
+}
+
+// -----
+
+func.func @reduce_needs_f32(%t: tensor<64xbf16>) {
+  // expected-error @+1 {{'tile.reduce_sum' op reductions take f32 tiles (upcast first)}}
+  %s = tile.reduce_sum %t : tensor<64xbf16> -> f32
+  return
+}
+
+// -----
+
+func.func @reduce_max_needs_f32(%t: tensor<64xf16>) {
+  // expected-error @+1 {{'tile.reduce_max' op reductions take f32 tiles (upcast first)}}
+  %s = tile.reduce_max %t : tensor<64xf16> -> f32
+  return
+}
+
+// -----
+
+func.func @launch_unknown(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{'tile.launch' op no tile kernel named @nope}}
+  %0 = tile.launch @nope(%x) : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}
+
+// -----
+
+func.func @k(%a: memref<?x64xf32>, %b: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>} {
+  return
+}
+func.func @launch_arity(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{'tile.launch' op kernel k takes 2 buffers, expected 3 (inputs then results)}}
+  %0 = tile.launch @k(%x, %y) : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
+}

@@ -1,0 +1,195 @@
+// Compiler API tests: fusion decisions, launch plans, diagnostics, and PTX
+// that ptxas assembles without spills (CPU only; no GPU needed).
+#include "tilec/compiler/Compiler.h"
+#include "tilec/compiler/Examples.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <unistd.h>
+
+using namespace tilec;
+
+namespace {
+
+CompiledProgram compileExample(const std::string &name, int64_t rows, int64_t cols,
+                               DType dtype, const std::string &target = "sm_90a") {
+  Graph g(name);
+  Status s = examples::build(name, g, rows, cols, dtype);
+  EXPECT_TRUE(s.ok()) << s.message();
+  CompileOptions options;
+  options.target = target;
+  auto p = compileGraph(g, options);
+  EXPECT_TRUE(p.ok()) << p.message();
+  return p.ok() ? *p : CompiledProgram{};
+}
+
+TEST(FusionTest, EveryLibraryOpBecomesOneKernel) {
+  for (const std::string &name : examples::names()) {
+    CompiledProgram p = compileExample(name, 64, 256, DType::BF16);
+    EXPECT_EQ(p.launches.size(), 1u) << name;
+    EXPECT_EQ(p.fusions.size(), 1u) << name;
+    EXPECT_GT(p.graphOps, 1) << name;
+  }
+}
+
+TEST(FusionTest, AddRmsNormIsOneKernelWithTwoOutputs) {
+  CompiledProgram p = compileExample("add_rms_norm", 16, 512, DType::BF16);
+  ASSERT_EQ(p.launches.size(), 1u);
+  int outputs = 0;
+  for (const KernelBuffer &b : p.launches[0].buffers)
+    outputs += p.values[b.value].kind == ProgramValue::Kind::Output;
+  EXPECT_EQ(outputs, 2);
+  // x, residual, w in; normed and h out.
+  EXPECT_EQ(p.launches[0].buffers.size(), 5u);
+  EXPECT_EQ(p.launches[0].buffers[2].kind, KernelBuffer::Kind::SharedVector);
+}
+
+TEST(FusionTest, ExplainFusionNamesTheGroupAndTheBytesSaved) {
+  CompiledProgram p = compileExample("rms_norm", 8192, 4096, DType::BF16);
+  std::string text = explainFusion(p);
+  EXPECT_NE(text.find("-> 1 kernel"), std::string::npos) << text;
+  EXPECT_NE(text.find("rms_norm_kernel0"), std::string::npos) << text;
+  EXPECT_NE(text.find("reduce_mean"), std::string::npos) << text;
+  ASSERT_EQ(p.fusions.size(), 1u);
+  // Every f32 intermediate of [8192, 4096] stays on chip: far more than the
+  // 128 MB the kernel itself must move.
+  EXPECT_GT(p.fusions[0].hbmBytesSaved, 8192ll * 4096 * 4 * 4);
+}
+
+TEST(FusionTest, TwoIndependentRowDomainsGiveTwoKernels) {
+  Graph g("two");
+  Tensor a = g.input("a", {4, 64}, DType::F32);
+  Tensor b = g.input("b", {8, 32}, DType::F32);
+  g.output(exp(a));
+  g.output(tanh(b));
+  auto p = compileGraph(g);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_EQ(p->launches.size(), 2u);
+}
+
+TEST(FusionTest, ChainedKernelsGetATemporary) {
+  // sum over axis 0 of softmax rows cannot be a row kernel: the error says so.
+  Graph g("colsum");
+  Tensor x = g.input("x", {16, 32}, DType::F32);
+  g.output(sum(x, 0));
+  auto p = compileGraph(g);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("reduce_sum"), std::string::npos) << p.message();
+  EXPECT_NE(p.message().find("not supported"), std::string::npos) << p.message();
+}
+
+TEST(PlanTest, ScheduleFollowsTheRowLength) {
+  CompiledProgram wide = compileExample("rms_norm", 8192, 4096, DType::BF16);
+  ASSERT_EQ(wide.launches.size(), 1u);
+  const KernelLaunchPlan &w = wide.launches[0];
+  EXPECT_EQ(w.vectorWidth, 8); // 16-byte bf16 vectors
+  EXPECT_EQ(w.threadsPerRow * w.vectorWidth * w.chunks, 4096);
+  EXPECT_EQ(w.gridSize() * w.rowsPerBlock, 8192);
+
+  CompiledProgram odd = compileExample("softmax", 1, 7, DType::F32);
+  ASSERT_EQ(odd.launches.size(), 1u);
+  EXPECT_EQ(odd.launches[0].vectorWidth, 1); // 7 is odd: scalar accesses
+  EXPECT_GE(odd.launches[0].threadsPerRow * odd.launches[0].chunks, 7);
+}
+
+TEST(DiagnosticsTest, BadTargetStageAndEmptyGraph) {
+  EXPECT_FALSE(parseStage("asm").ok());
+  EXPECT_NE(parseStage("asm").message().find("expected graph, fused"), std::string::npos);
+  EXPECT_TRUE(parseStage("ptx").ok());
+  Status t = validateTarget("sm_70");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.message().find("sm_90a"), std::string::npos);
+  Graph g("empty");
+  g.input("x", {4}, DType::F32);
+  auto p = compileGraph(g);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("no outputs"), std::string::npos) << p.message();
+}
+
+TEST(DiagnosticsTest, ReturningAnInputIsAnError) {
+  Graph g("identity");
+  Tensor x = g.input("x", {4, 8}, DType::F32);
+  g.output(x);
+  auto p = compileGraph(g);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("not computed by any kernel"), std::string::npos) << p.message();
+}
+
+// ---- PTX through ptxas ----
+
+std::string ptxasPath() {
+  std::string path = std::string(TILEC_CUDA_ROOT) + "/bin/ptxas";
+  return access(path.c_str(), X_OK) == 0 ? path : "";
+}
+
+std::string runCommand(const std::string &cmd, int &status) {
+  std::string out;
+  FILE *pipe = popen((cmd + " 2>&1").c_str(), "r");
+  if (!pipe) {
+    status = -1;
+    return out;
+  }
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe))
+    out.append(buf.data(), n);
+  status = pclose(pipe);
+  return out;
+}
+
+struct PtxCase {
+  std::string op;
+  DType dtype;
+  int64_t rows, cols;
+  std::string target;
+};
+
+class PtxasTest : public ::testing::TestWithParam<PtxCase> {};
+
+TEST_P(PtxasTest, AssemblesWithoutSpills) {
+  std::string ptxas = ptxasPath();
+  if (ptxas.empty())
+    GTEST_SKIP() << "ptxas not found under " << TILEC_CUDA_ROOT << "/bin";
+  const PtxCase &c = GetParam();
+  CompiledProgram p = compileExample(c.op, c.rows, c.cols, c.dtype, c.target);
+  ASSERT_FALSE(p.ptx.empty());
+  EXPECT_NE(p.ptx.find(".target " + c.target), std::string::npos);
+  char tmpl[] = "/tmp/tilec-ptx-XXXXXX";
+  int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::string path = tmpl;
+  std::ofstream(path) << p.ptx;
+  int status = 0;
+  std::string log = runCommand(ptxas + " -arch=" + c.target + " -v " + path + " -o /dev/null", status);
+  std::remove(path.c_str());
+  ASSERT_EQ(status, 0) << log;
+  EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+  EXPECT_EQ(log.find("error"), std::string::npos) << log;
+  if (c.cols % 8 == 0 && c.dtype == DType::BF16)
+    EXPECT_NE(p.ptx.find("ld.global.v4"), std::string::npos) << "expected 16-byte loads";
+}
+
+std::vector<PtxCase> ptxCases() {
+  std::vector<PtxCase> cases;
+  for (const std::string &op : examples::names())
+    for (DType dtype : {DType::F32, DType::BF16})
+      for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {3, 1000}, {8192, 4096}, {16, 16384}})
+        for (const char *target : {"sm_90a", "sm_80"})
+          cases.push_back({op, dtype, r, c, target});
+  return cases;
+}
+
+std::string ptxCaseName(const ::testing::TestParamInfo<PtxCase> &info) {
+  const PtxCase &c = info.param;
+  return c.op + "_" + dtypeName(c.dtype) + "_" + std::to_string(c.rows) + "x" +
+         std::to_string(c.cols) + "_" + c.target;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, PtxasTest, ::testing::ValuesIn(ptxCases()), ptxCaseName);
+
+} // namespace
