@@ -84,6 +84,7 @@ bundle() {
   cp build-static/bin/{gpu_tests,tilec-bench,example_rmsnorm,tilec} .bundle/stage/bin/
   cp "$CUDA_ROOT"/nvvm/libdevice/libdevice.10.bc .bundle/stage/nvvm/libdevice/
   tar -C .bundle/stage -cJf .bundle/tilec-bundle.tar.xz .
+  rm -rf .bundle/stage # only the archive travels to the GPU machine
   ls -la .bundle/tilec-bundle.tar.xz
 }
 

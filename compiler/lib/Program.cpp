@@ -98,6 +98,8 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
     plan.threadsPerRow = get("threads_per_row");
     plan.rowsPerBlock = get("rows_per_block");
     plan.chunks = get("chunks");
+    if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
+      plan.colBlocks = colBlocks.getInt();
     SmallVector<Value> bound(launch.getInputs());
     bound.append(launch.getResults().begin(), launch.getResults().end());
     for (auto [arg, v] : llvm::zip(kernel.getArgumentTypes(), bound)) {

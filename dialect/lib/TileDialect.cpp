@@ -42,8 +42,8 @@ static LogicalResult verifyAccess(Operation *op, MemRefType memref,
   }
   if (tile) {
     if (rank != 1 || memref.getDimSize(0) != tile.getDimSize(0))
-      return op->emitOpError("a shared row vector needs memref<")
-             << tile.getDimSize(0) << "x" << elem << ">, got " << memref;
+      return op->emitOpError("a shared row vector needs ")
+             << MemRefType::get({tile.getDimSize(0)}, elem) << ", got " << memref;
     return success();
   }
   if (rank != 0)
@@ -57,9 +57,7 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  if (!getRow())
-    return emitOpError("stores must name a row");
-  return verifyAccess(getOperation(), getDest().getType(), true,
+  return verifyAccess(getOperation(), getDest().getType(), !!getRow(),
                       getValue().getType());
 }
 

@@ -24,7 +24,7 @@ namespace {
 constexpr int64_t kWarpSize = 32;
 
 struct RowSchedule {
-  int64_t vec = 1, tpr = 1, rowsPerBlock = 1, chunks = 1, cols = 1;
+  int64_t vec = 1, tpr = 1, rowsPerBlock = 1, chunks = 1, cols = 1, colBlocks = 1;
   int64_t blockSize() const { return tpr * rowsPerBlock; }
   int64_t warpsPerRow() const { return tpr > kWarpSize ? tpr / kWarpSize : 1; }
 };
@@ -39,9 +39,12 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
     return a ? a.getInt() : 0;
   };
   RowSchedule s{get("vector_width"), get("threads_per_row"), get("rows_per_block"),
-                get("chunks"), domain.asArrayRef().back()};
+                get("chunks"), domain.asArrayRef().back(), std::max<int64_t>(1, get("col_blocks"))};
+  bool reduces = false;
+  fn.walk([&](Operation *op) { reduces |= isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op); });
   if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
-      s.cols % s.vec != 0 || s.chunks * s.tpr * s.vec < s.cols ||
+      s.cols % s.vec != 0 || s.colBlocks * s.chunks * s.tpr * s.vec < s.cols ||
+      (s.colBlocks > 1 && (reduces || s.rowsPerBlock != 1)) ||
       (s.tpr > kWarpSize && s.tpr % kWarpSize != 0) ||
       (s.tpr < kWarpSize && kWarpSize % s.tpr != 0))
     return fn.emitOpError("invalid tile.schedule ") << dict << " for rows of " << s.cols;
@@ -106,6 +109,13 @@ private:
     Value bid = b->create<gpu::BlockIdOp>(loc(), gpu::Dimension::x);
     lane = b->create<arith::RemUIOp>(loc(), tid, index(s.tpr));
     rowInBlock = b->create<arith::DivUIOp>(loc(), tid, index(s.tpr));
+    // With column blocks, CTA `bid` takes block bid % colBlocks of row
+    // bid / colBlocks (one row per CTA).
+    Value colBlock = index(0);
+    if (s.colBlocks > 1) {
+      colBlock = b->create<arith::RemUIOp>(loc(), bid, index(s.colBlocks));
+      bid = b->create<arith::DivUIOp>(loc(), bid, index(s.colBlocks));
+    }
     row = b->create<arith::AddIOp>(
         loc(), b->create<arith::MulIOp>(loc(), bid, index(s.rowsPerBlock)), rowInBlock);
     Value rowBuffer;
@@ -118,11 +128,15 @@ private:
       return fn.emitOpError("row kernel has no per-row buffer to size its grid");
     Value rows = b->create<memref::DimOp>(loc(), rowBuffer, 0);
     rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rows);
+    Value firstVector = b->create<arith::MulIOp>(loc(), colBlock, index(s.chunks * s.tpr));
     for (int64_t k = 0; k < s.chunks; ++k) {
-      Value col = b->create<arith::MulIOp>(
-          loc(), b->create<arith::AddIOp>(loc(), index(k * s.tpr), lane), index(s.vec));
+      Value vectorIndex = b->create<arith::AddIOp>(
+          loc(), b->create<arith::AddIOp>(loc(), firstVector, index(k * s.tpr)), lane);
+      Value col = b->create<arith::MulIOp>(loc(), vectorIndex, index(s.vec));
       chunkCol.push_back(col);
-      bool alwaysInRow = (k + 1) * s.tpr * s.vec <= s.cols;
+      // In range for every lane of every column block?
+      bool alwaysInRow =
+          ((s.colBlocks - 1) * s.chunks + k + 1) * s.tpr * s.vec <= s.cols;
       chunkValid.push_back(alwaysInRow ? Value()
                                        : b->create<arith::CmpIOp>(
                                              loc(), arith::CmpIPredicate::ult, col,
@@ -254,6 +268,11 @@ private:
 
   LogicalResult lowerStore(tile::StoreOp store) {
     Value mem = scalars.lookup(store.getDest());
+    bool perRow = !!store.getRow();
+    // Shared values are the same in every row: row 0 writes them.
+    Value writer = perRow ? rowValid
+                          : b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, row,
+                                                     index(0));
     if (llvm::isa<RankedTensorType>(store.getValue().getType())) {
       auto it = tiles.find(store.getValue());
       if (it == tiles.end())
@@ -261,8 +280,12 @@ private:
       Type elem = llvm::cast<MemRefType>(mem.getType()).getElementType();
       for (int64_t k = 0; k < s.chunks; ++k) {
         Value v = it->second[k];
-        guardedEffect(andI1(rowValid, chunkValid[k]), [&] {
-          auto st = b->create<vector::StoreOp>(loc(), v, mem, ValueRange{row, chunkCol[k]});
+        guardedEffect(andI1(writer, chunkValid[k]), [&] {
+          SmallVector<Value> idx;
+          if (perRow)
+            idx.push_back(row);
+          idx.push_back(chunkCol[k]);
+          auto st = b->create<vector::StoreOp>(loc(), v, mem, idx);
           st.setAlignment(alignment(elem));
         });
       }
@@ -271,8 +294,11 @@ private:
     // One lane per row writes a per-row scalar.
     Value first = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, lane, index(0));
     Value v = scalars.lookup(store.getValue());
-    guardedEffect(andI1(rowValid, first), [&] {
-      b->create<memref::StoreOp>(loc(), v, mem, ValueRange{row, index(0)});
+    guardedEffect(andI1(writer, first), [&] {
+      if (perRow)
+        b->create<memref::StoreOp>(loc(), v, mem, ValueRange{row, index(0)});
+      else
+        b->create<memref::StoreOp>(loc(), v, mem, ValueRange{});
     });
     return success();
   }

@@ -172,6 +172,15 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
   LogicalResult fuse(func::FuncOp fn) {
     if (fn.getBody().empty() || !fn.getOps<graph::FusionOp>().empty())
       return success(); // nothing to do, or already fused
+    // Drop dead graph ops first (users before producers), so no fusion is
+    // built for, or keeps an output alive because of, code nobody reads.
+    SmallVector<Operation *> graphOps;
+    for (Operation &op : fn.getBody().front())
+      if (isa<graph::GraphDialect>(op.getDialect()))
+        graphOps.push_back(&op);
+    for (Operation *op : llvm::reverse(graphOps))
+      if (op->use_empty())
+        op->erase();
     FusionPlanner planner(fn);
     if (planner.ops.empty())
       return success();
@@ -205,19 +214,24 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     }
     for (Value in : inputs) {
       // Unfused, every consumer reads the input; fused, it is read once.
-      int64_t readers = llvm::count_if(in.getUsers(), [&](Operation *u) { return members.count(u); });
+      DenseSet<Operation *> readersSet;
+      for (Operation *u : in.getUsers())
+        if (members.count(u))
+          readersSet.insert(u);
+      int64_t readers = readersSet.size();
       saved += byteSize(in) * (readers - 1);
     }
     for (Operation *op : group.ops) {
       for (Value r : op->getResults()) {
-        int64_t inside = 0;
+        DenseSet<Operation *> insideUsers;
         bool outside = false;
         for (Operation *u : r.getUsers()) {
           if (members.count(u))
-            ++inside;
+            insideUsers.insert(u);
           else
             outside = true;
         }
+        int64_t inside = insideUsers.size();
         if (outside)
           outputs.push_back(r);
         // Unfused: one write plus one read per consumer inside the group.

@@ -69,11 +69,10 @@ public:
     }
     for (Type res : fusion.getResultTypes()) {
       auto t = llvm::cast<RankedTensorType>(res);
-      RowRole role = domain.classify(t.getShape());
-      if (role != RowRole::Full && role != RowRole::RowScalar)
-        return fusion.emitOpError("result ")
-               << t << " is not computed per row; row kernels cannot store it yet";
-      args.push_back(*bufferType(t));
+      auto ty = bufferType(t);
+      if (failed(ty))
+        return failure();
+      args.push_back(*ty);
     }
     auto fn = moduleBuilder.create<func::FuncOp>(
         loc, name, moduleBuilder.getFunctionType(args, {}));
@@ -95,8 +94,12 @@ public:
         return failure();
     auto yield = llvm::cast<graph::YieldOp>(body.getTerminator());
     unsigned firstOut = fusion.getInputs().size();
-    for (auto [i, v] : llvm::enumerate(yield.getValues()))
-      b.create<tile::StoreOp>(loc, map.lookup(v), entry->getArgument(firstOut + i), row);
+    for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+      Value mem = entry->getArgument(firstOut + i);
+      // Values shared by all rows (e.g. exp of a weight) are stored once.
+      bool perRow = llvm::cast<MemRefType>(mem.getType()).getRank() == 2;
+      b.create<tile::StoreOp>(loc, map.lookup(v), mem, perRow ? row : Value());
+    }
     b.create<func::ReturnOp>(loc);
     return fn;
   }
@@ -227,7 +230,12 @@ private:
                   if (isa<graph::ReduceMeanOp>(red))
                     r = b.create<arith::DivFOp>(
                         loc, r, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(domain.cols)));
-                  return convert(b, loc, r, elementOf(tileType(red->getResult(0).getType())));
+                  Type resultType = tileType(red->getResult(0).getType());
+                  r = convert(b, loc, r, elementOf(resultType));
+                  // With one column a per-row scalar is also a full row.
+                  if (llvm::isa<RankedTensorType>(resultType))
+                    r = b.create<tile::SplatOp>(loc, resultType, r);
+                  return r;
                 })
             .Default([&](Operation *) { return Value(); });
     if (!result)

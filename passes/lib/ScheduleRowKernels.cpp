@@ -4,7 +4,8 @@
 // widest element type the kernel moves, smaller when C is not a multiple).
 // TPR threads share a row, each holding `chunks` vectors in registers; short
 // rows pack several rows into one CTA so a CTA never has fewer than
-// min-threads-per-block threads.
+// min-threads-per-block threads. Kernels without reductions may split a
+// row over `col_blocks` CTAs.
 #include "tilec/Passes/Passes.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -36,6 +37,10 @@ struct ScheduleRowKernelsPass
   }
 
   LogicalResult schedule(func::FuncOp fn) {
+    if (maxThreadsPerBlock < minThreadsPerBlock || minThreadsPerBlock < 1 ||
+        maxChunksPerThread < 1)
+      return fn.emitOpError("bad schedule options: need 1 <= min-threads-per-block <= "
+                            "max-threads-per-block and max-chunks-per-thread >= 1");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");
@@ -50,18 +55,34 @@ struct ScheduleRowKernelsPass
     while (vec > 1 && cols % vec != 0)
       vec /= 2;
     int64_t vectorsPerRow = cols / vec;
+    bool reduces = false;
+    fn.walk([&](Operation *op) {
+      reduces |= isa<tilec::tile::ReduceSumOp, tilec::tile::ReduceMaxOp>(op);
+    });
+    // Elementwise kernels keep about 16 elements of each tile per thread
+    // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
+    int64_t target = reduces ? kTargetChunksPerThread : std::max<int64_t>(1, 16 / vec);
+    target = std::min<int64_t>(target, maxChunksPerThread);
     int64_t tpr = static_cast<int64_t>(llvm::PowerOf2Ceil(
-        llvm::divideCeil(vectorsPerRow, kTargetChunksPerThread)));
+        llvm::divideCeil(vectorsPerRow, target)));
     tpr = std::clamp<int64_t>(tpr, 1, maxThreadsPerBlock);
     int64_t chunks = llvm::divideCeil(vectorsPerRow, tpr);
+    // Without reductions a row need not live in one CTA: split long rows over
+    // several CTAs so each thread keeps a few vectors and registers suffice.
+    int64_t colBlocks = 1;
+    if (!reduces && chunks > target) {
+      colBlocks = llvm::divideCeil(chunks, target);
+      chunks = llvm::divideCeil(vectorsPerRow, tpr * colBlocks);
+    }
     if (chunks > maxChunksPerThread)
       return fn.emitOpError("row of ")
              << cols << " elements needs " << chunks
              << " vectors per thread, more than the register-resident schedule "
                 "allows ("
-             << maxChunksPerThread << "); wider rows need a multi-pass schedule";
+             << static_cast<int64_t>(maxChunksPerThread)
+             << "); wider rows need a multi-pass schedule";
     int64_t block = std::clamp<int64_t>(tpr, minThreadsPerBlock, maxThreadsPerBlock);
-    int64_t rowsPerBlock = std::max<int64_t>(1, block / tpr);
+    int64_t rowsPerBlock = colBlocks > 1 ? 1 : std::max<int64_t>(1, block / tpr);
     Builder b(fn.getContext());
     fn->setAttr("tile.schedule",
                 b.getDictionaryAttr({
@@ -69,6 +90,7 @@ struct ScheduleRowKernelsPass
                     b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(tpr)),
                     b.getNamedAttr("rows_per_block", b.getI64IntegerAttr(rowsPerBlock)),
                     b.getNamedAttr("chunks", b.getI64IntegerAttr(chunks)),
+                    b.getNamedAttr("col_blocks", b.getI64IntegerAttr(colBlocks)),
                 }));
     return success();
   }

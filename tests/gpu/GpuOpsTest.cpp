@@ -81,6 +81,56 @@ TEST_P(GpuOpsTest, MatchesReferenceOnFreshRandomData) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, GpuOpsTest, ::testing::ValuesIn(allCases()), caseName);
 
+
+/// Compiles `g`, runs it on fresh random data and compares every output with
+/// the reference.
+void expectMatchesReference(Graph &g, double tolerance) {
+  TILEC_REQUIRE_GPU(ctx);
+  auto exe = Executable::compile(g, ctx);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const Node &n = g.node(g.inputs()[i]);
+    inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + i, -2.0f, 2.0f));
+  }
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  auto got = (*exe)->runOnHost(inputs, **stream);
+  ASSERT_TRUE(got.ok()) << got.message();
+  std::vector<HostTensor> ref = evaluateReference(g, inputs);
+  ASSERT_EQ(got->size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i)
+    EXPECT_LT(relativeError((*got)[i], ref[i]), tolerance) << "output " << i;
+}
+
+TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
+  for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 100000}, {2, 99999}})
+    for (DType dtype : {DType::F32, DType::BF16}) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " " + dtypeName(dtype));
+      Graph g("wide_chain");
+      ASSERT_TRUE(examples::build("elementwise_chain", g, rows, cols, dtype).ok());
+      expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2);
+    }
+}
+
+TEST(GpuScheduleTest, SharedVectorResultIsWrittenOnce) {
+  Graph g("shared_out");
+  Tensor x = g.input("x", {37, 160}, DType::F32);
+  Tensor w = g.input("w", {160}, DType::F32);
+  Tensor ew = exp(w);
+  g.output(x * ew);
+  g.output(ew);
+  expectMatchesReference(g, 1e-5);
+}
+
+TEST(GpuScheduleTest, SingleColumnRowsReduce) {
+  Graph g("one_col");
+  g.output(nn::softmax(g.input("x", {300, 1}, DType::F32)));
+  expectMatchesReference(g, 1e-5);
+}
+
 TEST(GpuRuntimeTest, ReportsWrongBufferSizes) {
   TILEC_REQUIRE_GPU(ctx);
   Graph g("softmax");

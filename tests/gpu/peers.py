@@ -6,7 +6,6 @@ inputs rotated over several sets so L2 does not serve them.
 """
 import argparse
 import csv
-import os
 import sys
 import time
 
@@ -66,7 +65,8 @@ def main():
     ap.add_argument("--compile", default="bf16", help="dtypes to also run torch.compile on")
     ap.add_argument("--csv", default="")
     args = ap.parse_args()
-    rows = []
+    out = open(args.csv, "w", newline="") if args.csv else None
+    writer = None
     for op in args.ops.split(","):
         fn, kinds = OPS[op]
         compiled = torch.compile(fn)
@@ -102,14 +102,16 @@ def main():
                                                    return_mode="median")
                 row = dict(op=op, dtype=dt, rows=r, cols=c, eager_us=eager * 1e3,
                            compile_us=comp * 1e3, bytes=nbytes)
-                rows.append(row)
+                if out:  # written row by row: a timeout keeps what was measured
+                    if writer is None:
+                        writer = csv.DictWriter(out, fieldnames=list(row))
+                        writer.writeheader()
+                    writer.writerow(row)
+                    out.flush()
                 print(f"{op:18s} {dt:5s} {shape:12s} eager {eager*1e3:9.2f} us"
                       f"  compile {comp*1e3:9.2f} us", flush=True)
-    if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
+    if out:
+        out.close()
 
 
 if __name__ == "__main__":

@@ -27,8 +27,9 @@
 //  CHECK-NEXT:     graph.yield
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return %[[POST]]
-// The domain-less fusion keeps the other attributes:
-// hbm_bytes_saved of the last fusion = broadcast 1024*2 + mul 1024*2 = 4096.
+// The domain-less fusion still records fused_ops and hbm_bytes_saved.
+// hbm_bytes_saved of the last fusion: its inputs are each read once (0);
+// broadcast 1024 * (1 + 1) + mul 1024 * (1 + 1) + neg (returned) 0 = 4096.
 func.func @column_sum(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x64xf32> {
   %0 = graph.exp %x : (tensor<4x64xf32>) -> tensor<4x64xf32>
   %1 = graph.reduce_sum %0 {axis = 0 : i64} : (tensor<4x64xf32>) -> tensor<1x64xf32>

@@ -1,18 +1,64 @@
-// XFAIL: *
-// BUG: tilec-fuse merges an operator on a row vector (shape [C]) into a row
-// fusion even when its result is also needed outside, but
-// tilec-lower-fusion-to-tile cannot store a shared-vector result:
-//   'graph.fusion' op result 'tensor<64xf32>' is not computed per row; row
-//   kernels cannot store it yet
-// so this valid graph does not compile (`tilec f.mlir` fails), although
-// leaving exp(%w) in its own fusion (domain [64]) would. The fusion pass
-// should refuse merges whose outputs have no per-row role (or lowering should
-// support them). Remove the XFAIL once the pipeline compiles it.
+// tilec-fuse merges an operator on a row vector (shape [C]) into a row fusion
+// even when its result is also needed outside; the fusion then yields that
+// shared vector. The pipeline supports such results: the kernel gets a
+// memref<C x T> output written by `tile.store` without a row, and the
+// distributed kernel writes it from row 0 only. Shared scalars ([]) work the
+// same way with a memref<T> output. (This once failed in
+// tilec-lower-fusion-to-tile: "result 'tensor<64xf32>' is not computed per
+// row; row kernels cannot store it yet".)
 
-// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-fuse %s | FileCheck %s --check-prefix=FUSED
+// RUN: tilec-opt --split-input-file --tilec-fuse --tilec-lower-fusion-to-tile %s | FileCheck %s --check-prefix=TILE
+// RUN: tilec-opt --split-input-file --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels --tilec-distribute-row-tiles %s | FileCheck %s --check-prefix=GPU
+// RUN: tilec %s -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 
-// CHECK-LABEL: func.func @f(
-//       CHECK:   tile.launch
+// hbm_bytes_saved: inputs read once (0); exp 256 * (1 + 0) (returned) +
+// broadcast 1024 * (1 + 1) + mul 0 (returned) = 2304.
+// FUSED-LABEL: func.func @f(
+//  FUSED-SAME:   %[[X:.+]]: tensor<4x64xf32>, %[[W:.+]]: tensor<64xf32>)
+//  FUSED-NEXT:   %[[F:.+]]:2 = graph.fusion(%[[W]], %[[X]] : tensor<64xf32>, tensor<4x64xf32>) attributes {domain = array<i64: 4, 64>, fused_ops = 3 : i64, hbm_bytes_saved = 2304 : i64} -> tensor<64xf32>, tensor<4x64xf32> {
+//       FUSED:     %[[E:.+]] = graph.exp
+//       FUSED:     %[[M:.+]] = graph.mul
+//  FUSED-NEXT:     graph.yield %[[E]], %[[M]] : tensor<64xf32>, tensor<4x64xf32>
+//  FUSED-NEXT:   }
+//  FUSED-NEXT:   return %[[F]]#1, %[[F]]#0
+
+// TILE-LABEL: func.func @f_kernel0
+//  TILE-SAME:   (%[[W:.+]]: memref<64xf32>, %[[X:.+]]: memref<?x64xf32>, %[[OW:.+]]: memref<64xf32>, %[[OX:.+]]: memref<?x64xf32>)
+//  TILE-NEXT:   %[[ROW:.+]] = tile.row_id
+//       TILE:   %[[E:.+]] = math.exp %{{.+}} : tensor<64xf32>
+//  TILE-NEXT:   %[[M:.+]] = arith.mulf %{{.+}}, %[[E]] : tensor<64xf32>
+//  TILE-NEXT:   tile.store %[[E]], %[[OW]] : tensor<64xf32> -> memref<64xf32>
+//  TILE-NEXT:   tile.store %[[M]], %[[OX]][%[[ROW]]] : tensor<64xf32> -> memref<?x64xf32>
+// TILE-LABEL: func.func @f(
+//  TILE-NEXT:   %[[L:.+]]:2 = tile.launch @f_kernel0(%{{.+}}, %{{.+}}) {{.+}} : (tensor<64xf32>, tensor<4x64xf32>) -> (tensor<64xf32>, tensor<4x64xf32>)
+//  TILE-NEXT:   return %[[L]]#1, %[[L]]#0
+
+// V = 4, TPR = 4, 4 chunks, 32 rows per CTA. Each chunk of the shared vector
+// is stored at its column only (no row index) and only by row 0; the per-row
+// result is guarded by the row bound as usual.
+// GPU-LABEL: gpu.func @f_kernel0
+//  GPU-SAME:   (%[[W:.+]]: memref<64xf32>, %[[X:.+]]: memref<?x64xf32>, %[[OW:.+]]: memref<64xf32>, %[[OX:.+]]: memref<?x64xf32>)
+//       GPU:   %[[ROW:.+]] = arith.addi %{{.+}}, %{{.+}} : index
+//       GPU:   %[[DIM:.+]] = memref.dim %[[X]], %{{.+}} : memref<?x64xf32>
+//  GPU-NEXT:   %[[VALID:.+]] = arith.cmpi ult, %[[ROW]], %[[DIM]] : index
+//       GPU:   %[[E0:.+]] = math.exp
+//       GPU:   %[[M0:.+]] = arith.mulf
+//       GPU:   %[[C0:.+]] = arith.constant 0 : index
+//  GPU-NEXT:   %[[FIRST:.+]] = arith.cmpi eq, %[[ROW]], %[[C0]] : index
+//  GPU-NEXT:   scf.if %[[FIRST]] {
+//  GPU-NEXT:     vector.store %[[E0]], %[[OW]][%{{[^,]+}}] {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
+//  GPU-NEXT:   }
+// GPU-COUNT-3: scf.if %[[FIRST]] {
+//  GPU-NEXT:     vector.store %{{.+}}, %[[OW]][%{{[^,]+}}] {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
+//  GPU-NEXT:   }
+//  GPU-NEXT:   scf.if %[[VALID]] {
+//  GPU-NEXT:     vector.store %[[M0]], %[[OX]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x64xf32>, vector<4xf32>
+//   GPU-NOT:   %[[OW]]
+//       GPU:   gpu.return
+
+// PTX: .visible .entry f_kernel0(
 func.func @f(%x: tensor<4x64xf32>, %w: tensor<64xf32>) -> (tensor<4x64xf32>, tensor<64xf32>) {
   %0 = graph.exp %w : (tensor<64xf32>) -> tensor<64xf32>
   %1 = graph.broadcast %0 : (tensor<64xf32>) -> tensor<4x64xf32>

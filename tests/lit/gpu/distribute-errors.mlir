@@ -45,3 +45,34 @@ func.func @missing_key(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes
 func.func @no_row_buffer(%w: memref<64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 4 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
   return
 }
+
+// -----
+
+// Column blocks cover col_blocks * chunks * TPR * V = 2 * 1 * 4 * 4 = 32 < 64.
+// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 1 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64} for rows of 64}}
+func.func @col_blocks_too_few(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 1 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// A row split over several CTAs cannot be reduced.
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @col_blocks_with_reduction(%in: memref<?x64xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x64xf32> -> tensor<64xf32>
+  %s = tile.reduce_sum %t : tensor<64xf32> -> f32
+  tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// -----
+
+// With column blocks a CTA holds one row.
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @col_blocks_several_rows(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 2 : i64, col_blocks = 2 : i64, rows_per_block = 2 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x64xf32> -> tensor<64xf32>
+  tile.store %t, %out[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}

@@ -1,7 +1,8 @@
 // RUN: tilec-opt --tilec-distribute-row-tiles %s | FileCheck %s
 
 // cols = 1000 f32, V = 4, TPR = 64, 4 chunks: chunk k covers columns
-// (k * 64 + lane) * 4. Chunks 0-2 end at or before column 768 and are only
+// (k * 64 + lane) * 4. (The schedule has no col_blocks entry: it defaults to
+// one CTA per row.) Chunks 0-2 end at or before column 768 and are only
 // masked by the row bound; chunk 3 reaches 1020 and is also masked by
 // col < 1000. Masked loads yield zeros, and reductions replace the masked
 // chunk by the identity (-inf for max) with arith.select.
@@ -15,9 +16,14 @@
 //       CHECK:   %[[LANE:.+]] = arith.remui %{{.+}}, %c64 : index
 //       CHECK:   %[[ROWS:.+]] = memref.dim %[[IN]], %{{.+}} : memref<?x1000xf32>
 //  CHECK-NEXT:   %[[ROWOK:.+]] = arith.cmpi ult, %[[ROW:.+]], %[[ROWS]] : index
+// With one column block the first vector of the block is 0 * (chunks * TPR).
+//       CHECK:   %[[C256:.+]] = arith.constant 256 : index
+//  CHECK-NEXT:   %[[FIRSTV:.+]] = arith.muli %{{.+}}, %[[C256]] : index
 //       CHECK:   %[[C192:.+]] = arith.constant 192 : index
-//  CHECK-NEXT:   %[[K3:.+]] = arith.addi %[[C192]], %[[LANE]] : index
-//  CHECK-NEXT:   %[[COL3:.+]] = arith.muli %[[K3]], %{{.+}} : index
+//  CHECK-NEXT:   %[[K3B:.+]] = arith.addi %[[FIRSTV]], %[[C192]] : index
+//  CHECK-NEXT:   %[[K3:.+]] = arith.addi %[[K3B]], %[[LANE]] : index
+//  CHECK-NEXT:   %[[V4:.+]] = arith.constant 4 : index
+//  CHECK-NEXT:   %[[COL3:.+]] = arith.muli %[[K3]], %[[V4]] : index
 //  CHECK-NEXT:   %[[C1000:.+]] = arith.constant 1000 : index
 //  CHECK-NEXT:   %[[COLOK:.+]] = arith.cmpi ult, %[[COL3]], %[[C1000]] : index
 //   CHECK-NOT:   arith.cmpi

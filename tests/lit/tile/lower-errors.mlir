@@ -14,34 +14,8 @@ func.func @no_domain(%x: tensor<4x64xf32>) -> tensor<1x64xf32> {
 
 // -----
 
-// Results must be per row (full rows or per-row scalars): a vector shared by
-// all rows cannot be stored yet.
-func.func @shared_vector_result(%x: tensor<4x64xf32>, %w: tensor<64xf32>) -> (tensor<4x64xf32>, tensor<64xf32>) {
-  // expected-error @+1 {{'graph.fusion' op result 'tensor<64xf32>' is not computed per row; row kernels cannot store it yet}}
-  %0:2 = graph.fusion(%w, %x : tensor<64xf32>, tensor<4x64xf32>) attributes {domain = array<i64: 4, 64>} -> tensor<64xf32>, tensor<4x64xf32> {
-  ^bb0(%a: tensor<64xf32>, %b: tensor<4x64xf32>):
-    %1 = graph.exp %a : (tensor<64xf32>) -> tensor<64xf32>
-    %2 = graph.broadcast %1 : (tensor<64xf32>) -> tensor<4x64xf32>
-    %3 = graph.mul %b, %2 : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
-    graph.yield %1, %3 : tensor<64xf32>, tensor<4x64xf32>
-  }
-  return %0#1, %0#0 : tensor<4x64xf32>, tensor<64xf32>
-}
-
-// -----
-
-// A scalar result is not per row either.
-func.func @scalar_result(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{'graph.fusion' op result 'tensor<f32>' is not computed per row; row kernels cannot store it yet}}
-  %0 = graph.fusion(%a, %b : tensor<f32>, tensor<f32>) attributes {domain = array<i64: 1>} -> tensor<f32> {
-  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-    %1 = graph.add %x, %y : (tensor<f32>, tensor<f32>) -> tensor<f32>
-    graph.yield %1 : tensor<f32>
-  }
-  return %0 : tensor<f32>
-}
-
-// -----
+// (Results that are vectors or scalars shared by all rows are no longer
+// errors: see @shared_results in lower-fusion-to-tile.mlir.)
 
 // An input whose shape has no role in the domain.
 func.func @input_without_role(%x: tensor<4x32xf32>) -> tensor<4x64xf32> {

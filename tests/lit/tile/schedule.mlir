@@ -4,16 +4,24 @@
 // tile.schedule for a few row shapes. The rule (ScheduleRowKernels.cpp):
 //   V      = 16 bytes / widest element moved along the row, halved until it
 //            divides C
-//   TPR    = clamp(PowerOf2Ceil(ceil(C / V / 4)), 1, max-threads-per-block)
+//   target = vectors each thread aims to hold: 4 in kernels with a reduction
+//            (tile.reduce_sum/max), else max(1, 16 / V) (~16 elements)
+//   TPR    = clamp(PowerOf2Ceil(ceil(C / V / target)), 1, max-threads-per-block)
 //   chunks = ceil(C / V / TPR)
-//   rows_per_block = max(1, clamp(TPR, min-threads, max-threads) / TPR)
+//   col_blocks = 1, except without reductions when chunks > target (TPR was
+//            capped): col_blocks = ceil(chunks / target) CTAs share a row and
+//            chunks = ceil(C / V / (TPR * col_blocks))
+//   rows_per_block = 1 if col_blocks > 1, else
+//            max(1, clamp(TPR, min-threads, max-threads) / TPR)
+// Defaults: max-threads-per-block 512, min-threads-per-block 128.
 
-// cols = 4096 bf16: V = 8, C/V = 512, TPR = 128, chunks 4, one row per CTA.
+// cols = 4096 bf16, no reduction: V = 8, target 2, C/V = 512, TPR = 256,
+// chunks 2, one row per CTA.
 // CHECK-LABEL: func.func @bf16_4096
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
 // With max-threads-per-block=256 nothing changes.
 // OPTS-LABEL: func.func @bf16_4096
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
 func.func @bf16_4096(%in: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
@@ -23,9 +31,9 @@ func.func @bf16_4096(%in: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attrib
 
 // -----
 
-// cols = 4096 f32: V = 4, C/V = 1024, TPR = 256, chunks 4.
+// cols = 4096 f32: V = 4, target 4, C/V = 1024, TPR = 256, chunks 4.
 // CHECK-LABEL: func.func @f32_4096
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 func.func @f32_4096(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xf32> -> tensor<4096xf32>
@@ -35,12 +43,13 @@ func.func @f32_4096(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attribute
 
 // -----
 
-// cols = 7 f32 (odd): V = 1, TPR = PowerOf2Ceil(ceil(7/4)) = 2, chunks 4,
-// CTAs of 128 threads = 64 rows. With min-threads-per-block=32: 16 rows.
+// cols = 7 f32 (odd), no reduction: V = 1, target 16,
+// TPR = PowerOf2Ceil(ceil(7/16)) = 1, chunks 7, CTAs of 128 threads = 128
+// rows. With min-threads-per-block=32: 32 rows.
 // CHECK-LABEL: func.func @f32_7
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 64 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 7 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
 // OPTS-LABEL: func.func @f32_7
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 16 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 7 : i64, col_blocks = 1 : i64, rows_per_block = 32 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
 func.func @f32_7(%in: memref<?x7xf32>, %out: memref<?x7xf32>) attributes {tile.kernel, tile.domain = array<i64: 5, 7>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x7xf32> -> tensor<7xf32>
@@ -51,9 +60,12 @@ func.func @f32_7(%in: memref<?x7xf32>, %out: memref<?x7xf32>) attributes {tile.k
 // -----
 
 // cols = 1000 f32: V = 4, C/V = 250, TPR = PowerOf2Ceil(63) = 64,
-// chunks = ceil(250/64) = 4 (the last chunk is partial), 2 rows per CTA.
+// chunks = ceil(250/64) = 4 (the last chunk is partial), 2 rows per CTA
+// (1 with min-threads-per-block=32: a CTA of 64 threads is enough).
 // CHECK-LABEL: func.func @f32_1000
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 2 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 2 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
+// OPTS-LABEL: func.func @f32_1000
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
 func.func @f32_1000(%in: memref<?x1000xf32>, %out: memref<?x1000xf32>) attributes {tile.kernel, tile.domain = array<i64: 3, 1000>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1000xf32> -> tensor<1000xf32>
@@ -65,9 +77,9 @@ func.func @f32_1000(%in: memref<?x1000xf32>, %out: memref<?x1000xf32>) attribute
 
 // cols = 64 f32: V = 4, TPR = 4, 32 rows per CTA (8 with min-threads 32).
 // CHECK-LABEL: func.func @f32_64
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
 // OPTS-LABEL: func.func @f32_64
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 8 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 8 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
 func.func @f32_64(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x64xf32> -> tensor<64xf32>
@@ -77,9 +89,10 @@ func.func @f32_64(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {til
 
 // -----
 
-// cols = 6 bf16: V = 8 -> 4 -> 2, C/V = 3, TPR = 1, chunks 3, 128 rows/CTA.
+// cols = 6 bf16: V = 8 -> 4 -> 2, target 8, C/V = 3, TPR = 1, chunks 3,
+// 128 rows/CTA.
 // CHECK-LABEL: func.func @bf16_6
-//  CHECK-SAME:   tile.schedule = {chunks = 3 : i64, rows_per_block = 128 : i64, threads_per_row = 1 : i64, vector_width = 2 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 3 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, threads_per_row = 1 : i64, vector_width = 2 : i64}
 func.func @bf16_6(%in: memref<?x6xbf16>, %out: memref<?x6xbf16>) attributes {tile.kernel, tile.domain = array<i64: 5, 6>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x6xbf16> -> tensor<6xbf16>
@@ -93,7 +106,7 @@ func.func @bf16_6(%in: memref<?x6xbf16>, %out: memref<?x6xbf16>) attributes {til
 // weight vector get V = 4 (16 bytes of f32), not 8. Per-row scalars
 // (memref<?x1xT>) do not count.
 // CHECK-LABEL: func.func @mixed_widths
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 func.func @mixed_widths(%in: memref<?x4096xbf16>, %w: memref<4096xf32>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 16, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
@@ -104,7 +117,7 @@ func.func @mixed_widths(%in: memref<?x4096xbf16>, %w: memref<4096xf32>, %out: me
 // -----
 
 // CHECK-LABEL: func.func @row_scalar_not_counted
-//  CHECK-SAME:   vector_width = 8 : i64
+//  CHECK-SAME:   threads_per_row = 256 : i64, vector_width = 8 : i64
 func.func @row_scalar_not_counted(%in: memref<?x4096xbf16>, %s: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
@@ -115,16 +128,72 @@ func.func @row_scalar_not_counted(%in: memref<?x4096xbf16>, %s: memref<?x1xf32>)
 
 // -----
 
-// cols = 16384 f32: TPR would be 1024 (chunks 4); max-threads-per-block=256
-// caps TPR, so each thread holds 16 vectors (still within the limit of 16).
+// cols = 16384 f32, no reduction: C/V = 4096, TPR would be 1024 (chunks 4);
+// max-threads-per-block (512) caps TPR, chunks would be 8 > target 4, so
+// the row is split over col_blocks = 2 CTAs of 512 threads, 4 vectors each.
+// With max-threads-per-block=256: 16 > 4, col_blocks = 4, chunks 4.
 // CHECK-LABEL: func.func @f32_16384
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 1024 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // OPTS-LABEL: func.func @f32_16384
-//  OPTS-SAME:   tile.schedule = {chunks = 16 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 func.func @f32_16384(%in: memref<?x16384xf32>, %out: memref<?x16384xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 16384>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x16384xf32> -> tensor<16384xf32>
   tile.store %t, %out[%r] : tensor<16384xf32> -> memref<?x16384xf32>
+  return
+}
+
+// -----
+
+// Kernels with a reduction keep target 4 and a whole row in one CTA
+// (col_blocks = 1). cols = 4096 bf16 (upcast to reduce): V = 8, TPR = 128,
+// chunks 4 (the elementwise @bf16_4096 above gets TPR 256, chunks 2).
+// CHECK-LABEL: func.func @bf16_4096_reduce
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+// OPTS-LABEL: func.func @bf16_4096_reduce
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+func.func @bf16_4096_reduce(%in: memref<?x4096xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %f = arith.extf %t : tensor<4096xbf16> to tensor<4096xf32>
+  %s = tile.reduce_sum %f : tensor<4096xf32> -> f32
+  tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// -----
+
+// tile.reduce_max counts as a reduction too. cols = 7 f32: V = 1, target 4,
+// TPR = PowerOf2Ceil(ceil(7/4)) = 2, chunks 4, CTAs of 128 threads = 64 rows
+// (16 with min-threads-per-block=32).
+// CHECK-LABEL: func.func @f32_7_reduce_max
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 64 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+// OPTS-LABEL: func.func @f32_7_reduce_max
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 16 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+func.func @f32_7_reduce_max(%in: memref<?x7xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 5, 7>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x7xf32> -> tensor<7xf32>
+  %m = tile.reduce_max %t : tensor<7xf32> -> f32
+  tile.store %m, %out[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// -----
+
+// cols = 16384 f32 with a reduction: TPR would be 1024, capped at 512, so
+// each thread holds 8 vectors; the row stays in one CTA. With
+// max-threads-per-block=256: 16 vectors (still within the limit of 16).
+// CHECK-LABEL: func.func @f32_16384_reduce
+//  CHECK-SAME:   tile.schedule = {chunks = 8 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// OPTS-LABEL: func.func @f32_16384_reduce
+//  OPTS-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+func.func @f32_16384_reduce(%in: memref<?x16384xf32>, %out: memref<?x16384xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 16384>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x16384xf32> -> tensor<16384xf32>
+  %s = tile.reduce_sum %t : tensor<16384xf32> -> f32
+  %b = tile.splat %s : f32 -> tensor<16384xf32>
+  %y = arith.mulf %t, %b : tensor<16384xf32>
+  tile.store %y, %out[%r] : tensor<16384xf32> -> memref<?x16384xf32>
   return
 }
 

@@ -38,10 +38,9 @@ func.func @load_row_scalar(%m: memref<?x4xf32>) {
 
 // -----
 
-// (Cosmetic: the element type is streamed as a quoted Type, so the message
-// reads memref<64x'f32'>.)
+// The expected memref is printed as a type.
 func.func @load_shared_vector(%m: memref<32xf32>) {
-  // expected-error @+1 {{'tile.load' op a shared row vector needs memref<64x'f32'>, got 'memref<32xf32>'}}
+  // expected-error @+1 {{'tile.load' op a shared row vector needs 'memref<64xf32>', got 'memref<32xf32>'}}
   %t = tile.load %m : memref<32xf32> -> tensor<64xf32>
   return
 }
@@ -56,9 +55,36 @@ func.func @load_shared_scalar(%m: memref<4xf32>) {
 
 // -----
 
+// A store without a row writes a value shared by all rows: a tile needs a
+// rank-1 memref of its length, a scalar a rank-0 memref (the valid forms are
+// in roundtrip.mlir).
 func.func @store_without_row(%m: memref<?x64xf32>, %t: tensor<64xf32>) {
-  // expected-error @+1 {{'tile.store' op stores must name a row}}
+  // expected-error @+1 {{'tile.store' op a shared row vector needs 'memref<64xf32>', got 'memref<?x64xf32>'}}
   tile.store %t, %m : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_shared_vector_width(%m: memref<32xbf16>, %t: tensor<64xbf16>) {
+  // expected-error @+1 {{'tile.store' op a shared row vector needs 'memref<64xbf16>', got 'memref<32xbf16>'}}
+  tile.store %t, %m : tensor<64xbf16> -> memref<32xbf16>
+  return
+}
+
+// -----
+
+func.func @store_shared_scalar(%m: memref<1xf32>, %s: f32) {
+  // expected-error @+1 {{'tile.store' op a shared scalar needs a rank-0 memref, got 'memref<1xf32>'}}
+  tile.store %s, %m : f32 -> memref<1xf32>
+  return
+}
+
+// -----
+
+func.func @store_shared_elem_mismatch(%m: memref<f16>, %s: f32) {
+  // expected-error @+1 {{'tile.store' op element type 'f32' differs from the memref's 'f16'}}
+  tile.store %s, %m : f32 -> memref<f16>
   return
 }
 

@@ -64,8 +64,11 @@ struct KernelLaunchPlan {
   std::string name;
   int64_t rows = 1; // rows of the row domain
   int64_t vectorWidth = 1, threadsPerRow = 1, rowsPerBlock = 1, chunks = 1;
+  int64_t colBlocks = 1; // CTAs sharing one row (kernels without reductions)
   std::vector<KernelBuffer> buffers; // inputs, then outputs
-  int64_t gridSize() const { return (rows + rowsPerBlock - 1) / rowsPerBlock; }
+  int64_t gridSize() const {
+    return (rows + rowsPerBlock - 1) / rowsPerBlock * colBlocks;
+  }
   int64_t blockSize() const { return threadsPerRow * rowsPerBlock; }
 };
 

@@ -33,8 +33,8 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     allows).
   }];
   let options = [
-    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "1024",
-           "Upper bound on threads per CTA">,
+    Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "512",
+           "Upper bound on threads per CTA (512 leaves 128 registers a thread for wide rows)">,
     Option<"minThreadsPerBlock", "min-threads-per-block", "int64_t", "128",
            "CTAs smaller than this pack several rows">,
     Option<"maxChunksPerThread", "max-chunks-per-thread", "int64_t", "16",

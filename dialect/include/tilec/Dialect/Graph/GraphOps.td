@@ -114,7 +114,7 @@ def Graph_FusionOp : Graph_Op<"fusion", [IsolatedFromAbove,
   let results = (outs Variadic<Graph_FloatTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    (`(` $inputs^ `:` type($inputs) `)`)? attr-dict-with-keyword `->` type($results) $body
+    (`(` $inputs^ `:` type($inputs) `)`)? attr-dict-with-keyword (`->` type($results)^)? $body
   }];
   let hasVerifier = 1;
 }

@@ -44,7 +44,11 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
 }
 
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
-  let summary = "store a row tile or a per-row scalar";
+  let summary = "store a row tile or a per-row scalar (or, without a row, a shared value)";
+  let description = [{
+    With a row: the forms of tile.load. Without one, a vector or scalar
+    shared by all rows (computed identically by every row) is written once.
+  }];
   let arguments = (ins AnyTypeOf<[Tile_RowTile, Tile_FloatScalar]>:$value,
                        AnyMemRef:$dest, Optional<Index>:$row);
   let assemblyFormat = "$value `,` $dest (`[` $row^ `]`)? attr-dict `:` type($value) `->` type($dest)";
