@@ -43,6 +43,19 @@ Caches &caches() {
   return c;
 }
 
+/// The program's inputs or outputs, in graph order.
+std::vector<const ProgramValue *> valuesOfKind(const CompiledProgram &p,
+                                               ProgramValue::Kind kind) {
+  std::vector<const ProgramValue *> values;
+  for (const ProgramValue &v : p.values)
+    if (v.kind == kind) {
+      if (values.size() <= static_cast<size_t>(v.index))
+        values.resize(v.index + 1);
+      values[v.index] = &v;
+    }
+  return values;
+}
+
 int64_t byteSizeOf(const ProgramValue &v) {
   return numElements(v.shape) * static_cast<int64_t>(dtypeBytes(v.dtype));
 }
@@ -116,11 +129,8 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
                        const std::vector<rt::DeviceBuffer *> &outputs,
                        rt::Stream &stream) {
   const CompiledProgram &p = *program_;
-  size_t numInputs = 0, numOutputs = 0;
-  for (const ProgramValue &v : p.values) {
-    numInputs += v.kind == ProgramValue::Kind::Input;
-    numOutputs += v.kind == ProgramValue::Kind::Output;
-  }
+  size_t numInputs = valuesOfKind(p, ProgramValue::Kind::Input).size();
+  size_t numOutputs = valuesOfKind(p, ProgramValue::Kind::Output).size();
   if (inputs.size() != numInputs || outputs.size() != numOutputs)
     return Status::error("graph '" + p.name + "' takes " + std::to_string(numInputs) +
                          " inputs and " + std::to_string(numOutputs) + " outputs, got " +
@@ -182,20 +192,8 @@ Expected<std::vector<HostTensor>> Executable::runOnHost(const std::vector<HostTe
                                                         rt::Stream &stream) {
   const CompiledProgram &p = *program_;
   std::vector<rt::DeviceBuffer> inBuffers, outBuffers;
-  std::vector<const ProgramValue *> outValues;
-  for (const ProgramValue &v : p.values)
-    if (v.kind == ProgramValue::Kind::Output) {
-      if (outValues.size() <= static_cast<size_t>(v.index))
-        outValues.resize(v.index + 1);
-      outValues[v.index] = &v;
-    }
-  std::vector<const ProgramValue *> inValues;
-  for (const ProgramValue &v : p.values)
-    if (v.kind == ProgramValue::Kind::Input) {
-      if (inValues.size() <= static_cast<size_t>(v.index))
-        inValues.resize(v.index + 1);
-      inValues[v.index] = &v;
-    }
+  std::vector<const ProgramValue *> inValues = valuesOfKind(p, ProgramValue::Kind::Input);
+  std::vector<const ProgramValue *> outValues = valuesOfKind(p, ProgramValue::Kind::Output);
   if (inputs.size() != inValues.size())
     return Status::error("graph '" + p.name + "' takes " + std::to_string(inValues.size()) +
                          " inputs, got " + std::to_string(inputs.size()));

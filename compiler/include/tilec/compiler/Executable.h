@@ -40,6 +40,13 @@ private:
   std::vector<rt::DeviceBuffer> temporaries_; // by program value id (or empty)
 };
 
+/// Compiles `graph` and loads it on `ctx`: shorthand for Executable::compile.
+inline Expected<std::shared_ptr<Executable>>
+compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
+        const CompileOptions &options = {}) {
+  return Executable::compile(graph, ctx, options);
+}
+
 /// A key that two graphs share iff they compile to the same program.
 std::string graphFingerprint(const Graph &graph, const CompileOptions &options);
 
