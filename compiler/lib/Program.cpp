@@ -100,6 +100,8 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
     plan.chunks = get("chunks");
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();
+    if (auto streamBlocks = schedule.getAs<IntegerAttr>("stream_blocks"))
+      plan.streamBlocks = streamBlocks.getInt();
     SmallVector<Value> bound(launch.getInputs());
     bound.append(launch.getResults().begin(), launch.getResults().end());
     for (auto [arg, v] : llvm::zip(kernel.getArgumentTypes(), bound)) {

@@ -11,6 +11,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <cmath>
+
 namespace tilec {
 #define GEN_PASS_DEF_DISTRIBUTEROWTILES
 #include "tilec/Passes/Passes.h.inc"
@@ -25,6 +27,13 @@ constexpr int64_t kWarpSize = 32;
 
 struct RowSchedule {
   int64_t vec = 1, tpr = 1, rowsPerBlock = 1, chunks = 1, cols = 1, colBlocks = 1;
+  // > 0: rows too wide for registers; each thread loops over this many
+  // column blocks of `chunks` vectors, once per reduction and once for the
+  // stores, recomputing what it needs from memory each time.
+  int64_t streamBlocks = 0;
+  bool streaming() const { return streamBlocks > 0; }
+  // Vectors of one row covered by one column block of the CTA.
+  int64_t blockVectors() const { return chunks * tpr; }
   int64_t blockSize() const { return tpr * rowsPerBlock; }
   int64_t warpsPerRow() const { return tpr > kWarpSize ? tpr / kWarpSize : 1; }
 };
@@ -39,11 +48,14 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
     return a ? a.getInt() : 0;
   };
   RowSchedule s{get("vector_width"), get("threads_per_row"), get("rows_per_block"),
-                get("chunks"), domain.asArrayRef().back(), std::max<int64_t>(1, get("col_blocks"))};
+                get("chunks"), domain.asArrayRef().back(), std::max<int64_t>(1, get("col_blocks")),
+                get("stream_blocks")};
+  int64_t covered = std::max<int64_t>(1, s.streamBlocks) * s.colBlocks * s.chunks * s.tpr * s.vec;
   bool reduces = false;
   fn.walk([&](Operation *op) { reduces |= isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op); });
   if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
-      s.cols % s.vec != 0 || s.colBlocks * s.chunks * s.tpr * s.vec < s.cols ||
+      s.cols % s.vec != 0 || covered < s.cols || s.streamBlocks < 0 ||
+      (s.streaming() && (s.colBlocks != 1 || s.rowsPerBlock != 1)) ||
       (s.colBlocks > 1 && (reduces || s.rowsPerBlock != 1)) ||
       (s.tpr > kWarpSize && s.tpr % kWarpSize != 0) ||
       (s.tpr < kWarpSize && kWarpSize % s.tpr != 0))
@@ -82,10 +94,134 @@ public:
     b = std::make_unique<OpBuilder>(OpBuilder::atBlockEnd(&entry));
     if (failed(buildPreamble(entry)))
       return failure();
+    if (s.streaming())
+      return runStreaming();
     for (Operation &op : fn.getBody().front())
       if (failed(lower(op)))
         return failure();
     return success();
+  }
+
+  /// Rows too wide for registers: tiles are not kept. Each reduction, and
+  /// each run of consecutive tile stores, becomes a loop over column blocks
+  /// that recomputes, from memory, the tiles it needs (re-reading inputs).
+  LogicalResult runStreaming() {
+    Block &body = fn.getBody().front();
+    for (auto it = body.begin(); it != body.end(); ++it) {
+      Operation &op = *it;
+      if (llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>))
+        continue; // tiles are computed on demand inside the loops
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op)) {
+        if (failed(streamReduction(op)))
+          return failure();
+        continue;
+      }
+      auto store = dyn_cast<tile::StoreOp>(op);
+      if (store && llvm::isa<RankedTensorType>(store.getValue().getType())) {
+        SmallVector<tile::StoreOp> run{store};
+        for (auto next = std::next(it); next != body.end(); ++next) {
+          auto st = dyn_cast<tile::StoreOp>(*next);
+          if (!st || !llvm::isa<RankedTensorType>(st.getValue().getType()))
+            break;
+          run.push_back(st);
+          it = next;
+        }
+        if (failed(streamStores(run)))
+          return failure();
+        continue;
+      }
+      if (failed(lower(op)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// Computes tile `v` for the current column block (memoized in `tiles`).
+  LogicalResult emitTile(Value v) {
+    if (tiles.count(v))
+      return success();
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return fn.emitOpError("tile argument cannot be streamed");
+    for (Value operand : def->getOperands())
+      if (llvm::isa<RankedTensorType>(operand.getType()) && failed(emitTile(operand)))
+        return failure();
+    return lower(*def);
+  }
+
+  /// Sets chunkCol/chunkValid for the column block starting at vector
+  /// `firstVector` of the row, one of `blocks` blocks (validity checks are
+  /// emitted only for chunks that some block can push past the row's end).
+  void setColumns(Value firstVector, int64_t blocks) {
+    chunkCol.clear();
+    chunkValid.clear();
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value vectorIndex = b->create<arith::AddIOp>(
+          loc(), b->create<arith::AddIOp>(loc(), firstVector, index(k * s.tpr)), lane);
+      Value col = b->create<arith::MulIOp>(loc(), vectorIndex, index(s.vec));
+      chunkCol.push_back(col);
+      // In range for every lane of every block?
+      bool alwaysInRow = ((blocks - 1) * s.chunks + k + 1) * s.tpr * s.vec <= s.cols;
+      chunkValid.push_back(alwaysInRow ? Value()
+                                       : b->create<arith::CmpIOp>(
+                                             loc(), arith::CmpIPredicate::ult, col,
+                                             index(s.cols)));
+    }
+  }
+
+  /// The body of a loop over the column blocks of the row, with `tiles`
+  /// fresh for each block.
+  void forEachColumnBlock(ValueRange init,
+                          llvm::function_ref<SmallVector<Value>(ValueRange)> body,
+                          SmallVector<Value> &results) {
+    auto forOp = b->create<scf::ForOp>(loc(), index(0), index(s.streamBlocks), index(1), init);
+    OpBuilder::InsertionGuard g(*b);
+    Block *block = forOp.getBody();
+    if (block->mightHaveTerminator())
+      b->setInsertionPoint(block->getTerminator());
+    else
+      b->setInsertionPointToEnd(block);
+    DenseMap<Value, SmallVector<Value>> saved;
+    std::swap(saved, tiles);
+    Value first = b->create<arith::MulIOp>(loc(), forOp.getInductionVar(),
+                                           index(s.blockVectors()));
+    setColumns(first, s.streamBlocks);
+    SmallVector<Value> yielded = body(forOp.getRegionIterArgs());
+    if (!init.empty())
+      b->create<scf::YieldOp>(loc(), yielded);
+    std::swap(saved, tiles);
+    results.assign(forOp.getResults().begin(), forOp.getResults().end());
+  }
+
+  LogicalResult streamReduction(Operation &op) {
+    bool isMax = isa<tile::ReduceMaxOp>(op);
+    Value identityVec = splatConst(b->getF32Type(), isMax ? -INFINITY : 0.0);
+    LogicalResult status = success();
+    SmallVector<Value> acc;
+    forEachColumnBlock(ValueRange{identityVec}, [&](ValueRange args) -> SmallVector<Value> {
+      if (failed(emitTile(op.getOperand(0)))) {
+        status = failure();
+        return {args[0]};
+      }
+      Value blockAcc = combineChunks(tiles[op.getOperand(0)], isMax);
+      return {combine(isMax, args[0], blockAcc)};
+    }, acc);
+    if (failed(status))
+      return failure();
+    scalars.map(op.getResult(0), reduceAcrossThreads(acc[0], isMax));
+    return success();
+  }
+
+  LogicalResult streamStores(ArrayRef<tile::StoreOp> stores) {
+    LogicalResult status = success();
+    SmallVector<Value> none;
+    forEachColumnBlock(ValueRange{}, [&](ValueRange) -> SmallVector<Value> {
+      for (tile::StoreOp st : stores)
+        if (failed(emitTile(st.getValue())) || failed(lowerStore(st)))
+          status = failure();
+      return {};
+    }, none);
+    return status;
   }
 
 private:
@@ -128,20 +264,9 @@ private:
       return fn.emitOpError("row kernel has no per-row buffer to size its grid");
     Value rows = b->create<memref::DimOp>(loc(), rowBuffer, 0);
     rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rows);
-    Value firstVector = b->create<arith::MulIOp>(loc(), colBlock, index(s.chunks * s.tpr));
-    for (int64_t k = 0; k < s.chunks; ++k) {
-      Value vectorIndex = b->create<arith::AddIOp>(
-          loc(), b->create<arith::AddIOp>(loc(), firstVector, index(k * s.tpr)), lane);
-      Value col = b->create<arith::MulIOp>(loc(), vectorIndex, index(s.vec));
-      chunkCol.push_back(col);
-      // In range for every lane of every column block?
-      bool alwaysInRow =
-          ((s.colBlocks - 1) * s.chunks + k + 1) * s.tpr * s.vec <= s.cols;
-      chunkValid.push_back(alwaysInRow ? Value()
-                                       : b->create<arith::CmpIOp>(
-                                             loc(), arith::CmpIPredicate::ult, col,
-                                             index(s.cols)));
-    }
+    if (!s.streaming())
+      setColumns(b->create<arith::MulIOp>(loc(), colBlock, index(s.blockVectors())),
+                 s.colBlocks);
     return success();
   }
 
@@ -303,26 +428,28 @@ private:
     return success();
   }
 
-  LogicalResult lowerReduce(Operation &op) {
-    bool isMax = isa<tile::ReduceMaxOp>(op);
-    Type f32 = b->getF32Type();
-    double identity = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
-    auto combine = [&](Value x, Value y) -> Value {
-      if (isMax)
-        return b->create<arith::MaximumFOp>(loc(), x, y);
-      return b->create<arith::AddFOp>(loc(), x, y);
-    };
-    auto it = tiles.find(op.getOperand(0));
-    if (it == tiles.end())
-      return op.emitOpError("reduces a tile that was not distributed");
+  Value combine(bool isMax, Value x, Value y) {
+    if (isMax)
+      return b->create<arith::MaximumFOp>(loc(), x, y);
+    return b->create<arith::AddFOp>(loc(), x, y);
+  }
+
+  /// This thread's chunks of an f32 tile combined into one vector; chunks
+  /// past the row's end contribute the identity.
+  Value combineChunks(ArrayRef<Value> chunks, bool isMax) {
+    Value identityVec = splatConst(b->getF32Type(), isMax ? -INFINITY : 0.0);
     Value acc;
-    Value identityVec = splatConst(f32, identity);
     for (int64_t k = 0; k < s.chunks; ++k) {
-      Value v = it->second[k];
+      Value v = chunks[k];
       if (chunkValid[k])
         v = b->create<arith::SelectOp>(loc(), chunkValid[k], v, identityVec);
-      acc = acc ? combine(acc, v) : v;
+      acc = acc ? combine(isMax, acc, v) : v;
     }
+    return acc;
+  }
+
+  /// Reduces each thread's vector `acc` over the threads of its row.
+  Value reduceAcrossThreads(Value acc, bool isMax) {
     Value partial = b->create<vector::ReductionOp>(
         loc(), isMax ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::ADD, acc);
     // Butterfly over the lanes of one row (never crossing rows: rows occupy
@@ -331,30 +458,38 @@ private:
       auto shuffle = b->create<gpu::ShuffleOp>(loc(), partial, static_cast<int32_t>(offset),
                                                static_cast<int32_t>(kWarpSize),
                                                gpu::ShuffleMode::XOR);
-      partial = combine(partial, shuffle.getShuffleResult());
+      partial = combine(isMax, partial, shuffle.getShuffleResult());
     }
-    if (s.tpr > kWarpSize) {
-      Value buffer = smem[nextSmem++];
-      int64_t warps = s.warpsPerRow();
-      Value base = b->create<arith::MulIOp>(loc(), rowInBlock, index(warps));
-      Value warpInRow = b->create<arith::DivUIOp>(loc(), lane, index(kWarpSize));
-      Value laneInWarp = b->create<arith::RemUIOp>(loc(), lane, index(kWarpSize));
-      Value leader = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, laneInWarp, index(0));
-      Value slot = b->create<arith::AddIOp>(loc(), base, warpInRow);
-      guardedEffect(leader, [&] {
-        b->create<memref::StoreOp>(loc(), partial, buffer, ValueRange{slot});
-      });
-      // Each reduction has its own buffer, so one barrier suffices: no later
-      // write can race with these reads.
-      b->create<gpu::BarrierOp>(loc());
-      partial = Value();
-      for (int64_t w = 0; w < warps; ++w) {
-        Value x = b->create<memref::LoadOp>(
-            loc(), buffer, ValueRange{b->create<arith::AddIOp>(loc(), base, index(w))});
-        partial = partial ? combine(partial, x) : x;
-      }
+    if (s.tpr <= kWarpSize)
+      return partial;
+    Value buffer = smem[nextSmem++];
+    int64_t warps = s.warpsPerRow();
+    Value base = b->create<arith::MulIOp>(loc(), rowInBlock, index(warps));
+    Value warpInRow = b->create<arith::DivUIOp>(loc(), lane, index(kWarpSize));
+    Value laneInWarp = b->create<arith::RemUIOp>(loc(), lane, index(kWarpSize));
+    Value leader = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, laneInWarp, index(0));
+    Value slot = b->create<arith::AddIOp>(loc(), base, warpInRow);
+    guardedEffect(leader, [&] {
+      b->create<memref::StoreOp>(loc(), partial, buffer, ValueRange{slot});
+    });
+    // Each reduction has its own buffer, so one barrier suffices: no later
+    // write can race with these reads.
+    b->create<gpu::BarrierOp>(loc());
+    partial = Value();
+    for (int64_t w = 0; w < warps; ++w) {
+      Value x = b->create<memref::LoadOp>(
+          loc(), buffer, ValueRange{b->create<arith::AddIOp>(loc(), base, index(w))});
+      partial = partial ? combine(isMax, partial, x) : x;
     }
-    scalars.map(op.getResult(0), partial);
+    return partial;
+  }
+
+  LogicalResult lowerReduce(Operation &op) {
+    bool isMax = isa<tile::ReduceMaxOp>(op);
+    auto it = tiles.find(op.getOperand(0));
+    if (it == tiles.end())
+      return op.emitOpError("reduces a tile that was not distributed");
+    scalars.map(op.getResult(0), reduceAcrossThreads(combineChunks(it->second, isMax), isMax));
     return success();
   }
 

@@ -5,7 +5,8 @@
 // TPR threads share a row, each holding `chunks` vectors in registers; short
 // rows pack several rows into one CTA so a CTA never has fewer than
 // min-threads-per-block threads. Kernels without reductions may split a
-// row over `col_blocks` CTAs.
+// row over `col_blocks` CTAs; rows with reductions too wide for registers
+// are streamed over `stream_blocks` column blocks (multi-pass).
 #include "tilec/Passes/Passes.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -74,15 +75,18 @@ struct ScheduleRowKernelsPass
       colBlocks = llvm::divideCeil(chunks, target);
       chunks = llvm::divideCeil(vectorsPerRow, tpr * colBlocks);
     }
-    if (chunks > maxChunksPerThread)
-      return fn.emitOpError("row of ")
-             << cols << " elements needs " << chunks
-             << " vectors per thread, more than the register-resident schedule "
-                "allows ("
-             << static_cast<int64_t>(maxChunksPerThread)
-             << "); wider rows need a multi-pass schedule";
+    // Rows with reductions that do not fit in registers are streamed: each
+    // thread loops over column blocks once per reduction and once more for
+    // the stores, re-reading its inputs (more HBM traffic, any width).
+    int64_t streamBlocks = 0;
+    if (chunks > maxChunksPerThread) {
+      tpr = maxThreadsPerBlock;
+      chunks = std::min<int64_t>(kTargetChunksPerThread, maxChunksPerThread);
+      streamBlocks = llvm::divideCeil(vectorsPerRow, tpr * chunks);
+    }
     int64_t block = std::clamp<int64_t>(tpr, minThreadsPerBlock, maxThreadsPerBlock);
-    int64_t rowsPerBlock = colBlocks > 1 ? 1 : std::max<int64_t>(1, block / tpr);
+    int64_t rowsPerBlock =
+        colBlocks > 1 || streamBlocks > 0 ? 1 : std::max<int64_t>(1, block / tpr);
     Builder b(fn.getContext());
     fn->setAttr("tile.schedule",
                 b.getDictionaryAttr({
@@ -91,6 +95,7 @@ struct ScheduleRowKernelsPass
                     b.getNamedAttr("rows_per_block", b.getI64IntegerAttr(rowsPerBlock)),
                     b.getNamedAttr("chunks", b.getI64IntegerAttr(chunks)),
                     b.getNamedAttr("col_blocks", b.getI64IntegerAttr(colBlocks)),
+                    b.getNamedAttr("stream_blocks", b.getI64IntegerAttr(streamBlocks)),
                 }));
     return success();
   }

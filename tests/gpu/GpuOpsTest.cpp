@@ -96,6 +96,26 @@ TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
     }
 }
 
+TEST(GpuScheduleTest, RowsTooWideForRegistersAreStreamed) {
+  struct Wide {
+    const char *op;
+    DType dtype;
+    int64_t rows, cols;
+  };
+  // 128k-vocab logits, an odd width (scalar accesses), and two outputs.
+  for (Wide w : {Wide{"softmax", DType::F32, 16, 131072}, Wide{"softmax", DType::BF16, 16, 131072},
+                 Wide{"layer_norm", DType::F32, 5, 65536}, Wide{"rms_norm", DType::F32, 7, 32769},
+                 Wide{"add_rms_norm", DType::BF16, 3, 100000}}) {
+    SCOPED_TRACE(std::string(w.op) + " " + dtypeName(w.dtype) + " " + std::to_string(w.cols));
+    Graph g(w.op);
+    ASSERT_TRUE(examples::build(w.op, g, w.rows, w.cols, w.dtype).ok());
+    auto program = compileGraph(g);
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_GT(program->launches[0].streamBlocks, 0);
+    expectMatchesReference(g, w.dtype == DType::F32 ? 1e-5 : 2e-2, 1);
+  }
+}
+
 TEST(GpuScheduleTest, SharedVectorResultIsWrittenOnce) {
   Graph g("shared_out");
   Tensor x = g.input("x", {37, 160}, DType::F32);

@@ -29,11 +29,18 @@ for op in rms_norm softmax layer_norm; do
     echo "$op: $(cuobjdump --dump-sass "$B/$op.cubin" | grep -c 'LDG.E.128') LDG.E.128, $(cuobjdump --dump-sass "$B/$op.cubin" | grep -c 'STG.E.128') STG.E.128, $(cuobjdump --dump-sass "$B/$op.cubin" | grep -cE 'LDL|STL') local"
 done 2>&1 | tee "$OUT/sass.txt"
 
+# Large shapes (bandwidth), small shapes (launch bound), wide softmax rows.
+SHAPES=${TILEC_SHAPES:-1x4096,16x4096,8192x4096,4096x8192,16384x4096}
+WIDE=${TILEC_WIDE_SHAPES:-4096x32768,16x131072}
 step "tilec-bench"
-timeout ${TILEC_BENCH_TIMEOUT:-150} "$B/bin/tilec-bench" --csv="$OUT/bench.csv" ${TILEC_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt"
+timeout ${TILEC_BENCH_TIMEOUT:-150} "$B/bin/tilec-bench" --shapes="$SHAPES" --csv="$OUT/bench.csv" ${TILEC_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt"
+timeout 60 "$B/bin/tilec-bench" --ops=softmax --shapes="$WIDE" --csv=/tmp/bench-wide.csv 2>&1 | tail -4 | tee -a "$OUT/bench.txt"
+tail -n +2 /tmp/bench-wide.csv >> "$OUT/bench.csv" 2>/dev/null
 
 step "peers (PyTorch eager, torch.compile)"
-timeout ${TILEC_PEERS_TIMEOUT:-300} python3 tests/gpu/peers.py --csv "$OUT/peers.csv" ${TILEC_PEERS_ARGS:-} 2>&1 | tail -40 > "$OUT/peers.txt"
+timeout ${TILEC_PEERS_TIMEOUT:-300} python3 tests/gpu/peers.py --shapes="$SHAPES" --csv "$OUT/peers.csv" ${TILEC_PEERS_ARGS:-} 2>&1 | tail -60 > "$OUT/peers.txt"
+timeout 120 python3 tests/gpu/peers.py --ops=softmax --shapes="$WIDE" --compile=bf16,f32 --csv /tmp/peers-wide.csv 2>&1 | tail -4 >> "$OUT/peers.txt"
+tail -n +2 /tmp/peers-wide.csv >> "$OUT/peers.csv" 2>/dev/null
 tail -5 "$OUT/peers.txt"
 
 step "summary (GPU tests rc=$tests_rc)"

@@ -97,6 +97,18 @@ TEST(PlanTest, ScheduleFollowsTheRowLength) {
   EXPECT_GE(odd.launches[0].threadsPerRow * odd.launches[0].chunks, 7);
 }
 
+TEST(PlanTest, RowsTooWideForRegistersAreStreamed) {
+  CompiledProgram logits = compileExample("softmax", 16, 131072, DType::F32);
+  ASSERT_EQ(logits.launches.size(), 1u);
+  const KernelLaunchPlan &l = logits.launches[0];
+  EXPECT_GT(l.streamBlocks, 1);
+  EXPECT_EQ(l.rowsPerBlock, 1);
+  EXPECT_GE(l.streamBlocks * l.chunks * l.threadsPerRow * l.vectorWidth, 131072);
+  // Rows that fit stay in registers.
+  CompiledProgram narrow = compileExample("softmax", 16, 4096, DType::F32);
+  EXPECT_EQ(narrow.launches[0].streamBlocks, 0);
+}
+
 TEST(DiagnosticsTest, BadTargetStageAndEmptyGraph) {
   EXPECT_FALSE(parseStage("asm").ok());
   EXPECT_NE(parseStage("asm").message().find("expected graph, fused"), std::string::npos);
@@ -178,7 +190,8 @@ std::vector<PtxCase> ptxCases() {
   std::vector<PtxCase> cases;
   for (const std::string &op : examples::names())
     for (DType dtype : {DType::F32, DType::BF16})
-      for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {3, 1000}, {8192, 4096}, {16, 16384}})
+      for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{
+               {1, 7}, {3, 1000}, {8192, 4096}, {16, 16384}, {4, 131072}})
         for (const char *target : {"sm_90a", "sm_80"})
           cases.push_back({op, dtype, r, c, target});
   return cases;

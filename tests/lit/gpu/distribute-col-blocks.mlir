@@ -15,7 +15,7 @@
 // CHECK-LABEL: gpu.func @cb_kernel0
 //  CHECK-SAME:   (%[[IN:.+]]: memref<?x1000xf32>, %[[W:.+]]: memref<1000xf32>, %[[S:.+]]: memref<f32>, %[[OUT:.+]]: memref<?x1000xf32>, %[[WO:.+]]: memref<1000xf32>, %[[SO:.+]]: memref<f32>)
 //  CHECK-SAME:   known_block_size = array<i32: 32, 1, 1>
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}
 //       CHECK:   %[[TID:.+]] = gpu.thread_id x
 //  CHECK-NEXT:   %[[BID:.+]] = gpu.block_id x
 //       CHECK:   %[[LANE:.+]] = arith.remui %[[TID]], %{{.+}} : index
@@ -91,7 +91,7 @@ func.func @cb_kernel0(%in: memref<?x1000xf32>, %w: memref<1000xf32>, %s: memref<
 // cols = 4096 f32 with 32 threads: 1024 vectors, col_blocks = 8, 4 chunks;
 // 8 * 4 * 32 * 4 = 4096 exactly, so no chunk needs a column mask.
 // CHECK-LABEL: gpu.func @exact_kernel0
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 8 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 8 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}
 //       CHECK:   %[[C8:.+]] = arith.constant 8 : index
 //  CHECK-NEXT:   %[[CB:.+]] = arith.remui %{{.+}}, %[[C8]] : index
 //       CHECK:   %[[ROWOK:.+]] = arith.cmpi ult

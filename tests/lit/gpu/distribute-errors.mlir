@@ -76,3 +76,36 @@ func.func @col_blocks_several_rows(%in: memref<?x64xf32>, %out: memref<?x64xf32>
   tile.store %t, %out[%r] : tensor<64xf32> -> memref<?x64xf32>
   return
 }
+
+// -----
+
+// Streamed rows (stream_blocks > 0) cover stream_blocks * chunks * TPR * V
+// columns: 3 * 1 * 4 * 4 = 48 < 64.
+// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 3 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64} for rows of 64}}
+func.func @stream_blocks_too_few(%in: memref<?x64xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 3 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// A streamed row is not also split over CTAs (2 * 2 * 1 * 4 * 4 = 64 would
+// cover it).
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @stream_with_col_blocks(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 1 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 2 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// A streamed row has its CTA to itself.
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @stream_several_rows(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 2 : i64, stream_blocks = 4 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{invalid tile.schedule}}
+func.func @stream_blocks_negative(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = -1 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
+  return
+}

@@ -9,7 +9,7 @@
 // CHECK-LABEL: func.func @rms_norm_kernel0
 //  CHECK-SAME:   (%[[X:.+]]: memref<?x4096xbf16>, %[[W:.+]]: memref<4096xbf16>, %[[OUT:.+]]: memref<?x4096xbf16>)
 //  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 4096>, tile.kernel,
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}}
 //       CHECK:   %[[XT:.+]] = tile.load %[[X]][%{{.+}}] : memref<?x4096xbf16> -> tensor<4096xbf16>
 //       CHECK:   %[[WT:.+]] = tile.load %[[W]] : memref<4096xbf16> -> tensor<4096xbf16>
 //       CHECK:   %[[XF:.+]] = arith.extf %[[XT]] : tensor<4096xbf16> to tensor<4096xf32>

@@ -35,7 +35,7 @@
 // One thread per row, one element: the reduction is a one-lane
 // vector.reduction, broadcast back to a vector.
 // GPU-LABEL: gpu.func @single_column_kernel0
-//  GPU-SAME:   tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
+//  GPU-SAME:   tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, stream_blocks = 0 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
 //       GPU:   %[[V:.+]] = scf.if
 //       GPU:   vector.load {{.+}} : memref<?x1xf32>, vector<1xf32>
 //       GPU:   %[[R:.+]] = vector.reduction <add>, %[[V]] : vector<1xf32> into f32

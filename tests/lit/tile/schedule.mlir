@@ -11,17 +11,20 @@
 //   col_blocks = 1, except without reductions when chunks > target (TPR was
 //            capped): col_blocks = ceil(chunks / target) CTAs share a row and
 //            chunks = ceil(C / V / (TPR * col_blocks))
-//   rows_per_block = 1 if col_blocks > 1, else
+//   stream_blocks = 0, except with reductions when chunks >
+//            max-chunks-per-thread (default 16): the row is streamed, see
+//            schedule-streaming.mlir
+//   rows_per_block = 1 if col_blocks > 1 or stream_blocks > 0, else
 //            max(1, clamp(TPR, min-threads, max-threads) / TPR)
 // Defaults: max-threads-per-block 512, min-threads-per-block 128.
 
 // cols = 4096 bf16, no reduction: V = 8, target 2, C/V = 512, TPR = 256,
 // chunks 2, one row per CTA.
 // CHECK-LABEL: func.func @bf16_4096
-//  CHECK-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
 // With max-threads-per-block=256 nothing changes.
 // OPTS-LABEL: func.func @bf16_4096
-//  OPTS-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
 func.func @bf16_4096(%in: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
@@ -33,7 +36,7 @@ func.func @bf16_4096(%in: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attrib
 
 // cols = 4096 f32: V = 4, target 4, C/V = 1024, TPR = 256, chunks 4.
 // CHECK-LABEL: func.func @f32_4096
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 func.func @f32_4096(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xf32> -> tensor<4096xf32>
@@ -47,9 +50,9 @@ func.func @f32_4096(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attribute
 // TPR = PowerOf2Ceil(ceil(7/16)) = 1, chunks 7, CTAs of 128 threads = 128
 // rows. With min-threads-per-block=32: 32 rows.
 // CHECK-LABEL: func.func @f32_7
-//  CHECK-SAME:   tile.schedule = {chunks = 7 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 7 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, stream_blocks = 0 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
 // OPTS-LABEL: func.func @f32_7
-//  OPTS-SAME:   tile.schedule = {chunks = 7 : i64, col_blocks = 1 : i64, rows_per_block = 32 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 7 : i64, col_blocks = 1 : i64, rows_per_block = 32 : i64, stream_blocks = 0 : i64, threads_per_row = 1 : i64, vector_width = 1 : i64}
 func.func @f32_7(%in: memref<?x7xf32>, %out: memref<?x7xf32>) attributes {tile.kernel, tile.domain = array<i64: 5, 7>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x7xf32> -> tensor<7xf32>
@@ -63,9 +66,9 @@ func.func @f32_7(%in: memref<?x7xf32>, %out: memref<?x7xf32>) attributes {tile.k
 // chunks = ceil(250/64) = 4 (the last chunk is partial), 2 rows per CTA
 // (1 with min-threads-per-block=32: a CTA of 64 threads is enough).
 // CHECK-LABEL: func.func @f32_1000
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 2 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 2 : i64, stream_blocks = 0 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
 // OPTS-LABEL: func.func @f32_1000
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}
 func.func @f32_1000(%in: memref<?x1000xf32>, %out: memref<?x1000xf32>) attributes {tile.kernel, tile.domain = array<i64: 3, 1000>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1000xf32> -> tensor<1000xf32>
@@ -77,9 +80,9 @@ func.func @f32_1000(%in: memref<?x1000xf32>, %out: memref<?x1000xf32>) attribute
 
 // cols = 64 f32: V = 4, TPR = 4, 32 rows per CTA (8 with min-threads 32).
 // CHECK-LABEL: func.func @f32_64
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 32 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 32 : i64, stream_blocks = 0 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
 // OPTS-LABEL: func.func @f32_64
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 8 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 8 : i64, stream_blocks = 0 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}
 func.func @f32_64(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x64xf32> -> tensor<64xf32>
@@ -92,7 +95,7 @@ func.func @f32_64(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {til
 // cols = 6 bf16: V = 8 -> 4 -> 2, target 8, C/V = 3, TPR = 1, chunks 3,
 // 128 rows/CTA.
 // CHECK-LABEL: func.func @bf16_6
-//  CHECK-SAME:   tile.schedule = {chunks = 3 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, threads_per_row = 1 : i64, vector_width = 2 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 3 : i64, col_blocks = 1 : i64, rows_per_block = 128 : i64, stream_blocks = 0 : i64, threads_per_row = 1 : i64, vector_width = 2 : i64}
 func.func @bf16_6(%in: memref<?x6xbf16>, %out: memref<?x6xbf16>) attributes {tile.kernel, tile.domain = array<i64: 5, 6>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x6xbf16> -> tensor<6xbf16>
@@ -106,7 +109,7 @@ func.func @bf16_6(%in: memref<?x6xbf16>, %out: memref<?x6xbf16>) attributes {til
 // weight vector get V = 4 (16 bytes of f32), not 8. Per-row scalars
 // (memref<?x1xT>) do not count.
 // CHECK-LABEL: func.func @mixed_widths
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 func.func @mixed_widths(%in: memref<?x4096xbf16>, %w: memref<4096xf32>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 16, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
@@ -133,9 +136,9 @@ func.func @row_scalar_not_counted(%in: memref<?x4096xbf16>, %s: memref<?x1xf32>)
 // the row is split over col_blocks = 2 CTAs of 512 threads, 4 vectors each.
 // With max-threads-per-block=256: 16 > 4, col_blocks = 4, chunks 4.
 // CHECK-LABEL: func.func @f32_16384
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // OPTS-LABEL: func.func @f32_16384
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 func.func @f32_16384(%in: memref<?x16384xf32>, %out: memref<?x16384xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 16384>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x16384xf32> -> tensor<16384xf32>
@@ -149,9 +152,9 @@ func.func @f32_16384(%in: memref<?x16384xf32>, %out: memref<?x16384xf32>) attrib
 // (col_blocks = 1). cols = 4096 bf16 (upcast to reduce): V = 8, TPR = 128,
 // chunks 4 (the elementwise @bf16_4096 above gets TPR 256, chunks 2).
 // CHECK-LABEL: func.func @bf16_4096_reduce
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
 // OPTS-LABEL: func.func @bf16_4096_reduce
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
 func.func @bf16_4096_reduce(%in: memref<?x4096xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 8192, 4096>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
@@ -167,9 +170,9 @@ func.func @bf16_4096_reduce(%in: memref<?x4096xbf16>, %out: memref<?x1xf32>) att
 // TPR = PowerOf2Ceil(ceil(7/4)) = 2, chunks 4, CTAs of 128 threads = 64 rows
 // (16 with min-threads-per-block=32).
 // CHECK-LABEL: func.func @f32_7_reduce_max
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 64 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 64 : i64, stream_blocks = 0 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
 // OPTS-LABEL: func.func @f32_7_reduce_max
-//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 16 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 16 : i64, stream_blocks = 0 : i64, threads_per_row = 2 : i64, vector_width = 1 : i64}
 func.func @f32_7_reduce_max(%in: memref<?x7xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 5, 7>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x7xf32> -> tensor<7xf32>
@@ -184,9 +187,9 @@ func.func @f32_7_reduce_max(%in: memref<?x7xf32>, %out: memref<?x1xf32>) attribu
 // each thread holds 8 vectors; the row stays in one CTA. With
 // max-threads-per-block=256: 16 vectors (still within the limit of 16).
 // CHECK-LABEL: func.func @f32_16384_reduce
-//  CHECK-SAME:   tile.schedule = {chunks = 8 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 8 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // OPTS-LABEL: func.func @f32_16384_reduce
-//  OPTS-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+//  OPTS-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 func.func @f32_16384_reduce(%in: memref<?x16384xf32>, %out: memref<?x16384xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 16384>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x16384xf32> -> tensor<16384xf32>

@@ -65,6 +65,7 @@ struct KernelLaunchPlan {
   int64_t rows = 1; // rows of the row domain
   int64_t vectorWidth = 1, threadsPerRow = 1, rowsPerBlock = 1, chunks = 1;
   int64_t colBlocks = 1; // CTAs sharing one row (kernels without reductions)
+  int64_t streamBlocks = 0; // > 0: the row is streamed in this many blocks
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   int64_t gridSize() const {
     return (rows + rowsPerBlock - 1) / rowsPerBlock * colBlocks;

@@ -28,9 +28,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
   let summary = "Choose vector width, threads per row and rows per CTA for each tile kernel";
   let description = [{
     Sets `tile.schedule = {vector_width, threads_per_row, rows_per_block,
-    chunks}` on each function marked `tile.kernel`, from the row length and
-    the widest element type it moves (16-byte accesses where the row length
-    allows).
+    chunks, col_blocks, stream_blocks}` on each function marked `tile.kernel`,
+    from the row length and the widest element type it moves (16-byte
+    accesses where the row length allows). Rows with reductions that do not
+    fit in registers get `stream_blocks` > 0: a multi-pass schedule.
   }];
   let options = [
     Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "512",
@@ -38,7 +39,7 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"minThreadsPerBlock", "min-threads-per-block", "int64_t", "128",
            "CTAs smaller than this pack several rows">,
     Option<"maxChunksPerThread", "max-chunks-per-thread", "int64_t", "16",
-           "Longest row (in vectors per thread) kept in registers">,
+           "Longest row (in vectors per thread) kept in registers; wider rows with reductions are streamed">,
   ];
 }
 

@@ -1,0 +1,97 @@
+// Streaming (multi-pass) schedules. A row with a reduction that needs more
+// than max-chunks-per-thread vectors per thread at max-threads-per-block
+// threads no longer fails ("too wide ... multi-pass schedule"): it is
+// streamed over column blocks,
+//   threads_per_row = max-threads-per-block, chunks = min(4, max-chunks-per-thread),
+//   rows_per_block = 1, col_blocks = 1,
+//   stream_blocks = ceil(C / V / (threads_per_row * chunks)).
+// Register-resident rows, and kernels without reductions (which split the
+// row over col_blocks CTAs instead), get stream_blocks = 0.
+
+// RUN: tilec-opt --tilec-schedule-row-kernels %s | FileCheck %s
+// RUN: tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=8 %s | FileCheck %s --check-prefix=EIGHT
+// RUN: tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=2 %s | FileCheck %s --check-prefix=TWO
+// RUN: tilec-opt --tilec-schedule-row-kernels=max-threads-per-block=256 %s | FileCheck %s --check-prefix=T256
+
+// The limit must be at least 1.
+// RUN: not tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=0 %s 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: 'func.func' op bad schedule options: need 1 <= min-threads-per-block <= max-threads-per-block and max-chunks-per-thread >= 1
+
+// 32768 f32 = 8192 vectors of 4 / 512 threads = 16 per thread: fits the
+// default limit (16), in registers. With a limit of 8 it is streamed in
+// 8192 / (512 * 4) = 4 blocks; with a limit of 2, chunks = 2 and 8 blocks.
+// With 256 threads per CTA: 32 vectors per thread > 16, 8192 / (256 * 4) = 8
+// blocks.
+// CHECK-LABEL: func.func @sixteen
+//  CHECK-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// EIGHT-LABEL: func.func @sixteen
+//  EIGHT-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 4 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// TWO-LABEL: func.func @sixteen
+//  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 8 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// T256-LABEL: func.func @sixteen
+//  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 8 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+func.func @sixteen(%in: memref<?x32768xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 32768>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x32768xf32> -> tensor<32768xf32>
+  %s = tile.reduce_sum %t : tensor<32768xf32> -> f32
+  tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// 1048576 f32 = 262144 vectors / 512 threads = 512 per thread: streamed at
+// any of these limits. 262144 / (512 * 4) = 128 blocks; 262144 / (512 * 2) =
+// 256 with chunks = 2; 262144 / (256 * 4) = 256 with 256 threads.
+// CHECK-LABEL: func.func @too_wide
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 128 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// EIGHT-LABEL: func.func @too_wide
+//  EIGHT-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 128 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// TWO-LABEL: func.func @too_wide
+//  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 256 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// T256-LABEL: func.func @too_wide
+//  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 256 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+func.func @too_wide(%in: memref<?x1048576xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 1048576>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x1048576xf32> -> tensor<1048576xf32>
+  %s = tile.reduce_sum %t : tensor<1048576xf32> -> f32
+  tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// An odd row, 32769 f32: V = 1, 32769 vectors, streamed in
+// ceil(32769 / 2048) = 17 blocks (the last holds a single element);
+// ceil(32769 / 1024) = 33 with chunks = 2 or with 256 threads.
+// CHECK-LABEL: func.func @odd_width
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 17 : i64, threads_per_row = 512 : i64, vector_width = 1 : i64}
+// EIGHT-LABEL: func.func @odd_width
+//  EIGHT-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 17 : i64, threads_per_row = 512 : i64, vector_width = 1 : i64}
+// TWO-LABEL: func.func @odd_width
+//  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 33 : i64, threads_per_row = 512 : i64, vector_width = 1 : i64}
+// T256-LABEL: func.func @odd_width
+//  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 33 : i64, threads_per_row = 256 : i64, vector_width = 1 : i64}
+func.func @odd_width(%in: memref<?x32769xf32>, %out: memref<?x32769xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 32769>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x32769xf32> -> tensor<32769xf32>
+  %m = tile.reduce_max %t : tensor<32769xf32> -> f32
+  %b = tile.splat %m : f32 -> tensor<32769xf32>
+  %y = arith.subf %t, %b : tensor<32769xf32>
+  tile.store %y, %out[%r] : tensor<32769xf32> -> memref<?x32769xf32>
+  return
+}
+
+// Without a reduction the same wide row is never streamed: it is split over
+// col_blocks CTAs (target min(4, limit) vectors per thread).
+// CHECK-LABEL: func.func @wide_elementwise
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 128 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// EIGHT-LABEL: func.func @wide_elementwise
+//  EIGHT-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 128 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// TWO-LABEL: func.func @wide_elementwise
+//  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 256 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// T256-LABEL: func.func @wide_elementwise
+//  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 256 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+func.func @wide_elementwise(%in: memref<?x1048576xf32>, %out: memref<?x1048576xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 1048576>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x1048576xf32> -> tensor<1048576xf32>
+  %y = math.exp %t : tensor<1048576xf32>
+  tile.store %y, %out[%r] : tensor<1048576xf32> -> memref<?x1048576xf32>
+  return
+}
