@@ -102,13 +102,13 @@ public:
     return success();
   }
 
-  /// Rows too wide for registers: tiles are not kept. Each reduction, and
-  /// each run of consecutive tile stores, becomes a loop over column blocks
-  /// that recomputes, from memory, the tiles it needs (re-reading inputs).
+  /// Rows too wide for registers: tiles are not kept. Each reduction becomes
+  /// a loop over column blocks that recomputes, from memory, the tiles it
+  /// needs (re-reading inputs); all tile stores share one last loop (nothing
+  /// in a tile program reads what it stores, so they can wait).
   LogicalResult runStreaming() {
-    Block &body = fn.getBody().front();
-    for (auto it = body.begin(); it != body.end(); ++it) {
-      Operation &op = *it;
+    SmallVector<tile::StoreOp> tileStores;
+    for (Operation &op : fn.getBody().front()) {
       if (llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>))
         continue; // tiles are computed on demand inside the loops
       if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op)) {
@@ -118,18 +118,11 @@ public:
       }
       auto store = dyn_cast<tile::StoreOp>(op);
       if (store && llvm::isa<RankedTensorType>(store.getValue().getType())) {
-        SmallVector<tile::StoreOp> run{store};
-        for (auto next = std::next(it); next != body.end(); ++next) {
-          auto st = dyn_cast<tile::StoreOp>(*next);
-          if (!st || !llvm::isa<RankedTensorType>(st.getValue().getType()))
-            break;
-          run.push_back(st);
-          it = next;
-        }
-        if (failed(streamStores(run)))
-          return failure();
+        tileStores.push_back(store);
         continue;
       }
+      if (isa<func::ReturnOp>(op) && !tileStores.empty() && failed(streamStores(tileStores)))
+        return failure();
       if (failed(lower(op)))
         return failure();
     }

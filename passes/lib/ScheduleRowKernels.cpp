@@ -39,9 +39,11 @@ struct ScheduleRowKernelsPass
 
   LogicalResult schedule(func::FuncOp fn) {
     if (maxThreadsPerBlock < minThreadsPerBlock || minThreadsPerBlock < 1 ||
-        maxChunksPerThread < 1)
-      return fn.emitOpError("bad schedule options: need 1 <= min-threads-per-block <= "
-                            "max-threads-per-block and max-chunks-per-thread >= 1");
+        maxChunksPerThread < 1 || !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
+        !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
+      return fn.emitOpError("bad schedule options: need powers of two with "
+                            "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
+                            "and max-chunks-per-thread >= 1");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");

@@ -8,8 +8,8 @@
 // (recomputes) its operand tile and accumulates in a vector<V x f32>
 // iter_arg, initialized with the identity (-inf for max, 0 for sum); the
 // shuffles, workgroup slots and barrier of the cross-thread reduction follow
-// the loop. Each run of consecutive tile stores becomes one scf.for without
-// iter_args that recomputes the stored tiles. In block i, chunk k of a lane
+// the loop. All tile stores share one last scf.for without iter_args, just
+// before the return, that recomputes the stored tiles. In block i, chunk k of a lane
 // is at column (i * chunks * TPR + k * TPR + lane) * V.
 
 // Softmax, 65536 f32: V = 4, TPR = 512, chunks 4, blocks of 2048 vectors,
@@ -229,9 +229,12 @@ func.func @rms_norm_kernel0(%x: memref<?x32769xf32>, %w: memref<32769xf32>, %out
 
 // -----
 
-// Loops follow program order: a tile store before the reduction gets its own
-// loop; the two consecutive tile stores after it share one loop; the per-row
-// scalar store is not a tile store and follows the loops (lane 0 writes).
+// One loop per reduction, one loop for all the tile stores: the store of h
+// comes before the reduction in the program, but all tile stores wait for
+// one last loop just before the return (nothing in a tile program reads what
+// it stores), so there are exactly two loops: max(h) first, then the stores
+// to OH, OY and OE together. The per-row scalar store is not a tile store and
+// stays in program order (lane 0 writes), i.e. before the store loop.
 // 69632 f32: V = 4, 17408 vectors, 9 blocks of 2048 vectors; in the last
 // block (first vector 16384) chunks 0 and 1 end at vector 16384 + 1024 <=
 // 17408 and are never masked, chunks 2 and 3 are; only they take the
@@ -241,10 +244,19 @@ func.func @rms_norm_kernel0(%x: memref<?x32769xf32>, %w: memref<32769xf32>, %out
 //  CHECK-SAME:   workgroup(%[[BUF:.+]] : memref<16xf32, #gpu.address_space<workgroup>>)
 //  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 9 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 //       CHECK:   %[[LANE:.+]] = arith.remui
-//       CHECK:   %[[ROWOK:.+]] = arith.cmpi ult
+//       CHECK:   %[[ROW:.+]] = arith.addi
+//       CHECK:   %[[ROWOK:.+]] = arith.cmpi ult, %[[ROW]], %{{.+}} : index
+// Nothing is stored, and no loop starts, before the reduction loop.
+//   CHECK-NOT:   scf.for
+//   CHECK-NOT:   vector.store
+//       CHECK:   %[[NEGINF:.+]] = arith.constant dense<0xFF800000> : vector<4xf32>
+//   CHECK-NOT:   scf.for
+//   CHECK-NOT:   vector.store
 //       CHECK:   %[[C9:.+]] = arith.constant 9 : index
-// Loop 1: h = a + b stored to OH only.
-//       CHECK:   scf.for %[[I:.+]] = %{{.+}} to %[[C9]] step %{{[^ ]+}} {
+//   CHECK-NOT:   scf.for
+//   CHECK-NOT:   vector.store
+// Loop 1: max(h), h = a + b computed from memory; nothing stored.
+//       CHECK:   %[[MAXV:.+]] = scf.for %[[I:.+]] = %{{.+}} to %[[C9]] step %{{.+}} iter_args(%[[ACC:.+]] = %[[NEGINF]]) -> (vector<4xf32>) {
 //  CHECK-NEXT:     %[[C2048:.+]] = arith.constant 2048 : index
 //  CHECK-NEXT:     %[[FIRST:.+]] = arith.muli %[[I]], %[[C2048]] : index
 //   CHECK-NOT:     arith.cmpi
@@ -257,50 +269,77 @@ func.func @rms_norm_kernel0(%x: memref<?x32769xf32>, %w: memref<32769xf32>, %out
 //  CHECK-NEXT:     %[[OK2:.+]] = arith.cmpi ult, %[[COL2]], %[[CN]] : index
 //       CHECK:     %[[OK3:.+]] = arith.cmpi ult, %{{.+}}, %{{.+}} : index
 //   CHECK-NOT:     arith.cmpi
-//  CHECK-COUNT-4:  vector.load %[[A]]
-//  CHECK-COUNT-4:  vector.load %[[B]]
-//  CHECK-COUNT-4:  arith.addf %{{.+}}, %{{.+}} : vector<4xf32>
-//  CHECK-COUNT-4:  vector.store %{{.+}}, %[[OH]][%{{.+}}] {alignment = 16 : i64} : memref<?x69632xf32>, vector<4xf32>
-//  CHECK-NEXT:     }
-//  CHECK-NEXT:   }
-//  CHECK-NEXT:   %[[NEGINF:.+]] = arith.constant dense<0xFF800000> : vector<4xf32>
-// Loop 2: max(h), h recomputed from a and b.
-//       CHECK:   %[[MAXV:.+]] = scf.for %{{.+}} iter_args(%[[ACC:.+]] = %[[NEGINF]]) -> (vector<4xf32>) {
-//  CHECK-COUNT-4:  vector.load %[[A]]
+// Chunks 0 and 1 are loaded under the row mask alone, 2 and 3 also under
+// their column masks.
+//       CHECK:     scf.if %[[ROWOK]] -> (vector<4xf32>) {
+//  CHECK-NEXT:       vector.load %[[A]][%[[ROW]], %{{.+}}]
+//       CHECK:     scf.if %[[ROWOK]] -> (vector<4xf32>) {
+//  CHECK-NEXT:       vector.load %[[A]][%[[ROW]], %{{.+}}]
+//       CHECK:     %[[LD2:.+]] = arith.andi %[[ROWOK]], %[[OK2]] : i1
+//  CHECK-NEXT:     scf.if %[[LD2]] -> (vector<4xf32>) {
+//  CHECK-NEXT:       vector.load %[[A]][%[[ROW]], %[[COL2]]] {alignment = 16 : i64} : memref<?x69632xf32>, vector<4xf32>
+//       CHECK:     %[[LD3:.+]] = arith.andi %[[ROWOK]], %[[OK3]] : i1
+//  CHECK-NEXT:     scf.if %[[LD3]] -> (vector<4xf32>) {
+//  CHECK-NEXT:       vector.load %[[A]][%[[ROW]], %{{.+}}]
 //  CHECK-COUNT-4:  vector.load %[[B]]
 //  CHECK-COUNT-4:  arith.addf %{{.+}}, %{{.+}} : vector<4xf32>
 //   CHECK-NOT:     vector.store
+//   CHECK-NOT:     scf.for
 //       CHECK:     %[[NI:.+]] = arith.constant dense<0xFF800000> : vector<4xf32>
 //  CHECK-NEXT:     %[[M01:.+]] = arith.maximumf %{{.+}}, %{{.+}} : vector<4xf32>
-//  CHECK-NEXT:     %[[S2:.+]] = arith.select %{{.+}}, %{{.+}}, %[[NI]] : vector<4xf32>
+//  CHECK-NEXT:     %[[S2:.+]] = arith.select %[[OK2]], %{{.+}}, %[[NI]] : vector<4xf32>
 //  CHECK-NEXT:     %[[M012:.+]] = arith.maximumf %[[M01]], %[[S2]] : vector<4xf32>
-//  CHECK-NEXT:     %[[S3:.+]] = arith.select %{{.+}}, %{{.+}}, %[[NI]] : vector<4xf32>
+//  CHECK-NEXT:     %[[S3:.+]] = arith.select %[[OK3]], %{{.+}}, %[[NI]] : vector<4xf32>
 //  CHECK-NEXT:     %[[BLK:.+]] = arith.maximumf %[[M012]], %[[S3]] : vector<4xf32>
 //  CHECK-NEXT:     %[[NEXT:.+]] = arith.maximumf %[[ACC]], %[[BLK]] : vector<4xf32>
 //  CHECK-NEXT:     scf.yield %[[NEXT]] : vector<4xf32>
 //  CHECK-NEXT:   }
-//  CHECK-NEXT:   vector.reduction <maximumf>, %[[MAXV]] : vector<4xf32> into f32
-//       CHECK:   gpu.barrier
+// Its reduction across the CTA: warp shuffles, one workgroup slot per warp.
+//  CHECK-NEXT:   %[[MAXP:.+]] = vector.reduction <maximumf>, %[[MAXV]] : vector<4xf32> into f32
+//       CHECK:   gpu.shuffle xor %[[MAXP]], %{{.+}}, %{{.+}} : f32
+//  CHECK-COUNT-4: gpu.shuffle xor
+//       CHECK:   memref.store %{{.+}}, %[[BUF]][%{{.+}}] : memref<16xf32, #gpu.address_space<workgroup>>
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   gpu.barrier
 //  CHECK-COUNT-16: memref.load %[[BUF]]
 //  CHECK-NEXT:   %[[M:.+]] = arith.maximumf %{{.+}}, %{{.+}} : f32
-//   CHECK-NOT:   vector.store
-// Loop 3: y = h - max and exp(y), both stored in the same loop.
-//       CHECK:   scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{[^ ]+}} {
-//  CHECK-COUNT-4:  vector.load %[[A]]
-//  CHECK-COUNT-4:  vector.load %[[B]]
-//       CHECK:     vector.broadcast %[[M]] : f32 to vector<4xf32>
-//  CHECK-COUNT-4:  vector.store %{{.+}}, %[[OY]]
-//   CHECK-NOT:     scf.for
-//  CHECK-COUNT-4:  math.exp
-//  CHECK-COUNT-4:  vector.store %{{.+}}, %[[OE]][%{{.+}}] {alignment = 16 : i64} : memref<?x69632xf32>, vector<4xf32>
-//  CHECK-NEXT:     }
-//  CHECK-NEXT:   }
-// The per-row max: lane 0 of the row, after the loops.
+// The per-row max: lane 0 of the row, in program order, before the stores.
 //  CHECK-NEXT:   %[[CZ:.+]] = arith.constant 0 : index
 //  CHECK-NEXT:   %[[LANE0:.+]] = arith.cmpi eq, %[[LANE]], %[[CZ]] : index
 //  CHECK-NEXT:   %[[WRITER:.+]] = arith.andi %[[ROWOK]], %[[LANE0]] : i1
 //  CHECK-NEXT:   scf.if %[[WRITER]] {
-//       CHECK:     memref.store %[[M]], %[[OM]][%{{.+}}, %{{.+}}] : memref<?x1xf32>
+//       CHECK:     memref.store %[[M]], %[[OM]][%[[ROW]], %{{.+}}] : memref<?x1xf32>
+//  CHECK-NEXT:   }
+//   CHECK-NOT:   scf.for
+//   CHECK-NOT:   vector.store
+//       CHECK:   %[[C9B:.+]] = arith.constant 9 : index
+//   CHECK-NOT:   scf.for
+//   CHECK-NOT:   vector.store
+// Loop 2, the only other loop: every tile store, h to OH first (recomputed
+// from a and b), then y = h - max to OY and exp(y) to OE; no iter_args.
+//       CHECK:   scf.for %[[J:.+]] = %{{.+}} to %[[C9B]] step %{{[^ ]+}} {
+//  CHECK-NEXT:     %[[C2048B:.+]] = arith.constant 2048 : index
+//  CHECK-NEXT:     %{{.+}} = arith.muli %[[J]], %[[C2048B]] : index
+//   CHECK-NOT:     vector.store
+//  CHECK-COUNT-4:  vector.load %[[A]]
+//  CHECK-COUNT-4:  vector.load %[[B]]
+//  CHECK-COUNT-4:  arith.addf %{{.+}}, %{{.+}} : vector<4xf32>
+//   CHECK-NOT:     vector.store
+//  CHECK-COUNT-4:  vector.store %{{.+}}, %[[OH]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x69632xf32>, vector<4xf32>
+//   CHECK-NOT:     scf.for
+//   CHECK-NOT:     vector.store
+//       CHECK:     vector.broadcast %[[M]] : f32 to vector<4xf32>
+//  CHECK-COUNT-4:  arith.subf %{{.+}}, %{{.+}} : vector<4xf32>
+//   CHECK-NOT:     scf.for
+//   CHECK-NOT:     vector.store
+//  CHECK-COUNT-4:  vector.store %{{.+}}, %[[OY]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x69632xf32>, vector<4xf32>
+//   CHECK-NOT:     scf.for
+//   CHECK-NOT:     vector.store
+//  CHECK-COUNT-4:  math.exp
+//   CHECK-NOT:     scf.for
+//   CHECK-NOT:     vector.store
+//  CHECK-COUNT-4:  vector.store %{{.+}}, %[[OE]][%[[ROW]], %{{.+}}] {alignment = 16 : i64} : memref<?x69632xf32>, vector<4xf32>
+//  CHECK-NEXT:     }
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   gpu.return
 func.func @runs_kernel0(%a: memref<?x69632xf32>, %b: memref<?x69632xf32>, %oh: memref<?x69632xf32>, %oy: memref<?x69632xf32>, %oe: memref<?x69632xf32>, %om: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 69632>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 9 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}} {
