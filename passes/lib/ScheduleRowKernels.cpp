@@ -66,6 +66,14 @@ struct ScheduleRowKernelsPass
     // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
     int64_t target = reduces ? kTargetChunksPerThread : std::max<int64_t>(1, 16 / vec);
     target = std::min<int64_t>(target, maxChunksPerThread);
+    // Few rows (decode: 1-16 tokens) cannot fill the GPU anyway: then the
+    // kernel's latency is the per-thread chain of loads and math, so spread
+    // each row over as many threads as possible (one vector each).
+    int64_t rows = 1;
+    for (int64_t d : domain.asArrayRef().drop_back())
+      rows *= d;
+    if (rows <= fewRows)
+      target = 1;
     int64_t tpr = static_cast<int64_t>(llvm::PowerOf2Ceil(
         llvm::divideCeil(vectorsPerRow, target)));
     tpr = std::clamp<int64_t>(tpr, 1, maxThreadsPerBlock);

@@ -1,7 +1,8 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="max-threads-per-block=32 min-threads-per-block=32" --tilec-distribute-row-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=32 min-threads-per-block=32" --tilec-distribute-row-tiles %s | FileCheck %s
 
 // Rows split over column blocks (kernels without reductions), and results
-// shared by all rows (tile.store without a row).
+// shared by all rows (tile.store without a row). few-rows=0: these 3-row
+// kernels get the schedule of many rows (several chunks per thread).
 //
 // cols = 1000 f32 with at most 32 threads per CTA: V = 4, 250 vectors,
 // TPR = 32, 8 vectors per thread > target 4, so col_blocks = 2 and

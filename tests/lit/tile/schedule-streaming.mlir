@@ -8,10 +8,14 @@
 // Register-resident rows, and kernels without reductions (which split the
 // row over col_blocks CTAs instead), get stream_blocks = 0.
 
-// RUN: tilec-opt --tilec-schedule-row-kernels %s | FileCheck %s
-// RUN: tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=8 %s | FileCheck %s --check-prefix=EIGHT
-// RUN: tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=2 %s | FileCheck %s --check-prefix=TWO
-// RUN: tilec-opt --tilec-schedule-row-kernels=max-threads-per-block=256 %s | FileCheck %s --check-prefix=T256
+// The kernels below have 2 rows; few-rows=0 pins the schedule of many-row
+// kernels. With the default few-rows (64) streaming is unchanged (FEW), only
+// wide rows without a reduction get target 1 (see schedule-few-rows.mlir).
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0" %s | FileCheck %s
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=8" %s | FileCheck %s --check-prefix=EIGHT
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=2" %s | FileCheck %s --check-prefix=TWO
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=256" %s | FileCheck %s --check-prefix=T256
+// RUN: tilec-opt --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=FEW
 
 // The limit must be at least 1.
 // RUN: not tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=0 %s 2>&1 | FileCheck %s --check-prefix=BADOPT
@@ -30,6 +34,10 @@
 //  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 8 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // T256-LABEL: func.func @sixteen
 //  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 8 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+// With few rows: 8192 vectors / 512 threads = 16 per thread, still in
+// registers (target 1 only matters below the TPR cap).
+// FEW-LABEL: func.func @sixteen
+//  FEW-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 func.func @sixteen(%in: memref<?x32768xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 32768>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x32768xf32> -> tensor<32768xf32>
@@ -49,6 +57,8 @@ func.func @sixteen(%in: memref<?x32768xf32>, %out: memref<?x1xf32>) attributes {
 //  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 256 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // T256-LABEL: func.func @too_wide
 //  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 256 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+// FEW-LABEL: func.func @too_wide
+//  FEW-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 128 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 func.func @too_wide(%in: memref<?x1048576xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 1048576>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1048576xf32> -> tensor<1048576xf32>
@@ -68,6 +78,8 @@ func.func @too_wide(%in: memref<?x1048576xf32>, %out: memref<?x1xf32>) attribute
 //  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 33 : i64, threads_per_row = 512 : i64, vector_width = 1 : i64}
 // T256-LABEL: func.func @odd_width
 //  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 33 : i64, threads_per_row = 256 : i64, vector_width = 1 : i64}
+// FEW-LABEL: func.func @odd_width
+//  FEW-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 17 : i64, threads_per_row = 512 : i64, vector_width = 1 : i64}
 func.func @odd_width(%in: memref<?x32769xf32>, %out: memref<?x32769xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 32769>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x32769xf32> -> tensor<32769xf32>
@@ -88,6 +100,10 @@ func.func @odd_width(%in: memref<?x32769xf32>, %out: memref<?x32769xf32>) attrib
 //  TWO-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 256 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // T256-LABEL: func.func @wide_elementwise
 //  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 256 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
+// With few rows: target 1, so 512 vectors per thread give col_blocks 512
+// CTAs of one vector per thread.
+// FEW-LABEL: func.func @wide_elementwise
+//  FEW-SAME:   tile.schedule = {chunks = 1 : i64, col_blocks = 512 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 func.func @wide_elementwise(%in: memref<?x1048576xf32>, %out: memref<?x1048576xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 1048576>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1048576xf32> -> tensor<1048576xf32>

@@ -1,5 +1,5 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="max-threads-per-block=256 min-threads-per-block=32" %s | FileCheck %s --check-prefix=OPTS
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=256 min-threads-per-block=32" %s | FileCheck %s --check-prefix=OPTS
 
 // tile.schedule for a few row shapes. The rule (ScheduleRowKernels.cpp):
 //   V      = 16 bytes / widest element moved along the row, halved until it
@@ -17,6 +17,9 @@
 //   rows_per_block = 1 if col_blocks > 1 or stream_blocks > 0, else
 //            max(1, clamp(TPR, min-threads, max-threads) / TPR)
 // Defaults: max-threads-per-block 512, min-threads-per-block 128.
+// Kernels with at most few-rows rows (default 64) use target 1 instead (see
+// schedule-few-rows.mlir); the domains here are small (some of 2-16 rows), so
+// this file pins the rule above with few-rows=0.
 
 // cols = 4096 bf16, no reduction: V = 8, target 2, C/V = 512, TPR = 256,
 // chunks 2, one row per CTA.
