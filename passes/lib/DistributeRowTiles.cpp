@@ -51,8 +51,7 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
                 get("chunks"), domain.asArrayRef().back(), std::max<int64_t>(1, get("col_blocks")),
                 get("stream_blocks")};
   int64_t covered = std::max<int64_t>(1, s.streamBlocks) * s.colBlocks * s.chunks * s.tpr * s.vec;
-  bool reduces = false;
-  fn.walk([&](Operation *op) { reduces |= isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op); });
+  bool reduces = countRowReductions(fn) > 0;
   if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
       s.cols % s.vec != 0 || covered < s.cols || s.streamBlocks < 0 ||
       (s.streaming() && (s.colBlocks != 1 || s.rowsPerBlock != 1)) ||
@@ -69,11 +68,7 @@ public:
 
   LogicalResult run(OpBuilder &moduleBuilder) {
     MLIRContext *ctx = fn.getContext();
-    int64_t reductions = 0;
-    fn.walk([&](Operation *op) {
-      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op))
-        ++reductions;
-    });
+    int64_t reductions = countRowReductions(fn);
     SmallVector<Type> workgroup;
     if (s.tpr > kWarpSize)
       workgroup.assign(reductions, MemRefType::get(

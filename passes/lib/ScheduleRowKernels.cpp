@@ -58,10 +58,7 @@ struct ScheduleRowKernelsPass
     while (vec > 1 && cols % vec != 0)
       vec /= 2;
     int64_t vectorsPerRow = cols / vec;
-    bool reduces = false;
-    fn.walk([&](Operation *op) {
-      reduces |= isa<tilec::tile::ReduceSumOp, tilec::tile::ReduceMaxOp>(op);
-    });
+    bool reduces = tilec::countRowReductions(fn) > 0;
     // Elementwise kernels keep about 16 elements of each tile per thread
     // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
     int64_t target = reduces ? kTargetChunksPerThread : std::max<int64_t>(1, 16 / vec);

@@ -9,8 +9,8 @@
 
 // RUN: tilec-opt --split-input-file --tilec-fuse %s | FileCheck %s --check-prefix=FUSED
 // RUN: tilec-opt --split-input-file --tilec-fuse --tilec-lower-fusion-to-tile %s | FileCheck %s --check-prefix=TILE
-// RUN: tilec-opt --split-input-file --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels="few-rows=0" --tilec-distribute-row-tiles %s | FileCheck %s --check-prefix=GPU
-// RUN: tilec-opt --split-input-file --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels --tilec-distribute-row-tiles %s | FileCheck %s --check-prefix=GPU-FEW
+// RUN: tilec-opt --split-input-file --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels --tilec-distribute-row-tiles %s | FileCheck %s --check-prefix=GPU
+// RUN: tilec-opt --split-input-file --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels="few-rows=64" --tilec-distribute-row-tiles %s | FileCheck %s --check-prefix=GPU-FEW
 // RUN: tilec %s -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 
@@ -36,11 +36,11 @@
 //  TILE-NEXT:   %[[L:.+]]:2 = tile.launch @f_kernel0(%{{.+}}, %{{.+}}) {{.+}} : (tensor<64xf32>, tensor<4x64xf32>) -> (tensor<64xf32>, tensor<4x64xf32>)
 //  TILE-NEXT:   return %[[L]]#1, %[[L]]#0
 
-// With few-rows=0 (the schedule of many rows; 4 rows would otherwise get
-// one chunk per thread, see GPU-FEW): V = 4, TPR = 4, 4 chunks, 32 rows per
-// CTA. Each chunk of the shared vector is stored at its column only (no row
-// index) and only by row 0; the per-row result is guarded by the row bound as
-// usual.
+// The default schedule (few-rows is off by default, so these 4 rows get the
+// schedule of many rows; with few-rows=64 they get one chunk per thread, see
+// GPU-FEW): V = 4, TPR = 4, 4 chunks, 32 rows per CTA. Each chunk of the
+// shared vector is stored at its column only (no row index) and only by row
+// 0; the per-row result is guarded by the row bound as usual.
 // GPU-LABEL: gpu.func @f_kernel0
 //  GPU-SAME:   (%[[W:.+]]: memref<64xf32>, %[[X:.+]]: memref<?x64xf32>, %[[OW:.+]]: memref<64xf32>, %[[OX:.+]]: memref<?x64xf32>)
 //       GPU:   %[[ROW:.+]] = arith.addi %{{.+}}, %{{.+}} : index
@@ -61,8 +61,8 @@
 //   GPU-NOT:   %[[OW]]
 //       GPU:   gpu.return
 
-// The default schedule of these 4 rows (few rows): TPR = 16, one chunk per
-// thread, 8 rows per CTA; row 0 stores its one chunk of the shared vector.
+// With few-rows=64 these 4 rows are few: TPR = 16, one chunk per thread, 8
+// rows per CTA; row 0 stores its one chunk of the shared vector.
 // GPU-FEW-LABEL: gpu.func @f_kernel0
 //  GPU-FEW-SAME:   (%[[W:.+]]: memref<64xf32>, %[[X:.+]]: memref<?x64xf32>, %[[OW:.+]]: memref<64xf32>, %[[OX:.+]]: memref<?x64xf32>)
 //  GPU-FEW-SAME:   tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 8 : i64, stream_blocks = 0 : i64, threads_per_row = 16 : i64, vector_width = 4 : i64}

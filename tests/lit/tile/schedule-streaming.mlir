@@ -8,14 +8,15 @@
 // Register-resident rows, and kernels without reductions (which split the
 // row over col_blocks CTAs instead), get stream_blocks = 0.
 
-// The kernels below have 2 rows; few-rows=0 pins the schedule of many-row
-// kernels. With the default few-rows (64) streaming is unchanged (FEW), only
-// wide rows without a reduction get target 1 (see schedule-few-rows.mlir).
+// The kernels below have 2 rows; few-rows=0 (also the default) pins the
+// schedule of many-row kernels. With few-rows=64 streaming is unchanged (FEW),
+// only wide rows without a reduction get target 1 (see
+// schedule-few-rows.mlir).
 // RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0" %s | FileCheck %s
 // RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=8" %s | FileCheck %s --check-prefix=EIGHT
 // RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=2" %s | FileCheck %s --check-prefix=TWO
 // RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=256" %s | FileCheck %s --check-prefix=T256
-// RUN: tilec-opt --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=FEW
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=64" %s | FileCheck %s --check-prefix=FEW
 
 // The limit must be at least 1.
 // RUN: not tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=0 %s 2>&1 | FileCheck %s --check-prefix=BADOPT

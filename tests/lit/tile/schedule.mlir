@@ -17,9 +17,10 @@
 //   rows_per_block = 1 if col_blocks > 1 or stream_blocks > 0, else
 //            max(1, clamp(TPR, min-threads, max-threads) / TPR)
 // Defaults: max-threads-per-block 512, min-threads-per-block 128.
-// Kernels with at most few-rows rows (default 64) use target 1 instead (see
-// schedule-few-rows.mlir); the domains here are small (some of 2-16 rows), so
-// this file pins the rule above with few-rows=0.
+// Kernels with at most few-rows rows use target 1 instead (see
+// schedule-few-rows.mlir). few-rows defaults to 0 (off), but the domains here
+// are small (some of 2-16 rows), so this file pins the rule above with an
+// explicit few-rows=0.
 
 // cols = 4096 bf16, no reduction: V = 8, target 2, C/V = 512, TPR = 256,
 // chunks 2, one row per CTA.

@@ -19,4 +19,14 @@ namespace tilec {
 
 #define GEN_PASS_REGISTRATION
 #include "tilec/Passes/Passes.h.inc"
+
+/// Number of row reductions (tile.reduce_*) in a tile kernel: they decide
+/// whether a row must live in one CTA.
+inline int64_t countRowReductions(mlir::Operation *kernel) {
+  int64_t n = 0;
+  kernel->walk([&](mlir::Operation *op) {
+    n += mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op);
+  });
+  return n;
+}
 } // namespace tilec

@@ -38,8 +38,8 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Upper bound on threads per CTA (512 leaves 128 registers a thread for wide rows)">,
     Option<"minThreadsPerBlock", "min-threads-per-block", "int64_t", "128",
            "CTAs smaller than this pack several rows">,
-    Option<"fewRows", "few-rows", "int64_t", "64",
-           "Kernels with at most this many rows (decode shapes) spread each row over as many threads as possible">,
+    Option<"fewRows", "few-rows", "int64_t", "0",
+           "Kernels with at most this many rows spread each row over as many threads as possible (0: off; measured slower on the H200, see docs/perf.md)">,
     Option<"maxChunksPerThread", "max-chunks-per-thread", "int64_t", "16",
            "Longest row (in vectors per thread) kept in registers; wider rows with reductions are streamed">,
   ];
