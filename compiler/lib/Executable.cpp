@@ -178,6 +178,13 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
         break;
       case KernelBuffer::Kind::Scalar:
         break;
+      case KernelBuffer::Kind::StridedRows:
+        for (int64_t d : b.dims)
+          args.addI64(d);
+        args.addI64(b.dims[1] * b.dims[2]);
+        args.addI64(b.dims[2]);
+        args.addI64(1);
+        break;
       }
     }
     rt::Dim3 grid{static_cast<unsigned>(plan.gridSize()), 1, 1};

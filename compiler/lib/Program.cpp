@@ -107,9 +107,12 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
     for (auto [arg, v] : llvm::zip(kernel.getArgumentTypes(), bound)) {
       auto m = llvm::cast<MemRefType>(arg);
       KernelBuffer kb;
-      kb.kind = m.getRank() == 2   ? KernelBuffer::Kind::Rows
+      kb.kind = m.getRank() == 3   ? KernelBuffer::Kind::StridedRows
+                : m.getRank() == 2 ? KernelBuffer::Kind::Rows
                 : m.getRank() == 1 ? KernelBuffer::Kind::SharedVector
                                    : KernelBuffer::Kind::Scalar;
+      if (m.getRank() == 3)
+        kb.dims.assign(m.getShape().begin(), m.getShape().end());
       kb.cols = m.getRank() > 0 ? m.getShape().back() : 1;
       kb.value = valueIds.lookup(v);
       plan.buffers.push_back(kb);

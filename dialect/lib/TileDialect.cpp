@@ -29,6 +29,13 @@ static LogicalResult verifyAccess(Operation *op, MemRefType memref,
     return op->emitOpError("element type ") << valueElem
            << " differs from the memref's " << elem;
   int64_t rank = memref.getRank();
+  if (hasRow && rank == 3 && tile && llvm::isa<LoadOp>(op)) {
+    // Strided rows: row o * I + i of memref<O x K x I> is [o, :, i].
+    if (tile.getDimSize(0) != memref.getDimSize(1))
+      return op->emitOpError("tile of ") << tile.getDimSize(0)
+             << " elements does not match strided rows of " << memref.getDimSize(1);
+    return success();
+  }
   if (hasRow) {
     if (rank != 2)
       return op->emitOpError("a row access needs a rank-2 memref, got ") << memref;

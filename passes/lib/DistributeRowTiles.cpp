@@ -54,7 +54,7 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   bool reduces = countRowReductions(fn) > 0;
   if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
       s.cols % s.vec != 0 || covered < s.cols || s.streamBlocks < 0 ||
-      (s.streaming() && (s.colBlocks != 1 || s.rowsPerBlock != 1)) ||
+      (s.streaming() && s.colBlocks != 1) ||
       (s.colBlocks > 1 && (reduces || s.rowsPerBlock != 1)) ||
       (s.tpr > kWarpSize && s.tpr % kWarpSize != 0) ||
       (s.tpr < kWarpSize && kWarpSize % s.tpr != 0))
@@ -348,6 +348,23 @@ private:
     Value mem = scalars.lookup(load.getSource());
     auto memType = llvm::cast<MemRefType>(mem.getType());
     Type elem = memType.getElementType();
+    if (memType.getRank() == 3) {
+      // Strided row `row` of memref<O x K x I>: elements [row / I, :, row % I].
+      if (s.vec != 1)
+        return load.emitOpError("strided rows need vector_width 1");
+      int64_t inner = memType.getDimSize(2);
+      Value o = b->create<arith::DivUIOp>(loc(), row, index(inner));
+      Value i = b->create<arith::RemUIOp>(loc(), row, index(inner));
+      SmallVector<Value> chunks;
+      Value zero = splatConst(elem, 0.0);
+      for (int64_t k = 0; k < s.chunks; ++k)
+        chunks.push_back(guarded(andI1(rowValid, chunkValid[k]), vecType(elem), [&]() -> Value {
+          Value x = b->create<memref::LoadOp>(loc(), mem, ValueRange{o, chunkCol[k], i});
+          return b->create<vector::BroadcastOp>(loc(), vecType(elem), x);
+        }, zero));
+      tiles[load.getResult()] = std::move(chunks);
+      return success();
+    }
     if (auto tileTy = llvm::dyn_cast<RankedTensorType>(load.getType())) {
       bool perRow = !!load.getRow();
       SmallVector<Value> chunks;

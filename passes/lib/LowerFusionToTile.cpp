@@ -259,16 +259,19 @@ struct LowerFusionToTilePass
       int index = 0;
       for (auto fusion : llvm::make_early_inc_range(host.getOps<graph::FusionOp>())) {
         auto shape = fusion->getAttrOfType<DenseI64ArrayAttr>("domain");
-        if (!shape) {
+        OpBuilder mb(host);
+        std::string name = (host.getName() + "_kernel" + Twine(index++)).str();
+        FailureOr<func::FuncOp> kernel = failure();
+        if (shape) {
+          FusionToTile lowering(fusion, *RowDomain::fromFullShape(shape.asArrayRef()));
+          kernel = lowering.build(mb, name);
+        } else if (Operation *reduce = innerAxisReduction(fusion)) {
+          kernel = buildStridedReduction(mb, name, fusion, reduce);
+        } else {
           fusion.emitOpError("has no row domain: ")
               << describe(fusion) << " is not supported by tilec's row kernels yet";
           return signalPassFailure();
         }
-        RowDomain domain = *RowDomain::fromFullShape(shape.asArrayRef());
-        OpBuilder mb(host);
-        std::string name = (host.getName() + "_kernel" + Twine(index++)).str();
-        FusionToTile lowering(fusion, domain);
-        FailureOr<func::FuncOp> kernel = lowering.build(mb, name);
         if (failed(kernel))
           return signalPassFailure();
         symbols.insert(*kernel);
@@ -283,6 +286,67 @@ struct LowerFusionToTilePass
         fusion.erase();
       }
     }
+  }
+
+  /// The fusion's only op, if it is a reduction along an inner axis of its
+  /// region argument (what the fusion pass leaves alone).
+  static Operation *innerAxisReduction(graph::FusionOp fusion) {
+    Operation *found = nullptr;
+    for (Operation &op : fusion.getBody().front().without_terminator()) {
+      if (isa<graph::ConstantOp>(op))
+        continue;
+      if (found || !isa<graph::ReduceSumOp, graph::ReduceMaxOp, graph::ReduceMeanOp>(op))
+        return nullptr;
+      found = &op;
+    }
+    if (!found || !llvm::isa<BlockArgument>(found->getOperand(0)) ||
+        fusion.getNumResults() != 1)
+      return nullptr;
+    return found;
+  }
+
+  /// A reduction along inner axis k of [d0..dn-1] as a row kernel over
+  /// strided rows: view the input as [O, K, I] (O, I: the dims before and
+  /// after k); row o * I + i reduces [o, :, i] and writes element o * I + i
+  /// of the result, which is that row-major [O, 1, I] tensor.
+  static FailureOr<func::FuncOp> buildStridedReduction(OpBuilder &mb, StringRef name,
+                                                        graph::FusionOp fusion,
+                                                        Operation *reduce) {
+    Location loc = fusion.getLoc();
+    auto inType = llvm::cast<RankedTensorType>(reduce->getOperand(0).getType());
+    int64_t axis = llvm::cast<IntegerAttr>(reduce->getAttr("axis")).getInt();
+    int64_t outer = 1, inner = 1, k = inType.getDimSize(axis);
+    for (int64_t d = 0; d < inType.getRank(); ++d) {
+      if (d < axis)
+        outer *= inType.getDimSize(d);
+      else if (d > axis)
+        inner *= inType.getDimSize(d);
+    }
+    Type elem = inType.getElementType();
+    auto in = MemRefType::get({outer, k, inner}, elem);
+    auto out = MemRefType::get({ShapedType::kDynamic, 1}, elem);
+    auto fn = mb.create<func::FuncOp>(loc, name, mb.getFunctionType({in, out}, {}));
+    fn->setAttr("tile.kernel", mb.getUnitAttr());
+    fn->setAttr("tile.domain", mb.getDenseI64ArrayAttr({outer * inner, k}));
+    OpBuilder b = OpBuilder::atBlockEnd(fn.addEntryBlock());
+    Value row = b.create<tile::RowIdOp>(loc, b.getIndexType());
+    Value t = b.create<tile::LoadOp>(loc, RankedTensorType::get({k}, elem),
+                                     fn.getArgument(0), row);
+    Type f32 = b.getF32Type();
+    if (elem != f32)
+      t = b.create<arith::ExtFOp>(loc, RankedTensorType::get({k}, f32), t);
+    Value r;
+    if (isa<graph::ReduceMaxOp>(reduce))
+      r = b.create<tile::ReduceMaxOp>(loc, f32, t);
+    else
+      r = b.create<tile::ReduceSumOp>(loc, f32, t);
+    if (isa<graph::ReduceMeanOp>(reduce))
+      r = b.create<arith::DivFOp>(loc, r, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(k)));
+    if (elem != f32)
+      r = b.create<arith::TruncFOp>(loc, elem, r);
+    b.create<tile::StoreOp>(loc, r, fn.getArgument(1), row);
+    b.create<func::ReturnOp>(loc);
+    return fn;
   }
 
   static std::string describe(graph::FusionOp fusion) {

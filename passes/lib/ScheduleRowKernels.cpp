@@ -37,6 +37,36 @@ struct ScheduleRowKernelsPass
     }
   }
 
+  void setSchedule(func::FuncOp fn, int64_t vec, int64_t tpr, int64_t rowsPerBlock,
+                   int64_t chunks, int64_t colBlocks, int64_t streamBlocks) {
+    Builder b(fn.getContext());
+    fn->setAttr("tile.schedule",
+                b.getDictionaryAttr({
+                    b.getNamedAttr("vector_width", b.getI64IntegerAttr(vec)),
+                    b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(tpr)),
+                    b.getNamedAttr("rows_per_block", b.getI64IntegerAttr(rowsPerBlock)),
+                    b.getNamedAttr("chunks", b.getI64IntegerAttr(chunks)),
+                    b.getNamedAttr("col_blocks", b.getI64IntegerAttr(colBlocks)),
+                    b.getNamedAttr("stream_blocks", b.getI64IntegerAttr(streamBlocks)),
+                }));
+  }
+
+  /// Strided rows (a reduction along an inner axis): consecutive rows are
+  /// consecutive in memory, so one thread per row and neighbouring threads
+  /// on neighbouring rows keep every warp's loads coalesced; each thread
+  /// walks its row, streamed when it is long.
+  LogicalResult scheduleStrided(func::FuncOp fn, int64_t cols) {
+    int64_t chunks = std::min<int64_t>(cols, maxChunksPerThread);
+    int64_t streamBlocks = 0;
+    if (cols > maxChunksPerThread) {
+      chunks = std::min<int64_t>(kTargetChunksPerThread, maxChunksPerThread);
+      streamBlocks = llvm::divideCeil(cols, chunks);
+    }
+    setSchedule(fn, /*vec=*/1, /*tpr=*/1, /*rowsPerBlock=*/minThreadsPerBlock, chunks,
+                /*colBlocks=*/1, streamBlocks);
+    return success();
+  }
+
   LogicalResult schedule(func::FuncOp fn) {
     if (maxThreadsPerBlock < minThreadsPerBlock || minThreadsPerBlock < 1 ||
         maxChunksPerThread < 1 || !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
@@ -48,6 +78,11 @@ struct ScheduleRowKernelsPass
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");
     int64_t cols = domain.asArrayRef().back();
+    bool strided = llvm::any_of(fn.getArgumentTypes(), [](Type t) {
+      return llvm::cast<MemRefType>(t).getRank() == 3;
+    });
+    if (strided)
+      return scheduleStrided(fn, cols);
     int64_t widestBytes = 1;
     for (Type t : fn.getArgumentTypes()) {
       auto m = llvm::cast<MemRefType>(t);
@@ -94,16 +129,7 @@ struct ScheduleRowKernelsPass
     int64_t block = std::clamp<int64_t>(tpr, minThreadsPerBlock, maxThreadsPerBlock);
     int64_t rowsPerBlock =
         colBlocks > 1 || streamBlocks > 0 ? 1 : std::max<int64_t>(1, block / tpr);
-    Builder b(fn.getContext());
-    fn->setAttr("tile.schedule",
-                b.getDictionaryAttr({
-                    b.getNamedAttr("vector_width", b.getI64IntegerAttr(vec)),
-                    b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(tpr)),
-                    b.getNamedAttr("rows_per_block", b.getI64IntegerAttr(rowsPerBlock)),
-                    b.getNamedAttr("chunks", b.getI64IntegerAttr(chunks)),
-                    b.getNamedAttr("col_blocks", b.getI64IntegerAttr(colBlocks)),
-                    b.getNamedAttr("stream_blocks", b.getI64IntegerAttr(streamBlocks)),
-                }));
+    setSchedule(fn, vec, tpr, rowsPerBlock, chunks, colBlocks, streamBlocks);
     return success();
   }
 };

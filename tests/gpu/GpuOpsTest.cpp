@@ -116,6 +116,25 @@ TEST(GpuScheduleTest, RowsTooWideForRegistersAreStreamed) {
   }
 }
 
+TEST(GpuScheduleTest, InnerAxisReductionsUseStridedRows) {
+  struct Case {
+    Shape shape;
+    int axis;
+    DType dtype;
+  };
+  for (Case c : {Case{{64, 300}, 0, DType::F32}, Case{{4, 5000, 6}, 1, DType::F32},
+                 Case{{3, 7, 5, 129}, 2, DType::BF16}, Case{{8192, 33}, 0, DType::BF16}})
+    for (int kind = 0; kind < 3; ++kind) {
+      SCOPED_TRACE(shapeString(c.shape) + " axis " + std::to_string(c.axis) + " kind " +
+                   std::to_string(kind) + " " + dtypeName(c.dtype));
+      Graph g("inner_reduce");
+      Tensor x = g.input("x", c.shape, c.dtype);
+      Tensor e = exp(x); // a row kernel feeding the strided one
+      g.output(kind == 0 ? sum(e, c.axis) : kind == 1 ? max(e, c.axis) : mean(e, c.axis));
+      expectMatchesReference(g, c.dtype == DType::F32 ? 1e-5 : 2e-2, 2);
+    }
+}
+
 TEST(GpuScheduleTest, SharedVectorResultIsWrittenOnce) {
   Graph g("shared_out");
   Tensor x = g.input("x", {37, 160}, DType::F32);

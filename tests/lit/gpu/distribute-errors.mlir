@@ -97,14 +97,6 @@ func.func @stream_with_col_blocks(%in: memref<?x64xf32>, %out: memref<?x64xf32>)
 
 // -----
 
-// A streamed row has its CTA to itself.
-// expected-error @+1 {{invalid tile.schedule}}
-func.func @stream_several_rows(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 2 : i64, stream_blocks = 4 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
-  return
-}
-
-// -----
-
 // expected-error @+1 {{invalid tile.schedule}}
 func.func @stream_blocks_negative(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = -1 : i64, threads_per_row = 4 : i64, vector_width = 4 : i64}} {
   return

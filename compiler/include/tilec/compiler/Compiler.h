@@ -55,8 +55,9 @@ Expected<std::string> extractPTX(mlir::ModuleOp module);
 /// One kernel argument, as the kernel's signature takes it: a memref
 /// descriptor of a buffer seen as [rows, cols], [cols] or a scalar.
 struct KernelBuffer {
-  enum class Kind { Rows, SharedVector, Scalar } kind = Kind::Rows;
+  enum class Kind { Rows, SharedVector, Scalar, StridedRows } kind = Kind::Rows;
   int64_t cols = 1;  // Rows: elements per row; SharedVector: length
+  std::vector<int64_t> dims; // StridedRows: [outer, reduced, inner]
   int value = -1;    // the program value bound to it (see CompiledProgram)
 };
 

@@ -36,6 +36,8 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
     memref<?x1xT>[%row] -> T: the per-row scalar of row %row.
     memref<CxT> -> tensor<CxT>: a vector shared by every row (weights).
     memref<T> -> T: a scalar shared by every row.
+    memref<OxKxIxT>[%row] -> tensor<KxT>: a strided row, [row / I, :, row % I]
+    (reductions along an inner axis).
   }];
   let arguments = (ins AnyMemRef:$source, Optional<Index>:$row);
   let results = (outs AnyTypeOf<[Tile_RowTile, Tile_FloatScalar]>:$result);
