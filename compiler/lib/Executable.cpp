@@ -112,6 +112,8 @@ Executable::compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
       return kernel.status();
     exe->kernels_.push_back(kernel.take());
   }
+  exe->numInputs_ = valuesOfKind(*program, ProgramValue::Kind::Input).size();
+  exe->numOutputs_ = valuesOfKind(*program, ProgramValue::Kind::Output).size();
   exe->temporaries_.resize(program->values.size());
   for (size_t i = 0; i < program->values.size(); ++i) {
     const ProgramValue &v = program->values[i];
@@ -129,8 +131,7 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
                        const std::vector<rt::DeviceBuffer *> &outputs,
                        rt::Stream &stream) {
   const CompiledProgram &p = *program_;
-  size_t numInputs = valuesOfKind(p, ProgramValue::Kind::Input).size();
-  size_t numOutputs = valuesOfKind(p, ProgramValue::Kind::Output).size();
+  size_t numInputs = numInputs_, numOutputs = numOutputs_;
   if (inputs.size() != numInputs || outputs.size() != numOutputs)
     return Status::error("graph '" + p.name + "' takes " + std::to_string(numInputs) +
                          " inputs and " + std::to_string(numOutputs) + " outputs, got " +

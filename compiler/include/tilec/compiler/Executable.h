@@ -38,6 +38,7 @@ private:
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<rt::Kernel> kernels_;
   std::vector<rt::DeviceBuffer> temporaries_; // by program value id (or empty)
+  size_t numInputs_ = 0, numOutputs_ = 0;     // counted once, checked per run
 };
 
 /// Compiles `graph` and loads it on `ctx`: shorthand for Executable::compile.
