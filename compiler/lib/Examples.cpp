@@ -5,7 +5,8 @@ namespace tilec::examples {
 
 const std::vector<std::string> &names() {
   static const std::vector<std::string> n = {"rms_norm",   "softmax",  "layer_norm",
-                                             "add_rms_norm", "silu_mul", "elementwise_chain"};
+                                             "add_rms_norm", "silu_mul", "elementwise_chain",
+                                             "rope"};
   return n;
 }
 
@@ -41,6 +42,14 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       // Five elementwise ops, each rounding to the input dtype.
       Tensor x = g.input("x", shape, dtype), y = g.input("y", shape, dtype);
       g.output(sigmoid(x) * y + gelu(x) - x);
+    } else if (name == "rope") {
+      // [tokens, heads, head_dim] with head_dim 128 when cols is a multiple of
+      // it (cols = hidden size), else one head of cols; cos/sin per token.
+      int64_t headDim = cols % 128 == 0 ? 128 : cols;
+      Tensor x = g.input("x", {rows, cols / headDim, headDim}, dtype);
+      Tensor c = g.input("cos", {rows, 1, headDim}, dtype);
+      Tensor s = g.input("sin", {rows, 1, headDim}, dtype);
+      g.output(nn::rope(x, c, s));
     } else {
       std::string known;
       for (const std::string &n : names())

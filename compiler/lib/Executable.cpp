@@ -10,7 +10,7 @@ namespace tilec {
 
 std::string graphFingerprint(const Graph &graph, const CompileOptions &options) {
   std::ostringstream os;
-  os << options.target << '|' << graph.name() << '|';
+  os << options.target << (options.roundEveryOp ? "|round|" : "|") << graph.name() << '|';
   for (const Node &n : graph.nodes()) {
     os << static_cast<int>(n.kind) << ':' << dtypeName(n.dtype) << shapeString(n.shape);
     for (int o : n.operands)
@@ -19,6 +19,8 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
       os << '=' << std::hexfloat << n.value << std::defaultfloat;
     if (n.axis >= 0)
       os << '@' << n.axis;
+    if (n.kind == OpKind::Slice)
+      os << '[' << n.start << ':' << n.end << ']';
     os << ';';
   }
   os << "in";

@@ -101,6 +101,13 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
       TILEC_CASE(Cast, CastOp)
       TILEC_CASE(Broadcast, BroadcastOp)
 #undef TILEC_CASE
+    case OpKind::Slice:
+      v = b.create<graph::SliceOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis),
+                                   b.getI64IntegerAttr(n.start), b.getI64IntegerAttr(n.end));
+      break;
+    case OpKind::Concat:
+      v = b.create<graph::ConcatOp>(nodeLoc, t, ops, b.getI64IntegerAttr(n.axis));
+      break;
     case OpKind::ReduceSum:
       v = b.create<graph::ReduceSumOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis));
       break;

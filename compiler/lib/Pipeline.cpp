@@ -136,7 +136,9 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
   case Stage::Fused:
     return "cse,tilec-fuse";
   case Stage::Tile:
-    return "tilec-lower-fusion-to-tile,canonicalize,cse,tilec-schedule-row-kernels";
+    return std::string("tilec-lower-fusion-to-tile") +
+           (options.roundEveryOp ? "{round-every-op=true}" : "") +
+           ",canonicalize,cse,tilec-schedule-row-kernels";
   case Stage::Gpu:
     return "tilec-distribute-row-tiles,canonicalize,cse";
   case Stage::Llvm:

@@ -30,10 +30,14 @@ options:
   --explain-fusion       print the fusion groups and the HBM bytes each saves
   --rows=N --cols=N      example shape [rows, cols]         (default: 8192 x 4096)
   --dtype=DT             example dtype: f32 | f16 | bf16    (default: bf16)
+  --round-every-op       round f16/bf16 results after every op (eager PyTorch
+                         semantics); default: keep them in f32 inside a kernel
+                         and round at stores and explicit casts
   --mlir-print-ir-after-all  print the IR after every pass to stderr
   --help                 this text
 
-examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain
+examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
+          rope
 )";
 
 int fail(const std::string &message) {
@@ -64,6 +68,8 @@ int main(int argc, char **argv) {
     }
     if (arg == "--explain-fusion")
       explain = true;
+    else if (arg == "--round-every-op")
+      options.roundEveryOp = true;
     else if (arg == "--mlir-print-ir-after-all")
       options.printIRAfterAll = true;
     else if (arg == "-o") {

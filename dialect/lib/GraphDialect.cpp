@@ -128,6 +128,51 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+LogicalResult SliceOp::verify() {
+  auto in = ranked(getInput().getType());
+  auto res = ranked(getResult().getType());
+  if (!in || !res)
+    return emitOpError("operand and result must be ranked tensors");
+  int64_t axis = getAxis(), start = getStart(), end = getEnd();
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError("axis ") << axis << " out of range for " << in;
+  if (start < 0 || end > in.getDimSize(axis) || start >= end)
+    return emitOpError("range [") << start << ", " << end << ") is empty or outside axis "
+           << axis << " of " << in;
+  SmallVector<int64_t> expected(in.getShape());
+  expected[axis] = end - start;
+  if (res.getShape() != ArrayRef<int64_t>(expected) ||
+      res.getElementType() != in.getElementType())
+    return emitOpError("result ") << res << " must be "
+           << RankedTensorType::get(expected, in.getElementType());
+  return success();
+}
+
+LogicalResult ConcatOp::verify() {
+  auto res = ranked(getResult().getType());
+  if (!res || getInputs().empty())
+    return emitOpError("needs operands and a ranked result");
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= res.getRank())
+    return emitOpError("axis ") << axis << " out of range for " << res;
+  int64_t total = 0;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto t = ranked(v.getType());
+    if (!t || t.getRank() != res.getRank() || t.getElementType() != res.getElementType())
+      return emitOpError("operand ") << i << " " << v.getType()
+             << " must have the result's rank and dtype";
+    for (int64_t d = 0; d < res.getRank(); ++d)
+      if (d != axis && t.getDimSize(d) != res.getDimSize(d))
+        return emitOpError("operand ") << i << " " << t << " differs from the result "
+               << res << " in dimension " << d;
+    total += t.getDimSize(axis);
+  }
+  if (total != res.getDimSize(axis))
+    return emitOpError("operands add up to ") << total << " along axis " << axis
+           << " but the result has " << res.getDimSize(axis);
+  return success();
+}
+
 LogicalResult FusionOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())

@@ -21,7 +21,7 @@ void TileDialect::initialize() {
 /// Checks that `memref` (with or without a row index) matches `value`'s type
 /// under the forms documented on tile.load.
 static LogicalResult verifyAccess(Operation *op, MemRefType memref,
-                                  bool hasRow, Type value) {
+                                  bool hasRow, Type value, bool window) {
   Type elem = memref.getElementType();
   auto tile = llvm::dyn_cast<RankedTensorType>(value);
   Type valueElem = tile ? tile.getElementType() : value;
@@ -29,6 +29,8 @@ static LogicalResult verifyAccess(Operation *op, MemRefType memref,
     return op->emitOpError("element type ") << valueElem
            << " differs from the memref's " << elem;
   int64_t rank = memref.getRank();
+  if (window && (!tile || rank == 3))
+    return op->emitOpError("col_offset needs a row tile of a rank-1 or rank-2 memref");
   if (hasRow && rank == 3 && tile && llvm::isa<LoadOp>(op)) {
     // Strided rows: row o * I + i of memref<O x K x I> is [o, :, i].
     if (tile.getDimSize(0) != memref.getDimSize(1))
@@ -40,7 +42,7 @@ static LogicalResult verifyAccess(Operation *op, MemRefType memref,
     if (rank != 2)
       return op->emitOpError("a row access needs a rank-2 memref, got ") << memref;
     int64_t cols = memref.getDimSize(1);
-    if (tile && tile.getDimSize(0) != cols)
+    if (tile && tile.getDimSize(0) != cols && !window)
       return op->emitOpError("tile of ") << tile.getDimSize(0)
              << " elements does not match rows of " << cols;
     if (!tile && cols != 1)
@@ -48,7 +50,7 @@ static LogicalResult verifyAccess(Operation *op, MemRefType memref,
     return success();
   }
   if (tile) {
-    if (rank != 1 || memref.getDimSize(0) != tile.getDimSize(0))
+    if (rank != 1 || (memref.getDimSize(0) != tile.getDimSize(0) && !window))
       return op->emitOpError("a shared row vector needs ")
              << MemRefType::get({tile.getDimSize(0)}, elem) << ", got " << memref;
     return success();
@@ -60,12 +62,12 @@ static LogicalResult verifyAccess(Operation *op, MemRefType memref,
 
 LogicalResult LoadOp::verify() {
   return verifyAccess(getOperation(), getSource().getType(), !!getRow(),
-                      getResult().getType());
+                      getResult().getType(), getColOffset().has_value());
 }
 
 LogicalResult StoreOp::verify() {
   return verifyAccess(getOperation(), getDest().getType(), !!getRow(),
-                      getValue().getType());
+                      getValue().getType(), getColOffset().has_value());
 }
 
 LogicalResult SplatOp::verify() {

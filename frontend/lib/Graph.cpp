@@ -97,6 +97,10 @@ const char *opKindName(OpKind kind) {
     return "cast";
   case OpKind::Broadcast:
     return "broadcast";
+  case OpKind::Slice:
+    return "slice";
+  case OpKind::Concat:
+    return "concat";
   case OpKind::ReduceSum:
     return "reduce_sum";
   case OpKind::ReduceMax:
@@ -403,6 +407,70 @@ Tensor broadcast_to(Tensor a, const Shape &shape) {
   if (a.shape() == shape)
     return a;
   return broadcastNode(a, shape);
+}
+
+Tensor slice(Tensor a, int axis, int64_t start, int64_t end) {
+  Graph &g = ownerOf(a, "slice");
+  int rank = a.rank();
+  if (rank < 1 || axis < -rank || axis >= rank)
+    throw Error("slice: axis " + std::to_string(axis) + " out of range for shape " +
+                shapeString(a.shape()));
+  int normalized = axis < 0 ? axis + rank : axis;
+  int64_t dim = a.shape()[normalized];
+  if (start < 0 || end > dim || start >= end)
+    throw Error("slice: range [" + std::to_string(start) + ", " + std::to_string(end) +
+                ") is empty or outside axis " + std::to_string(normalized) +
+                " of shape " + shapeString(a.shape()) + " (need 0 <= start < end <= " +
+                std::to_string(dim) + ")");
+  if (start == 0 && end == dim)
+    return a;
+  Node node;
+  node.kind = OpKind::Slice;
+  node.operands = {a.id()};
+  node.shape = a.shape();
+  node.shape[normalized] = end - start;
+  node.dtype = a.dtype();
+  node.axis = normalized;
+  node.start = start;
+  node.end = end;
+  return g.addNode(std::move(node));
+}
+
+Tensor concat(const std::vector<Tensor> &parts, int axis) {
+  if (parts.empty())
+    throw Error("concat: no tensors to join");
+  Graph &g = ownerOf(parts[0], "concat");
+  const Tensor &first = parts[0];
+  int rank = first.rank();
+  if (rank < 1 || axis < -rank || axis >= rank)
+    throw Error("concat: axis " + std::to_string(axis) + " out of range for shape " +
+                shapeString(first.shape()));
+  int normalized = axis < 0 ? axis + rank : axis;
+  if (parts.size() == 1)
+    return first;
+  Node node;
+  node.kind = OpKind::Concat;
+  node.shape = first.shape();
+  node.shape[normalized] = 0;
+  node.dtype = first.dtype();
+  node.axis = normalized;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Tensor &p = parts[i];
+    g.checkOwned(p, "concat");
+    Shape expected = first.shape(), got = p.shape();
+    if (got.size() == expected.size()) {
+      expected[normalized] = 0;
+      got[normalized] = 0;
+    }
+    if (got != expected || p.dtype() != first.dtype())
+      throw Error("concat: operand " + std::to_string(i) + " is " + describe(p) +
+                  ", expected " + dtypeName(first.dtype()) + " with shape " +
+                  shapeString(first.shape()) + " except along axis " +
+                  std::to_string(normalized));
+    node.shape[normalized] += p.shape()[normalized];
+    node.operands.push_back(p.id());
+  }
+  return g.addNode(std::move(node));
 }
 
 Tensor sum(Tensor a, int axis) { return reduce(OpKind::ReduceSum, a, axis); }

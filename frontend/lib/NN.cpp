@@ -95,5 +95,39 @@ std::pair<Tensor, Tensor> add_rms_norm(Tensor x, Tensor residual, Tensor w,
   return {rms_norm(h, w, eps), h};
 }
 
+Tensor rotate_half(Tensor x) {
+  if (!x.valid())
+    throw Error("rotate_half: invalid (default-constructed) tensor");
+  if (x.rank() < 1 || x.dim(-1) % 2 != 0)
+    throw Error("rotate_half: the last dim must be even, got shape " +
+                shapeString(x.shape()));
+  int64_t d = x.dim(-1), half = d / 2;
+  return concat({-slice(x, -1, half, d), slice(x, -1, 0, half)}, -1);
+}
+
+Tensor rope(Tensor x, Tensor cos, Tensor sin) {
+  if (!x.valid() || !cos.valid() || !sin.valid())
+    throw Error("rope: invalid (default-constructed) tensor");
+  x.graph()->checkOwned(cos, "rope");
+  x.graph()->checkOwned(sin, "rope");
+  if (x.rank() < 1 || x.dim(-1) % 2 != 0)
+    throw Error("rope: x's last dim must be even, got shape " + shapeString(x.shape()));
+  for (const Tensor *t : {&cos, &sin}) {
+    const char *what = t == &cos ? "cos" : "sin";
+    if (t->dtype() != x.dtype())
+      throw Error(std::string("rope: ") + what + " dtype mismatch: " + describe(*t) +
+                  " vs x " + describe(x));
+    if (t->rank() < 1 || t->dim(-1) != x.dim(-1))
+      throw Error(std::string("rope: ") + what + " shape " + shapeString(t->shape()) +
+                  " must end in x's last dim " + std::to_string(x.dim(-1)));
+  }
+  Tensor xf = cast(x, DType::F32);
+  // Broadcast before the cast, so the cast happens per element of x's shape
+  // (it fuses into the one kernel; cos/sin are read once per row of x).
+  Tensor c = cast(broadcast_to(cos, x.shape()), DType::F32);
+  Tensor s = cast(broadcast_to(sin, x.shape()), DType::F32);
+  return cast(xf * c + rotate_half(xf) * s, x.dtype());
+}
+
 } // namespace nn
 } // namespace tilec

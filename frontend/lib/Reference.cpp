@@ -204,6 +204,28 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
     } else if (node.kind == OpKind::Broadcast) {
       const Node &src = nodes[node.operands[0]];
       out = broadcastValues(values[node.operands[0]], src.shape, node.shape);
+    } else if (node.kind == OpKind::Slice || node.kind == OpKind::Concat) {
+      // Both copy blocks of `inner` contiguous elements: view every operand
+      // as [outer, dim(axis) * inner].
+      int64_t outer = 1, inner = 1;
+      for (int d = 0; d < node.axis; ++d)
+        outer *= node.shape[d];
+      for (size_t d = node.axis + 1; d < node.shape.size(); ++d)
+        inner *= node.shape[d];
+      int64_t outRow = node.shape[node.axis] * inner;
+      out.resize(static_cast<size_t>(outer * outRow));
+      int64_t offset = 0; // within an output row
+      for (int operand : node.operands) {
+        const Node &src = nodes[operand];
+        const std::vector<float> &in = values[operand];
+        int64_t inRow = src.shape[node.axis] * inner;
+        int64_t first = node.kind == OpKind::Slice ? node.start * inner : 0;
+        int64_t count = node.kind == OpKind::Slice ? outRow : inRow;
+        for (int64_t o = 0; o < outer; ++o)
+          std::copy_n(in.begin() + o * inRow + first, count,
+                      out.begin() + o * outRow + offset);
+        offset += count;
+      }
     } else if (node.kind == OpKind::Cast) {
       const std::vector<float> &in = values[node.operands[0]];
       out.resize(in.size());

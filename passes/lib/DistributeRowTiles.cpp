@@ -242,12 +242,21 @@ private:
     }
     row = b->create<arith::AddIOp>(
         loc(), b->create<arith::MulIOp>(loc(), bid, index(s.rowsPerBlock)), rowInBlock);
+    // The buffer with one row per domain row (inputs with broadcast rows
+    // have fewer); without the attribute, the first rank-2 buffer.
     Value rowBuffer;
-    for (BlockArgument arg : entry.getArguments().take_front(fn.getNumArguments()))
-      if (llvm::cast<MemRefType>(arg.getType()).getRank() == 2) {
-        rowBuffer = arg;
-        break;
-      }
+    if (auto attr = fn->getAttrOfType<IntegerAttr>("tile.row_buffer")) {
+      if (attr.getInt() >= 0 && attr.getInt() < fn.getNumArguments())
+        rowBuffer = entry.getArgument(attr.getInt());
+    } else {
+      for (BlockArgument arg : entry.getArguments().take_front(fn.getNumArguments()))
+        if (llvm::cast<MemRefType>(arg.getType()).getRank() == 2) {
+          rowBuffer = arg;
+          break;
+        }
+    }
+    if (rowBuffer && llvm::cast<MemRefType>(rowBuffer.getType()).getRank() != 2)
+      rowBuffer = Value();
     if (!rowBuffer)
       return fn.emitOpError("row kernel has no per-row buffer to size its grid");
     Value rows = b->create<memref::DimOp>(loc(), rowBuffer, 0);
@@ -302,6 +311,8 @@ private:
     }
     if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op))
       return lowerReduce(op);
+    if (auto select = dyn_cast<tile::SelectColsOp>(op))
+      return lowerSelectCols(select);
     if (isa<func::ReturnOp>(op)) {
       b->create<gpu::ReturnOp>(loc());
       return success();
@@ -366,16 +377,38 @@ private:
       return success();
     }
     if (auto tileTy = llvm::dyn_cast<RankedTensorType>(load.getType())) {
-      bool perRow = !!load.getRow();
+      Value r = load.getRow() ? scalars.lookup(load.getRow()) : Value();
+      int64_t shift = load.getColOffsetAttr() ? load.getColOffsetAttr().getInt() : 0;
+      if (failed(checkWindow(load, memType.getShape().back(), shift)))
+        return failure();
       SmallVector<Value> chunks;
       Value zero = splatConst(elem, 0.0);
+      int64_t width = memType.getShape().back();
+      auto whole = std::make_pair(mem, r);
+      // A whole row already in registers and an offset that moves whole
+      // chunks (a multiple of TPR * V): this thread holds the shifted
+      // columns already, so rotate its chunks instead of reloading.
+      int64_t stride = s.tpr * s.vec;
+      if (!s.streaming() && s.colBlocks == 1 && width == s.cols && shift % stride == 0 &&
+          wholeRows.count(whole)) {
+        ArrayRef<Value> src = tiles[wholeRows.lookup(whole)];
+        for (int64_t k = 0; k < s.chunks; ++k) {
+          int64_t from = k + shift / stride;
+          chunks.push_back(from >= 0 && from < s.chunks ? src[from] : zero);
+        }
+        tiles[load.getResult()] = std::move(chunks);
+        return success();
+      }
+      if (shift == 0 && width == s.cols && !s.streaming())
+        wholeRows[whole] = load.getResult();
       for (int64_t k = 0; k < s.chunks; ++k) {
-        Value cond = perRow ? andI1(rowValid, chunkValid[k]) : chunkValid[k];
+        Value cond = andI1(r ? rowValid : Value(),
+                           windowValid(k, memType.getShape().back(), shift));
         chunks.push_back(guarded(cond, vecType(elem), [&]() -> Value {
           SmallVector<Value> idx;
-          if (perRow)
-            idx.push_back(row);
-          idx.push_back(chunkCol[k]);
+          if (r)
+            idx.push_back(r);
+          idx.push_back(shifted(chunkCol[k], shift));
           auto v = b->create<vector::LoadOp>(loc(), vecType(elem), mem, idx);
           v.setAlignment(alignment(elem));
           return v;
@@ -388,7 +421,8 @@ private:
     Value v;
     if (memType.getRank() == 2)
       v = guarded(rowValid, elem, [&]() -> Value {
-        return b->create<memref::LoadOp>(loc(), mem, ValueRange{row, index(0)});
+        return b->create<memref::LoadOp>(
+            loc(), mem, ValueRange{scalars.lookup(load.getRow()), index(0)});
       }, zero);
     else
       v = b->create<memref::LoadOp>(loc(), mem, ValueRange{});
@@ -407,14 +441,18 @@ private:
       auto it = tiles.find(store.getValue());
       if (it == tiles.end())
         return store.emitOpError("stores a tile that was not distributed");
-      Type elem = llvm::cast<MemRefType>(mem.getType()).getElementType();
+      auto memType = llvm::cast<MemRefType>(mem.getType());
+      Type elem = memType.getElementType();
+      int64_t shift = store.getColOffsetAttr() ? store.getColOffsetAttr().getInt() : 0;
+      if (failed(checkWindow(store, memType.getShape().back(), shift)))
+        return failure();
       for (int64_t k = 0; k < s.chunks; ++k) {
         Value v = it->second[k];
-        guardedEffect(andI1(writer, chunkValid[k]), [&] {
+        guardedEffect(andI1(writer, windowValid(k, memType.getShape().back(), shift)), [&] {
           SmallVector<Value> idx;
           if (perRow)
-            idx.push_back(row);
-          idx.push_back(chunkCol[k]);
+            idx.push_back(scalars.lookup(store.getRow()));
+          idx.push_back(shifted(chunkCol[k], shift));
           auto st = b->create<vector::StoreOp>(loc(), v, mem, idx);
           st.setAlignment(alignment(elem));
         });
@@ -426,10 +464,58 @@ private:
     Value v = scalars.lookup(store.getValue());
     guardedEffect(andI1(writer, first), [&] {
       if (perRow)
-        b->create<memref::StoreOp>(loc(), v, mem, ValueRange{row, index(0)});
+        b->create<memref::StoreOp>(loc(), v, mem,
+                                   ValueRange{scalars.lookup(store.getRow()), index(0)});
       else
         b->create<memref::StoreOp>(loc(), v, mem, ValueRange{});
     });
+    return success();
+  }
+
+  /// Windowed accesses (col_offset) move whole vectors: the schedule's
+  /// vector width must divide the offset and the buffer's width.
+  LogicalResult checkWindow(Operation *op, int64_t width, int64_t shift) {
+    if (shift % s.vec != 0 || width % s.vec != 0)
+      return op->emitOpError("column offset ")
+             << shift << " or width " << width << " is not a multiple of vector_width "
+             << s.vec;
+    return success();
+  }
+
+  Value shifted(Value col, int64_t shift) {
+    if (shift == 0)
+      return col;
+    return b->create<arith::AddIOp>(loc(), col, index(shift));
+  }
+
+  /// Whether chunk k (in the row) maps to columns [0, width) of a buffer
+  /// read or written `shift` columns to the right; null when always.
+  Value windowValid(int64_t k, int64_t width, int64_t shift) {
+    Value cond = chunkValid[k];
+    if (shift < 0)
+      cond = andI1(cond, b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::uge,
+                                                  chunkCol[k], index(-shift)));
+    if (width - shift < s.cols)
+      cond = andI1(cond, b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult,
+                                                  chunkCol[k], index(width - shift)));
+    return cond;
+  }
+
+  LogicalResult lowerSelectCols(tile::SelectColsOp op) {
+    int64_t split = op.getSplit();
+    if (split % s.vec != 0)
+      return op.emitOpError("split ") << split << " is not a multiple of vector_width "
+                                      << s.vec;
+    auto low = tiles.find(op.getLow()), high = tiles.find(op.getHigh());
+    if (low == tiles.end() || high == tiles.end())
+      return op.emitOpError("selects between tiles that were not distributed");
+    SmallVector<Value> out;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value below = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, chunkCol[k],
+                                             index(split));
+      out.push_back(b->create<arith::SelectOp>(loc(), below, low->second[k], high->second[k]));
+    }
+    tiles[op.getResult()] = std::move(out);
     return success();
   }
 
@@ -504,6 +590,9 @@ private:
   Value lane, rowInBlock, row, rowValid;
   SmallVector<Value> chunkCol, chunkValid;
   DenseMap<Value, SmallVector<Value>> tiles;
+  // Unshifted whole-row loads by (buffer, row): windowed loads of the same
+  // row may reuse their registers.
+  DenseMap<std::pair<Value, Value>, Value> wholeRows;
   IRMapping scalars;
   SmallVector<Value> smem;
   size_t nextSmem = 0;

@@ -26,17 +26,17 @@ namespace {
 
 class FusionToTile {
 public:
-  FusionToTile(graph::FusionOp fusion, RowDomain domain)
-      : fusion(fusion), domain(std::move(domain)) {}
+  FusionToTile(graph::FusionOp fusion, RowDomain domain, bool roundEveryOp)
+      : fusion(fusion), domain(std::move(domain)), roundEveryOp(roundEveryOp) {}
 
   /// Memref type of a kernel argument for a tensor of `type`.
   FailureOr<MemRefType> bufferType(RankedTensorType type) {
     Type elem = type.getElementType();
     switch (domain.classify(type.getShape())) {
     case RowRole::Full:
-      return MemRefType::get({ShapedType::kDynamic, domain.cols}, elem);
     case RowRole::RowScalar:
-      return MemRefType::get({ShapedType::kDynamic, 1}, elem);
+    case RowRole::Part:
+      return MemRefType::get({ShapedType::kDynamic, type.getShape().back()}, elem);
     case RowRole::SharedVector:
       return MemRefType::get({domain.cols}, elem);
     case RowRole::Scalar:
@@ -49,11 +49,18 @@ public:
            << RankedTensorType::get(domain.fullShape(), elem);
   }
 
-  /// Tile-level type of a graph value: a row tile or a scalar.
+  RowRole role(Value v) { return domain.classify(shapeOf(v)); }
+  bool isTile(Value v) {
+    RowRole r = role(v);
+    return r == RowRole::Full || r == RowRole::Part || r == RowRole::SharedVector;
+  }
+
+  /// Tile-level type of a graph value: a row tile (parts of rows too: their
+  /// columns past the part's width are unused) or a scalar.
   Type tileType(Type graphType) {
     auto t = llvm::cast<RankedTensorType>(graphType);
-    RowRole role = domain.classify(t.getShape());
-    if (role == RowRole::Full || role == RowRole::SharedVector)
+    RowRole r = domain.classify(t.getShape());
+    if (r == RowRole::Full || r == RowRole::Part || r == RowRole::SharedVector)
       return RankedTensorType::get({domain.cols}, t.getElementType());
     return t.getElementType();
   }
@@ -78,33 +85,143 @@ public:
         loc, name, moduleBuilder.getFunctionType(args, {}));
     fn->setAttr("tile.kernel", moduleBuilder.getUnitAttr());
     fn->setAttr("tile.domain", moduleBuilder.getDenseI64ArrayAttr(domain.fullShape()));
+    // The grid is sized from a buffer with one row per domain row.
+    SmallVector<Type> boundTypes(fusion.getInputs().getTypes());
+    boundTypes.append(fusion.getResultTypes().begin(), fusion.getResultTypes().end());
+    for (auto [i, t] : llvm::enumerate(boundTypes)) {
+      ArrayRef<int64_t> shape = llvm::cast<RankedTensorType>(t).getShape();
+      RowRole r = domain.classify(shape);
+      if ((r == RowRole::Full || r == RowRole::RowScalar || r == RowRole::Part) &&
+          !domain.mapsRows(shape)) {
+        fn->setAttr("tile.row_buffer", moduleBuilder.getI64IntegerAttr(i));
+        break;
+      }
+    }
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockEnd(entry);
-    Value row = b.create<tile::RowIdOp>(loc, b.getIndexType());
+    row = b.create<tile::RowIdOp>(loc, b.getIndexType());
 
     Block &body = fusion.getBody().front();
     for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-      Value mem = entry->getArgument(i);
-      bool perRow = llvm::cast<MemRefType>(mem.getType()).getRank() == 2;
-      map.map(arg, b.create<tile::LoadOp>(loc, tileType(arg.getType()), mem,
-                                          perRow ? row : Value()));
+      argBuffer[arg] = entry->getArgument(i);
+      // Per-row and shared scalars are loaded up front; row tiles when first
+      // needed (slices read them at column offsets), except whole rows that
+      // some op reads as they are.
+      bool wholeRow = role(arg) == RowRole::Full && !domain.mapsRows(shapeOf(arg)) &&
+                      llvm::any_of(arg.getUsers(), [](Operation *u) {
+                        return !isa<graph::SliceOp>(u);
+                      });
+      if (!isTile(arg) || wholeRow || role(arg) == RowRole::SharedVector)
+        (void)at(b, arg, 0);
     }
-    for (Operation &op : body.without_terminator())
-      if (failed(lower(b, op)))
+    for (Operation &op : body.without_terminator()) {
+      // Parts of rows are computed where a slice, concatenation or store
+      // needs them, at the column offset it needs.
+      if (role(op.getResult(0)) == RowRole::Part)
+        continue;
+      if (!at(b, op.getResult(0), 0))
         return failure();
+    }
     auto yield = llvm::cast<graph::YieldOp>(body.getTerminator());
     unsigned firstOut = fusion.getInputs().size();
     for (auto [i, v] : llvm::enumerate(yield.getValues())) {
       Value mem = entry->getArgument(firstOut + i);
+      Value value = at(b, v, 0);
+      if (!value)
+        return failure();
+      value = convert(b, loc, value, llvm::cast<MemRefType>(mem.getType()).getElementType());
       // Values shared by all rows (e.g. exp of a weight) are stored once.
       bool perRow = llvm::cast<MemRefType>(mem.getType()).getRank() == 2;
-      b.create<tile::StoreOp>(loc, map.lookup(v), mem, perRow ? row : Value());
+      auto store = b.create<tile::StoreOp>(loc, value, mem, perRow ? row : Value(),
+                                           IntegerAttr());
+      if (role(v) == RowRole::Part) // only the part's columns are written
+        store.setColOffsetAttr(b.getI64IntegerAttr(0));
     }
     b.create<func::ReturnOp>(loc);
     return fn;
   }
 
 private:
+  /// The row of `arg`'s buffer that this program instance reads.
+  Value rowOf(OpBuilder &b, Value arg) {
+    ArrayRef<int64_t> shape = shapeOf(arg);
+    if (!domain.mapsRows(shape))
+      return row;
+    Value &cached = mappedRows[arg];
+    if (cached)
+      return cached;
+    Location loc = arg.getLoc();
+    auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+    Value sum;
+    for (const RowMapTerm &t : domain.rowMap(shape)) {
+      Value v = row;
+      if (t.div != 1)
+        v = b.create<arith::DivUIOp>(loc, v, idx(t.div));
+      if (t.mod != 0)
+        v = b.create<arith::RemUIOp>(loc, v, idx(t.mod));
+      if (t.mul != 1)
+        v = b.create<arith::MulIOp>(loc, v, idx(t.mul));
+      sum = sum ? b.create<arith::AddIOp>(loc, sum, v) : v;
+    }
+    cached = sum ? sum : idx(0);
+    return cached;
+  }
+
+  /// Value `v` of the fusion as seen `shift` columns to the right: for a
+  /// tile, element j is v[j + shift] (undefined where j + shift falls outside
+  /// v's columns); scalars do not depend on the shift. Null on failure.
+  Value at(OpBuilder &b, Value v, int64_t shift) {
+    if (!isTile(v))
+      shift = 0;
+    auto key = std::make_pair(v, shift);
+    if (Value known = memo.lookup(key))
+      return known;
+    Value result;
+    Location loc = v.getLoc();
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+      Value mem = argBuffer.lookup(arg);
+      auto memType = llvm::cast<MemRefType>(mem.getType());
+      Value r = memType.getRank() == 2 ? rowOf(b, arg) : Value();
+      auto load = b.create<tile::LoadOp>(loc, tileType(arg.getType()), mem, r, IntegerAttr());
+      if (isTile(arg) && (shift != 0 || memType.getShape().back() != domain.cols))
+        load.setColOffsetAttr(b.getI64IntegerAttr(shift));
+      result = load;
+    } else {
+      Operation *op = v.getDefiningOp();
+      if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+        result = at(b, slice.getInput(), shift + slice.getStart());
+      } else if (auto concat = dyn_cast<graph::ConcatOp>(op)) {
+        // Piece k covers columns [o_k, o_k + w_k) of the concatenation, i.e.
+        // tile columns from o_k - shift on.
+        int64_t offset = 0;
+        for (Value piece : concat.getInputs()) {
+          int64_t split = offset - shift;
+          if (split >= domain.cols)
+            break;
+          Value p = at(b, piece, shift - offset);
+          if (!p)
+            return Value();
+          // Pieces may be held at different precisions (excess precision).
+          if (result && result.getType() != p.getType()) {
+            Type f32 = b.getF32Type();
+            result = convert(b, loc, result, f32);
+            p = convert(b, loc, p, f32);
+          }
+          result = result && split > 0
+                       ? b.create<tile::SelectColsOp>(loc, p.getType(), result, p,
+                                                      b.getI64IntegerAttr(split))
+                       : p;
+          offset += shapeOf(piece).back();
+        }
+      } else {
+        result = lower(b, *op, shift);
+      }
+    }
+    if (result)
+      memo[key] = result;
+    return result;
+  }
+
   /// A constant of `value` with type `type` (a row tile or a scalar).
   Value constant(OpBuilder &b, Location loc, Type type, double value) {
     if (auto t = llvm::dyn_cast<RankedTensorType>(type))
@@ -140,29 +257,42 @@ private:
     return b.create<arith::TruncFOp>(loc, to, wide);
   }
 
+  /// A computed f32 value of graph type `graphType`: rounded to its dtype
+  /// when every op rounds, else kept in f32 until a store or a cast.
+  Value finish(OpBuilder &b, Location loc, Value r, Type graphType) {
+    if (!roundEveryOp)
+      return r;
+    return convert(b, loc, r, elementOf(tileType(graphType)));
+  }
+
   /// Elementwise math in f32: 16-bit operands are widened and the result
   /// rounded back once, as the reference evaluator does.
-  Value elementwise(OpBuilder &b, Location loc, Operation &op,
+  Value elementwise(OpBuilder &b, Location loc, Operation &op, int64_t shift,
                     llvm::function_ref<Value(OpBuilder &, ValueRange)> emit) {
     SmallVector<Value> wide;
     for (Value v : op.getOperands())
-      wide.push_back(convert(b, loc, map.lookup(v), b.getF32Type()));
+      wide.push_back(convert(b, loc, at(b, v, shift), b.getF32Type()));
     Value r = emit(b, wide);
-    return convert(b, loc, r, elementOf(tileType(op.getResult(0).getType())));
+    return finish(b, loc, r, op.getResult(0).getType());
   }
 
-  LogicalResult lower(OpBuilder &b, Operation &op) {
+  /// Emits op's tile program with its operands seen at `shift`.
+  Value lower(OpBuilder &b, Operation &op, int64_t shift) {
     Location loc = op.getLoc();
+    auto operand = [&](Value v) { return at(b, v, shift); };
+    for (Value v : op.getOperands())
+      if (!operand(v))
+        return Value();
     auto f32 = [&](Value like, double v) { return constant(b, loc, like.getType(), v); };
     auto binary = [&](auto tag) {
       using OpTy = decltype(tag);
-      return elementwise(b, loc, op, [&](OpBuilder &bb, ValueRange x) -> Value {
+      return elementwise(b, loc, op, shift, [&](OpBuilder &bb, ValueRange x) -> Value {
         return bb.create<OpTy>(loc, x[0], x[1]);
       });
     };
     auto unary = [&](auto tag) {
       using OpTy = decltype(tag);
-      return elementwise(b, loc, op, [&](OpBuilder &bb, ValueRange x) -> Value {
+      return elementwise(b, loc, op, shift, [&](OpBuilder &bb, ValueRange x) -> Value {
         return bb.create<OpTy>(loc, x[0]);
       });
     };
@@ -188,40 +318,46 @@ private:
             .Case([&](graph::RsqrtOp) { return unary(math::RsqrtOp()); })
             .Case([&](graph::TanhOp) { return unary(math::TanhOp()); })
             .Case([&](graph::SigmoidOp) {
-              return elementwise(b, loc, op, [&](OpBuilder &, ValueRange x) -> Value {
+              return elementwise(b, loc, op, shift, [&](OpBuilder &, ValueRange x) -> Value {
                 return sigmoid(x[0]);
               });
             })
             .Case([&](graph::SiluOp) {
-              return elementwise(b, loc, op, [&](OpBuilder &, ValueRange x) -> Value {
+              return elementwise(b, loc, op, shift, [&](OpBuilder &, ValueRange x) -> Value {
                 return b.create<arith::MulFOp>(loc, x[0], sigmoid(x[0]));
               });
             })
             .Case([&](graph::GeluOp) {
-              return elementwise(b, loc, op, [&](OpBuilder &, ValueRange x) -> Value {
-                // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+              return elementwise(b, loc, op, shift, [&](OpBuilder &, ValueRange x) -> Value {
+                // 0.5 x (1 + tanh(y)), y = sqrt(2/pi) (x + 0.044715 x^3), is
+                // x * sigmoid(2y) = x / (1 + exp(-2y)): one exp and one
+                // division instead of a tanh (about 20 instructions in
+                // libdevice), and no cancellation in 1 + tanh(y) for y << 0.
                 Value v = x[0];
-                Value x3 = b.create<arith::MulFOp>(loc, v, b.create<arith::MulFOp>(loc, v, v));
-                Value inner = b.create<arith::AddFOp>(loc, v, b.create<arith::MulFOp>(loc, f32(v, 0.044715), x3));
-                Value t = b.create<math::TanhOp>(loc, b.create<arith::MulFOp>(loc, f32(v, std::sqrt(2.0 / M_PI)), inner));
-                Value half = b.create<arith::MulFOp>(loc, f32(v, 0.5), v);
-                return b.create<arith::MulFOp>(loc, half, b.create<arith::AddFOp>(loc, f32(v, 1.0), t));
+                Value x2 = b.create<arith::MulFOp>(loc, v, v);
+                Value poly = b.create<arith::AddFOp>(
+                    loc, f32(v, 1.0), b.create<arith::MulFOp>(loc, f32(v, 0.044715), x2));
+                Value minus2y = b.create<arith::MulFOp>(
+                    loc, f32(v, -2.0 * std::sqrt(2.0 / M_PI)), b.create<arith::MulFOp>(loc, v, poly));
+                Value e = b.create<math::ExpOp>(loc, minus2y);
+                return b.create<arith::DivFOp>(loc, v, b.create<arith::AddFOp>(loc, f32(v, 1.0), e));
               });
             })
             .Case([&](graph::CastOp c) {
-              return convert(b, loc, map.lookup(c.getInput()),
+              return convert(b, loc, operand(c.getInput()),
                              c.getType().getElementType());
             })
             .Case([&](graph::BroadcastOp bc) -> Value {
-              Value in = map.lookup(bc.getInput());
-              Type to = tileType(bc.getType());
-              if (in.getType() == to)
+              Value in = operand(bc.getInput());
+              bool toTile = llvm::isa<RankedTensorType>(tileType(bc.getType()));
+              if (!toTile || llvm::isa<RankedTensorType>(in.getType()))
                 return in; // shared vector -> rows, or scalar reshapes
-              return b.create<tile::SplatOp>(loc, to, in);
+              return b.create<tile::SplatOp>(
+                  loc, RankedTensorType::get({domain.cols}, in.getType()), in);
             })
             .Case<graph::ReduceSumOp, graph::ReduceMaxOp, graph::ReduceMeanOp>(
                 [&](Operation *red) -> Value {
-                  Value in = convert(b, loc, map.lookup(red->getOperand(0)), b.getF32Type());
+                  Value in = convert(b, loc, operand(red->getOperand(0)), b.getF32Type());
                   Value r;
                   if (isa<graph::ReduceMaxOp>(red))
                     r = b.create<tile::ReduceMaxOp>(loc, b.getF32Type(), in);
@@ -231,26 +367,31 @@ private:
                     r = b.create<arith::DivFOp>(
                         loc, r, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(domain.cols)));
                   Type resultType = tileType(red->getResult(0).getType());
-                  r = convert(b, loc, r, elementOf(resultType));
+                  r = finish(b, loc, r, red->getResult(0).getType());
                   // With one column a per-row scalar is also a full row.
                   if (llvm::isa<RankedTensorType>(resultType))
-                    r = b.create<tile::SplatOp>(loc, resultType, r);
+                    r = b.create<tile::SplatOp>(
+                        loc, RankedTensorType::get({domain.cols}, r.getType()), r);
                   return r;
                 })
             .Default([&](Operation *) { return Value(); });
     if (!result)
-      return op.emitOpError("is not supported in a row kernel");
-    map.map(op.getResult(0), result);
-    return success();
+      op.emitOpError("is not supported in a row kernel");
+    return result;
   }
 
   graph::FusionOp fusion;
   RowDomain domain;
-  IRMapping map;
+  bool roundEveryOp;
+  Value row;
+  DenseMap<Value, Value> argBuffer, mappedRows;
+  DenseMap<std::pair<Value, int64_t>, Value> memo;
 };
 
 struct LowerFusionToTilePass
     : tilec::impl::LowerFusionToTileBase<LowerFusionToTilePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -263,7 +404,8 @@ struct LowerFusionToTilePass
         std::string name = (host.getName() + "_kernel" + Twine(index++)).str();
         FailureOr<func::FuncOp> kernel = failure();
         if (shape) {
-          FusionToTile lowering(fusion, *RowDomain::fromFullShape(shape.asArrayRef()));
+          FusionToTile lowering(fusion, *RowDomain::fromFullShape(shape.asArrayRef()),
+                                roundEveryOp);
           kernel = lowering.build(mb, name);
         } else if (Operation *reduce = innerAxisReduction(fusion)) {
           kernel = buildStridedReduction(mb, name, fusion, reduce);
@@ -328,10 +470,11 @@ struct LowerFusionToTilePass
     auto fn = mb.create<func::FuncOp>(loc, name, mb.getFunctionType({in, out}, {}));
     fn->setAttr("tile.kernel", mb.getUnitAttr());
     fn->setAttr("tile.domain", mb.getDenseI64ArrayAttr({outer * inner, k}));
+    fn->setAttr("tile.row_buffer", mb.getI64IntegerAttr(1));
     OpBuilder b = OpBuilder::atBlockEnd(fn.addEntryBlock());
     Value row = b.create<tile::RowIdOp>(loc, b.getIndexType());
     Value t = b.create<tile::LoadOp>(loc, RankedTensorType::get({k}, elem),
-                                     fn.getArgument(0), row);
+                                     fn.getArgument(0), row, IntegerAttr());
     Type f32 = b.getF32Type();
     if (elem != f32)
       t = b.create<arith::ExtFOp>(loc, RankedTensorType::get({k}, f32), t);
@@ -344,7 +487,7 @@ struct LowerFusionToTilePass
       r = b.create<arith::DivFOp>(loc, r, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(k)));
     if (elem != f32)
       r = b.create<arith::TruncFOp>(loc, elem, r);
-    b.create<tile::StoreOp>(loc, r, fn.getArgument(1), row);
+    b.create<tile::StoreOp>(loc, r, fn.getArgument(1), row, IntegerAttr());
     b.create<func::ReturnOp>(loc);
     return fn;
   }

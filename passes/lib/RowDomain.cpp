@@ -37,19 +37,53 @@ int64_t RowDomain::rows() const {
 
 RowRole RowDomain::classify(ArrayRef<int64_t> shape) const {
   size_t rank = lead.size() + 1;
-  if (shape.size() == rank && shape.drop_back() == ArrayRef<int64_t>(lead)) {
-    if (shape.back() == cols)
-      return RowRole::Full;
-    if (shape.back() == 1)
-      return RowRole::RowScalar;
-  }
+  auto lastRole = [&](int64_t last) {
+    return last == cols ? RowRole::Full : last == 1 ? RowRole::RowScalar : RowRole::Part;
+  };
+  if (shape.size() == rank && shape.drop_back() == ArrayRef<int64_t>(lead))
+    return lastRole(shape.back());
   bool leadingOnes = llvm::all_of(
       shape.empty() ? shape : shape.drop_back(), [](int64_t d) { return d == 1; });
   if (!shape.empty() && shape.size() <= rank && leadingOnes && shape.back() == cols)
     return RowRole::SharedVector;
   if (shape.size() <= rank && llvm::all_of(shape, [](int64_t d) { return d == 1; }))
     return RowRole::Scalar;
-  return RowRole::None;
+  // Row dims that broadcast into the domain's (right-aligned, 1 or equal).
+  if (shape.empty() || shape.size() > rank)
+    return RowRole::None;
+  ArrayRef<int64_t> rowDims = shape.drop_back();
+  size_t offset = lead.size() - rowDims.size();
+  for (size_t i = 0; i < rowDims.size(); ++i)
+    if (rowDims[i] != 1 && rowDims[i] != lead[offset + i])
+      return RowRole::None;
+  return lastRole(shape.back());
+}
+
+bool RowDomain::mapsRows(ArrayRef<int64_t> shape) const {
+  RowRole role = classify(shape);
+  if (role != RowRole::Full && role != RowRole::RowScalar && role != RowRole::Part)
+    return false;
+  return shape.drop_back() != ArrayRef<int64_t>(lead);
+}
+
+SmallVector<RowMapTerm> RowDomain::rowMap(ArrayRef<int64_t> shape) const {
+  SmallVector<RowMapTerm> terms;
+  ArrayRef<int64_t> rowDims = shape.drop_back();
+  size_t offset = lead.size() - rowDims.size();
+  int64_t inner = 1, mul = 1; // domain rows and value rows below dim i
+  for (size_t i = lead.size(); i-- > 0;) {
+    int64_t own = i >= offset ? rowDims[i - offset] : 1;
+    if (own != 1 && lead[i] != 1) {
+      // Dim i of the row index: (row / inner) % lead[i]; no modulo for the
+      // outermost dim (row < rows()).
+      bool outermost = llvm::all_of(ArrayRef<int64_t>(lead).take_front(i),
+                                    [](int64_t d) { return d == 1; });
+      terms.push_back({inner, outermost ? 0 : lead[i], mul});
+    }
+    inner *= lead[i];
+    mul *= own;
+  }
+  return terms;
 }
 
 static bool isReduction(Operation *op) {
@@ -64,12 +98,19 @@ static bool isElementwise(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>();
 }
 
+static int64_t lastAxis(Value v) { return shapeOf(v).size() - 1; }
+
 std::optional<RowDomain> naturalRowDomain(Operation *op) {
   if (isReduction(op)) {
     ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
     if (reductionAxis(op) != static_cast<int64_t>(in.size()) - 1)
       return std::nullopt;
     return RowDomain::fromFullShape(in);
+  }
+  if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
+    if (reductionAxis(op) != lastAxis(op->getResult(0)))
+      return std::nullopt; // along a row dim: not a row op
+    return RowDomain::fromFullShape(shapeOf(op->getResult(0)));
   }
   if (isElementwise(op) || isa<graph::BroadcastOp>(op)) {
     ArrayRef<int64_t> out = shapeOf(op->getResult(0));
@@ -80,26 +121,53 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
   return std::nullopt;
 }
 
+/// A role an op may compute: any but None; rows not mapped (only inputs
+/// have mapped rows); parts of rows narrower than the domain (a wider value
+/// would not fit the kernel's tiles).
+static bool computable(const RowDomain &d, Value v) {
+  ArrayRef<int64_t> shape = shapeOf(v);
+  RowRole role = d.classify(shape);
+  if (role == RowRole::None || d.mapsRows(shape))
+    return false;
+  return role != RowRole::Part || shape.back() < d.cols;
+}
+
+/// A whole or partial row of the domain's own rows (what slices and
+/// concatenations take).
+static bool unmappedRow(const RowDomain &d, Value v) {
+  RowRole role = d.classify(shapeOf(v));
+  return (role == RowRole::Full || role == RowRole::Part) && !d.mapsRows(shapeOf(v));
+}
+
 bool fitsRowDomain(Operation *op, const RowDomain &d) {
-  if (isa<graph::ConstantOp>(op))
-    return d.classify(shapeOf(op->getResult(0))) != RowRole::None;
-  if (isElementwise(op))
-    return d.classify(shapeOf(op->getResult(0))) != RowRole::None;
+  if (isa<graph::ConstantOp>(op) || isElementwise(op))
+    return computable(d, op->getResult(0));
   if (isa<graph::BroadcastOp>(op)) {
+    Value result = op->getResult(0);
+    if (!computable(d, result))
+      return false;
     RowRole in = d.classify(shapeOf(op->getOperand(0)));
-    RowRole out = d.classify(shapeOf(op->getResult(0)));
-    if (in == RowRole::None || out == RowRole::None)
+    RowRole out = d.classify(shapeOf(result));
+    if (in == RowRole::None)
       return false;
     return in == out || in == RowRole::Scalar ||
            (out == RowRole::Full &&
             (in == RowRole::SharedVector || in == RowRole::RowScalar));
   }
+  if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
+    Value result = op->getResult(0);
+    if (reductionAxis(op) != lastAxis(result) || !computable(d, result) ||
+        !unmappedRow(d, result))
+      return false;
+    return llvm::all_of(op->getOperands(), [&](Value v) { return unmappedRow(d, v); });
+  }
   if (isReduction(op)) {
     ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
     return reductionAxis(op) == static_cast<int64_t>(in.size()) - 1 &&
-           d.classify(in) == RowRole::Full &&
+           d.classify(in) == RowRole::Full && !d.mapsRows(in) &&
            (d.classify(shapeOf(op->getResult(0))) == RowRole::RowScalar ||
-            d.cols == 1);
+            d.cols == 1) &&
+           computable(d, op->getResult(0));
   }
   return false;
 }

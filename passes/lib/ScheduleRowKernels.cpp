@@ -11,6 +11,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <numeric>
+
 namespace tilec {
 #define GEN_PASS_DEF_SCHEDULEROWKERNELS
 #include "tilec/Passes/Passes.h.inc"
@@ -83,14 +85,25 @@ struct ScheduleRowKernelsPass
     });
     if (strided)
       return scheduleStrided(fn, cols);
-    int64_t widestBytes = 1;
+    // Vectors must tile the row, every buffer's rows, every column offset of
+    // a windowed access and every split of a concatenation.
+    int64_t widestBytes = 1, grain = cols;
     for (Type t : fn.getArgumentTypes()) {
       auto m = llvm::cast<MemRefType>(t);
-      if (m.getRank() > 0 && m.getShape().back() == cols)
+      int64_t width = m.getRank() > 0 ? m.getShape().back() : 1;
+      if (width > 1 || cols == 1) {
         widestBytes = std::max<int64_t>(widestBytes, m.getElementTypeBitWidth() / 8);
+        grain = std::gcd(grain, width);
+      }
     }
+    fn.walk([&](Operation *op) {
+      if (auto offset = op->getAttrOfType<IntegerAttr>("col_offset"))
+        grain = std::gcd(grain, std::abs(offset.getInt()));
+      if (auto select = dyn_cast<tilec::tile::SelectColsOp>(op))
+        grain = std::gcd(grain, select.getSplit());
+    });
     int64_t vec = 16 / widestBytes;
-    while (vec > 1 && cols % vec != 0)
+    while (vec > 1 && grain % vec != 0)
       vec /= 2;
     int64_t vectorsPerRow = cols / vec;
     bool reduces = tilec::countRowReductions(fn) > 0;

@@ -68,7 +68,7 @@ int fail(const std::string &m) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string ops = "rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain";
+  std::string ops = "rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain,rope";
   std::string dtypes = "bf16,f32";
   std::string shapes = "8192x4096,4096x8192,16384x4096";
   std::string csv;

@@ -46,6 +46,19 @@ def elementwise_chain(x, y):
     return torch.sigmoid(x) * y + torch.nn.functional.gelu(x, approximate="tanh") - x
 
 
+def rope(x, cos, sin):
+    xf = x.float()
+    h = xf.shape[-1] // 2
+    rot = torch.cat((-xf[..., h:], xf[..., :h]), dim=-1)
+    return (xf * cos.float() + rot * sin.float()).to(x.dtype)
+
+
+def shape_of(kind, r, c):
+    """Like tilec's examples: rope is [r, c / 128 heads, 128], cos/sin [r, 1, 128]."""
+    hd = 128 if c % 128 == 0 else c
+    return {"rc": (r, c), "c": (c,), "x3": (r, c // hd, hd), "t3": (r, 1, hd)}[kind]
+
+
 OPS = {
     "rms_norm": (rms_norm, ["rc", "c"]),
     "add_rms_norm": (add_rms_norm, ["rc", "rc", "c"]),
@@ -53,6 +66,7 @@ OPS = {
     "softmax": (softmax, ["rc"]),
     "silu_mul": (silu_mul, ["rc", "rc"]),
     "elementwise_chain": (elementwise_chain, ["rc", "rc"]),
+    "rope": (rope, ["x3", "t3", "t3"]),
 }
 DTYPES = {"bf16": torch.bfloat16, "f32": torch.float32, "f16": torch.float16}
 
@@ -77,7 +91,7 @@ def main():
                 sets = []
                 nbytes = 0
                 for s in range(4):
-                    ins = [torch.rand((r, c) if k == "rc" else (c,), device="cuda",
+                    ins = [torch.rand(shape_of(k, r, c), device="cuda",
                                       dtype=dtype) * 4 - 2 for k in kinds]
                     sets.append(ins)
                 nbytes = sum(t.numel() * t.element_size() for t in sets[0])

@@ -365,3 +365,63 @@ TEST(FrontendTest, SiluMulAndSoftmaxStructure) {
   EXPECT_EQ(countKind(g, OpKind::ReduceSum), 1);
   EXPECT_EQ(countKind(g, OpKind::Exp), 1);
 }
+
+TEST(FrontendTest, SliceAndConcat) {
+  Graph g;
+  Tensor x = g.input("x", {4, 6, 10}, DType::BF16);
+  Tensor s = slice(x, -1, 2, 7);
+  EXPECT_EQ(s.shape(), (Shape{4, 6, 5}));
+  EXPECT_EQ(g.node(s.id()).axis, 2);
+  EXPECT_EQ(g.node(s.id()).start, 2);
+  EXPECT_EQ(g.node(s.id()).end, 7);
+  EXPECT_EQ(slice(x, 1, 0, 6).id(), x.id()) << "a whole-axis slice is the input";
+  Tensor c = concat({s, x, s}, 2);
+  EXPECT_EQ(c.shape(), (Shape{4, 6, 20}));
+  EXPECT_EQ(g.node(c.id()).operands.size(), 3u);
+  EXPECT_EQ(concat({x}, 0).id(), x.id());
+  Tensor rows = concat({x, slice(x, 0, 1, 3)}, 0);
+  EXPECT_EQ(rows.shape(), (Shape{6, 6, 10}));
+
+  std::string msg = errorOf([&] { slice(x, 3, 0, 1); });
+  EXPECT_NE(msg.find("slice: axis 3 out of range for shape [4, 6, 10]"), std::string::npos) << msg;
+  msg = errorOf([&] { slice(x, -1, 4, 4); });
+  EXPECT_NE(msg.find("range [4, 4) is empty or outside axis 2"), std::string::npos) << msg;
+  msg = errorOf([&] { slice(x, 0, 0, 5); });
+  EXPECT_NE(msg.find("need 0 <= start < end <= 4"), std::string::npos) << msg;
+  msg = errorOf([&] { concat({x, s}, 1); });
+  EXPECT_NE(msg.find("concat: operand 1 is bf16 [4, 6, 5], expected bf16 with shape "
+                     "[4, 6, 10] except along axis 1"),
+            std::string::npos)
+      << msg;
+  Tensor y = g.input("y", {4, 6, 10}, DType::F32);
+  msg = errorOf([&] { concat({x, y}, -1); });
+  EXPECT_NE(msg.find("concat: operand 1 is f32"), std::string::npos) << msg;
+  EXPECT_THROW(concat({}, 0), Error);
+}
+
+TEST(FrontendTest, RopeStructureAndErrors) {
+  Graph g;
+  Tensor x = g.input("x", {3, 4, 8}, DType::BF16);
+  Tensor c = g.input("cos", {3, 1, 8}, DType::BF16);
+  Tensor s = g.input("sin", {3, 1, 8}, DType::BF16);
+  Tensor y = nn::rope(x, c, s);
+  EXPECT_EQ(y.shape(), x.shape());
+  EXPECT_EQ(y.dtype(), DType::BF16);
+  EXPECT_EQ(countKind(g, OpKind::Slice), 2);
+  EXPECT_EQ(countKind(g, OpKind::Concat), 1);
+  EXPECT_EQ(countKind(g, OpKind::Neg), 1);
+
+  Tensor odd = g.input("odd", {3, 4, 7}, DType::BF16);
+  std::string msg = errorOf([&] { nn::rope(odd, c, s); });
+  EXPECT_NE(msg.find("rope: x's last dim must be even"), std::string::npos) << msg;
+  Tensor c16 = g.input("c16", {3, 1, 8}, DType::F16);
+  msg = errorOf([&] { nn::rope(x, c16, s); });
+  EXPECT_NE(msg.find("rope: cos dtype mismatch"), std::string::npos) << msg;
+  Tensor s4 = g.input("s4", {3, 1, 4}, DType::BF16);
+  msg = errorOf([&] { nn::rope(x, c, s4); });
+  EXPECT_NE(msg.find("rope: sin shape [3, 1, 4] must end in x's last dim 8"),
+            std::string::npos)
+      << msg;
+  msg = errorOf([&] { nn::rotate_half(odd); });
+  EXPECT_NE(msg.find("rotate_half: the last dim must be even"), std::string::npos) << msg;
+}

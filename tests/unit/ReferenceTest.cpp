@@ -392,3 +392,52 @@ TEST(ReferenceTest, InputValidation) {
   bad.values.pop_back();
   EXPECT_THROW(evaluateReference(g, {bad, yi}), Error);
 }
+
+TEST(ReferenceTest, SliceAndConcatAlongEveryAxis) {
+  Graph g;
+  Tensor x = g.input("x", {3, 4, 5}, DType::F32);
+  g.output(slice(x, 1, 1, 3));
+  g.output(concat({slice(x, 2, 3, 5), x}, 2));
+  g.output(concat({x, slice(x, 0, 2, 3)}, 0));
+  HostTensor in = HostTensor::random({3, 4, 5}, DType::F32, 11);
+  auto at = [&](int64_t i, int64_t j, int64_t k) { return in.values[(i * 4 + j) * 5 + k]; };
+  std::vector<HostTensor> out = evaluateReference(g, {in});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].shape, (Shape{3, 2, 5}));
+  EXPECT_EQ(out[1].shape, (Shape{3, 4, 7}));
+  EXPECT_EQ(out[2].shape, (Shape{4, 4, 5}));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t k = 0; k < 7; ++k) {
+        if (j < 2 && k < 5)
+          EXPECT_EQ(out[0].values[(i * 2 + j) * 5 + k], at(i, j + 1, k));
+        EXPECT_EQ(out[1].values[(i * 4 + j) * 7 + k], k < 2 ? at(i, j, k + 3) : at(i, j, k - 2));
+      }
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      for (int64_t k = 0; k < 5; ++k)
+        EXPECT_EQ(out[2].values[(i * 4 + j) * 5 + k], i < 3 ? at(i, j, k) : at(2, j, k));
+}
+
+TEST(ReferenceTest, RopeMatchesRotateHalfFormula) {
+  const int64_t T = 3, H = 2, D = 8;
+  Graph g;
+  Tensor x = g.input("x", {T, H, D}, DType::BF16);
+  Tensor c = g.input("cos", {T, 1, D}, DType::BF16);
+  Tensor s = g.input("sin", {T, 1, D}, DType::BF16);
+  g.output(nn::rope(x, c, s));
+  HostTensor hx = HostTensor::random({T, H, D}, DType::BF16, 21);
+  HostTensor hc = HostTensor::random({T, 1, D}, DType::BF16, 22);
+  HostTensor hs = HostTensor::random({T, 1, D}, DType::BF16, 23);
+  HostTensor y = run1(g, {hx, hc, hs});
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t d = 0; d < D; ++d) {
+        auto X = [&](int64_t i) { return double(hx.values[(t * H + h) * D + i]); };
+        double rot = d < D / 2 ? -X(d + D / 2) : X(d - D / 2);
+        // f32 math rounded per op, then bf16: compare with a bf16 ulp of slack.
+        double want = X(d) * hc.values[t * D + d] + rot * hs.values[t * D + d];
+        EXPECT_NEAR(y.values[(t * H + h) * D + d], want, 1e-2 * std::max(1.0, std::fabs(want)))
+            << t << "," << h << "," << d;
+      }
+}

@@ -55,6 +55,8 @@ enum class OpKind {
   Cast,
   // shape
   Broadcast, // numpy rules, right-aligned; operand dims are 1 or equal
+  Slice,     // [start, end) along `axis`, step 1
+  Concat,    // operands joined along `axis` (other dims equal)
   // reductions along one axis; the reduced dim is kept with size 1;
   // accumulation is always in f32 or wider.
   ReduceSum,
@@ -74,7 +76,8 @@ struct Node {
   DType dtype;
   std::string name; // Input: the argument name
   double value = 0; // Constant: the value
-  int axis = -1;    // Reduce*: the (non-negative) reduced axis
+  int axis = -1;    // Reduce*, Slice, Concat: the (non-negative) axis
+  int64_t start = 0, end = 0; // Slice: the kept range [start, end)
 };
 
 class Graph;
@@ -163,6 +166,11 @@ Tensor cast(Tensor a, DType dtype);
 // ---- Shape ----
 /// Explicit broadcast to `shape` (numpy rules). Returns `a` if already equal.
 Tensor broadcast_to(Tensor a, const Shape &shape);
+/// Elements [start, end) of `axis` (negative axis counts from the end;
+/// 0 <= start < end <= dim). Returns `a` when the range is the whole axis.
+Tensor slice(Tensor a, int axis, int64_t start, int64_t end);
+/// Joins tensors of one dtype along `axis`; the other dims must be equal.
+Tensor concat(const std::vector<Tensor> &parts, int axis);
 
 // ---- Reductions (keep the reduced dim with size 1; axis may be negative) ----
 Tensor sum(Tensor a, int axis);
@@ -183,6 +191,13 @@ Tensor silu_mul(Tensor a, Tensor b);
 /// Residual add then RMSNorm: h = x + residual; returns {rms_norm(h, w), h}.
 std::pair<Tensor, Tensor> add_rms_norm(Tensor x, Tensor residual, Tensor w,
                                        double eps = 1e-6);
+/// [-x2, x1] for x = [x1, x2] split in halves along the last dim.
+Tensor rotate_half(Tensor x);
+/// Rotary position embedding (rotate-half form, as in Llama):
+/// x * cos + rotate_half(x) * sin, computed in f32, result in x's dtype.
+/// x is [..., D] with D even; cos and sin broadcast to x (e.g. x is
+/// [tokens, heads, D] and cos, sin are [tokens, 1, D]) and have x's dtype.
+Tensor rope(Tensor x, Tensor cos, Tensor sin);
 } // namespace nn
 
 } // namespace tilec

@@ -19,10 +19,11 @@ func.func @no_domain(%x: tensor<4x64xf32>) -> tensor<1x64xf32> {
 // errors: see @shared_results in lower-fusion-to-tile.mlir.)
 
 // An input whose shape has no role in the domain.
-func.func @input_without_role(%x: tensor<4x32xf32>) -> tensor<4x64xf32> {
-  // expected-error @+1 {{'graph.fusion' op value of type 'tensor<4x32xf32>' has no role in the row domain 'tensor<4x64xf32>'}}
-  %0 = graph.fusion(%x : tensor<4x32xf32>) attributes {domain = array<i64: 4, 64>} -> tensor<4x64xf32> {
-  ^bb0(%a: tensor<4x32xf32>):
+// (Row dims must equal the domain's or broadcast into them.)
+func.func @input_without_role(%x: tensor<5x64xf32>) -> tensor<4x64xf32> {
+  // expected-error @+1 {{'graph.fusion' op value of type 'tensor<5x64xf32>' has no role in the row domain 'tensor<4x64xf32>'}}
+  %0 = graph.fusion(%x : tensor<5x64xf32>) attributes {domain = array<i64: 4, 64>} -> tensor<4x64xf32> {
+  ^bb0(%a: tensor<5x64xf32>):
     %c = graph.constant 1.0 : tensor<4x64xf32>
     graph.yield %c : tensor<4x64xf32>
   }

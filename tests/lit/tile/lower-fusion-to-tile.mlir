@@ -1,4 +1,5 @@
 // RUN: tilec-opt --split-input-file --tilec-lower-fusion-to-tile %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-lower-fusion-to-tile=round-every-op=true %s | FileCheck %s --check-prefix=ROUND
 
 // Each graph.fusion becomes a func.func kernel (tile.kernel, tile.domain)
 // placed before its host, computing one row: memref arguments (inputs, then
@@ -7,7 +8,7 @@
 
 // CHECK-LABEL: func.func @rms_norm_kernel0
 //  CHECK-SAME:   (%[[X:.+]]: memref<?x64xf32>, %[[W:.+]]: memref<64xf32>, %[[OUT:.+]]: memref<?x64xf32>)
-//  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 64>, tile.kernel}
+//  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 64>, tile.kernel, tile.row_buffer = {{[0-9]+}} : i64}
 //  CHECK-NEXT:   %[[ROW:.+]] = tile.row_id
 //  CHECK-NEXT:   %[[XT:.+]] = tile.load %[[X]][%[[ROW]]] : memref<?x64xf32> -> tensor<64xf32>
 //  CHECK-NEXT:   %[[WT:.+]] = tile.load %[[W]] : memref<64xf32> -> tensor<64xf32>
@@ -51,8 +52,10 @@ func.func @rms_norm(%arg0: tensor<4x64xf32>, %arg1: tensor<64xf32>) -> tensor<4x
 
 // -----
 
-// 16-bit math runs in f32: bf16 operands are widened with arith.extf, the
-// result rounded back with arith.truncf (once per operator).
+// 16-bit math runs in f32: bf16 operands are widened with arith.extf. By
+// default the f32 result stays in f32 until it is stored (excess precision,
+// as XLA and TorchInductor); with round-every-op it is rounded back with
+// arith.truncf after every operator (eager PyTorch).
 
 // CHECK-LABEL: func.func @bf16_kernel0
 //  CHECK-SAME:   (%[[A:.+]]: memref<?x4096xbf16>, %[[B:.+]]: memref<?x4096xbf16>, %[[OUT:.+]]: memref<?x4096xbf16>)
@@ -61,11 +64,19 @@ func.func @rms_norm(%arg0: tensor<4x64xf32>, %arg1: tensor<64xf32>) -> tensor<4x
 //  CHECK-NEXT:   %[[AW:.+]] = arith.extf %[[AT]] : tensor<4096xbf16> to tensor<4096xf32>
 //  CHECK-NEXT:   %[[BW:.+]] = arith.extf %[[BT]] : tensor<4096xbf16> to tensor<4096xf32>
 //  CHECK-NEXT:   %[[P:.+]] = arith.mulf %[[AW]], %[[BW]] : tensor<4096xf32>
-//  CHECK-NEXT:   %[[PN:.+]] = arith.truncf %[[P]] : tensor<4096xf32> to tensor<4096xbf16>
-//  CHECK-NEXT:   %[[PW:.+]] = arith.extf %[[PN]] : tensor<4096xbf16> to tensor<4096xf32>
-//  CHECK-NEXT:   %[[E:.+]] = math.exp %[[PW]] : tensor<4096xf32>
+//  CHECK-NEXT:   %[[E:.+]] = math.exp %[[P]] : tensor<4096xf32>
 //  CHECK-NEXT:   %[[EN:.+]] = arith.truncf %[[E]] : tensor<4096xf32> to tensor<4096xbf16>
 //  CHECK-NEXT:   tile.store %[[EN]], %[[OUT]][%{{.+}}] : tensor<4096xbf16> -> memref<?x4096xbf16>
+
+// ROUND-LABEL: func.func @bf16_kernel0
+//       ROUND:   %[[AW:.+]] = arith.extf %{{.+}} : tensor<4096xbf16> to tensor<4096xf32>
+//  ROUND-NEXT:   %[[BW:.+]] = arith.extf %{{.+}} : tensor<4096xbf16> to tensor<4096xf32>
+//  ROUND-NEXT:   %[[P:.+]] = arith.mulf %[[AW]], %[[BW]] : tensor<4096xf32>
+//  ROUND-NEXT:   %[[PN:.+]] = arith.truncf %[[P]] : tensor<4096xf32> to tensor<4096xbf16>
+//  ROUND-NEXT:   %[[PW:.+]] = arith.extf %[[PN]] : tensor<4096xbf16> to tensor<4096xf32>
+//  ROUND-NEXT:   %[[E:.+]] = math.exp %[[PW]] : tensor<4096xf32>
+//  ROUND-NEXT:   %[[EN:.+]] = arith.truncf %[[E]] : tensor<4096xf32> to tensor<4096xbf16>
+//  ROUND-NEXT:   tile.store %[[EN]], %{{.+}}[%{{.+}}] : tensor<4096xbf16> -> memref<?x4096xbf16>
 // CHECK-LABEL: func.func @bf16(
 //       CHECK:   tile.launch @bf16_kernel0
 func.func @bf16(%a: tensor<4x4096xbf16>, %b: tensor<4x4096xbf16>) -> tensor<4x4096xbf16> {
@@ -90,9 +101,14 @@ func.func @bf16(%a: tensor<4x4096xbf16>, %b: tensor<4x4096xbf16>) -> tensor<4x40
 //  CHECK-NEXT:   %[[H:.+]] = arith.truncf %[[H1]] : tensor<64xf32> to tensor<64xf16>
 //  CHECK-NEXT:   %[[HW:.+]] = arith.extf %[[H]] : tensor<64xf16> to tensor<64xf32>
 //  CHECK-NEXT:   %[[M:.+]] = tile.reduce_max %[[HW]] : tensor<64xf32> -> f32
-//  CHECK-NEXT:   %[[MH:.+]] = arith.truncf %[[M]] : f32 to f16
 //  CHECK-NEXT:   tile.store %[[W]], %{{.+}}[%{{.+}}] : tensor<64xf32> -> memref<?x64xf32>
+//  CHECK-NEXT:   %[[MH:.+]] = arith.truncf %[[M]] : f32 to f16
 //  CHECK-NEXT:   tile.store %[[MH]], %{{.+}}[%{{.+}}] : f16 -> memref<?x1xf16>
+// ROUND-LABEL: func.func @casts_kernel0
+//       ROUND:   %[[M:.+]] = tile.reduce_max %{{.+}} : tensor<64xf32> -> f32
+//  ROUND-NEXT:   %[[MH:.+]] = arith.truncf %[[M]] : f32 to f16
+//  ROUND-NEXT:   tile.store %{{.+}}, %{{.+}}[%{{.+}}] : tensor<64xf32> -> memref<?x64xf32>
+//  ROUND-NEXT:   tile.store %[[MH]], %{{.+}}[%{{.+}}] : f16 -> memref<?x1xf16>
 func.func @casts(%a: tensor<4x64xbf16>) -> (tensor<4x64xf32>, tensor<4x1xf16>) {
   %0:2 = graph.fusion(%a : tensor<4x64xbf16>) attributes {domain = array<i64: 4, 64>} -> tensor<4x64xf32>, tensor<4x1xf16> {
   ^bb0(%x: tensor<4x64xbf16>):
@@ -223,7 +239,7 @@ func.func @two_fusions(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
 
 // CHECK-LABEL: func.func @shared_results_kernel0
 //  CHECK-SAME:   (%[[W:.+]]: memref<64xf32>, %[[S:.+]]: memref<f32>, %[[X:.+]]: memref<?x64xf32>, %[[OW:.+]]: memref<64xf32>, %[[OS:.+]]: memref<f32>, %[[OX:.+]]: memref<?x64xf32>)
-//  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 64>, tile.kernel}
+//  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 64>, tile.kernel, tile.row_buffer = {{[0-9]+}} : i64}
 //  CHECK-NEXT:   %[[ROW:.+]] = tile.row_id
 //  CHECK-NEXT:   %[[WT:.+]] = tile.load %[[W]] : memref<64xf32> -> tensor<64xf32>
 //  CHECK-NEXT:   %[[ST:.+]] = tile.load %[[S]] : memref<f32> -> f32

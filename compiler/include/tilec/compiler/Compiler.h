@@ -29,6 +29,11 @@ struct CompileOptions {
   std::string cudaRoot;
   /// Print the IR after every pass to stderr.
   bool printIRAfterAll = false;
+  /// Round f16/bf16 results after every op, as eager PyTorch does. Off by
+  /// default: inside a kernel 16-bit values are kept in f32 and rounded
+  /// where they are stored or explicitly cast (XLA's and TorchInductor's
+  /// default "excess precision").
+  bool roundEveryOp = false;
 };
 
 /// Checks the target name; the error lists the supported ones.

@@ -9,7 +9,9 @@
 
 namespace tilec::examples {
 
-/// rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain.
+/// rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
+/// rope (x [rows, cols / 128, 128], or [rows, 1, cols] when cols is not a
+/// multiple of 128; cos and sin [rows, 1, head_dim]).
 const std::vector<std::string> &names();
 
 /// Adds the named example on [rows, cols] tensors of `dtype` to `graph`

@@ -19,6 +19,18 @@ def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
 
 def LowerFusionToTile : Pass<"tilec-lower-fusion-to-tile", "mlir::ModuleOp"> {
   let summary = "Outline each graph.fusion into a tile kernel (func.func) and a tile.launch";
+  let description = [{
+    16-bit (f16, bf16) arithmetic is computed in f32. By default a value
+    stays in f32 inside the kernel and is rounded to its dtype where it
+    leaves the kernel (stores) or where the graph casts it explicitly, as
+    XLA (allow excess precision) and TorchInductor do; `round-every-op`
+    rounds after every op instead, as eager PyTorch does.
+  }];
+  let options = [
+    Option<"roundEveryOp", "round-every-op", "bool", "false",
+           "Round 16-bit results to their dtype after every op (eager semantics) "
+           "instead of only at stores and explicit casts">,
+  ];
   let dependentDialects = ["tilec::tile::TileDialect", "mlir::func::FuncDialect",
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect",
                            "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect"];

@@ -2,7 +2,12 @@
 //
 // A row kernel iterates over [rows..., C]. Every value in it is a full row
 // tile, a per-row scalar (a reduction along the last axis, kept as size 1),
-// a vector shared by all rows (e.g. a norm weight [C]) or a scalar.
+// part of a row (a slice along the last axis, narrower than C), a vector
+// shared by all rows (e.g. a norm weight [C]) or a scalar.
+//
+// Inputs may also broadcast along row dims (cos [T, 1, D] in a [T, H, D]
+// domain): such "mapped" rows are read at a row index computed from the
+// kernel's row, and only inputs and broadcasts may have them.
 #pragma once
 
 #include "mlir/IR/Operation.h"
@@ -13,7 +18,12 @@
 
 namespace tilec {
 
-enum class RowRole { Full, RowScalar, SharedVector, Scalar, None };
+enum class RowRole { Full, RowScalar, Part, SharedVector, Scalar, None };
+
+/// One term of a mapped row index: ((row / div) % mod) * mul (mod 0: none).
+struct RowMapTerm {
+  int64_t div = 1, mod = 0, mul = 1;
+};
 
 struct RowDomain {
   llvm::SmallVector<int64_t> lead; // the row dims
@@ -22,6 +32,12 @@ struct RowDomain {
   /// The domain whose full tiles have `shape` (rank >= 1).
   static std::optional<RowDomain> fromFullShape(llvm::ArrayRef<int64_t> shape);
   RowRole classify(llvm::ArrayRef<int64_t> shape) const;
+  /// Full, RowScalar or Part values whose row dims broadcast into the
+  /// domain's instead of equalling them.
+  bool mapsRows(llvm::ArrayRef<int64_t> shape) const;
+  /// The row of a mapped value that domain row `row` reads: the sum of these
+  /// terms (empty when the value has a single row).
+  llvm::SmallVector<RowMapTerm> rowMap(llvm::ArrayRef<int64_t> shape) const;
   llvm::SmallVector<int64_t> fullShape() const;
   int64_t rows() const;
   bool operator==(const RowDomain &other) const {

@@ -79,6 +79,27 @@ def Graph_BroadcastOp : Graph_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
+  let summary = "elements [start, end) along one axis";
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$axis, I64Attr:$start,
+                       I64Attr:$end);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
+  let summary = "operands joined along one axis";
+  let description = [{
+    Operands have one dtype and equal dimensions except along `axis`; the
+    result's `axis` dimension is the sum of theirs.
+  }];
+  let arguments = (ins Variadic<Graph_FloatTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure]> {
   let summary = desc;
   let description = [{

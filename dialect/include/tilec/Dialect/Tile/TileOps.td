@@ -38,8 +38,14 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
     memref<T> -> T: a scalar shared by every row.
     memref<OxKxIxT>[%row] -> tensor<KxT>: a strided row, [row / I, :, row % I]
     (reductions along an inner axis).
+
+    With `col_offset = s` the row or shared vector is read through a window:
+    memref<?xWxT>[%row] -> tensor<CxT> (any W) gives element j = [row, j + s]
+    where 0 <= j + s < W and 0 elsewhere (slices and concatenations along
+    the last axis).
   }];
-  let arguments = (ins AnyMemRef:$source, Optional<Index>:$row);
+  let arguments = (ins AnyMemRef:$source, Optional<Index>:$row,
+                       OptionalAttr<I64Attr>:$col_offset);
   let results = (outs AnyTypeOf<[Tile_RowTile, Tile_FloatScalar]>:$result);
   let assemblyFormat = "$source (`[` $row^ `]`)? attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
@@ -50,9 +56,12 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let description = [{
     With a row: the forms of tile.load. Without one, a vector or scalar
     shared by all rows (computed identically by every row) is written once.
+    With `col_offset = s`, element j of the tile goes to [row, j + s] where
+    0 <= j + s < W and is dropped elsewhere.
   }];
   let arguments = (ins AnyTypeOf<[Tile_RowTile, Tile_FloatScalar]>:$value,
-                       AnyMemRef:$dest, Optional<Index>:$row);
+                       AnyMemRef:$dest, Optional<Index>:$row,
+                       OptionalAttr<I64Attr>:$col_offset);
   let assemblyFormat = "$value `,` $dest (`[` $row^ `]`)? attr-dict `:` type($value) `->` type($dest)";
   let hasVerifier = 1;
 }
@@ -63,6 +72,17 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
   let results = (outs Tile_RowTile:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
   let hasVerifier = 1;
+}
+
+def Tile_SelectColsOp : Tile_Op<"select_cols", [Pure, AllTypesMatch<["low", "high", "result"]>]> {
+  let summary = "columns below `split` from one tile, the rest from another";
+  let description = [{
+    Element j of the result is low[j] when j < split, else high[j]: joins
+    the pieces of a concatenation along the last axis.
+  }];
+  let arguments = (ins Tile_RowTile:$low, Tile_RowTile:$high, I64Attr:$split);
+  let results = (outs Tile_RowTile:$result);
+  let assemblyFormat = "$low `,` $high attr-dict `:` type($result)";
 }
 
 class Tile_ReduceOp<string mnemonic, string desc> : Tile_Op<mnemonic, [Pure]> {

@@ -1,0 +1,83 @@
+// Graphs with slices, concatenations and inputs broadcast along row dims:
+// assembled with ptxas by the CPU tests and run against the reference by the
+// GPU tests.
+#pragma once
+
+#include "tilec/Graph.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tilec::testgraphs {
+
+struct SliceGraph {
+  std::string name;
+  std::function<void(Graph &)> build;
+  double tolerance;
+  bool streamed = false; // rows too wide for registers
+};
+
+inline std::vector<SliceGraph> sliceGraphs() {
+  std::vector<SliceGraph> graphs;
+  for (DType dtype : {DType::F32, DType::BF16})
+    // Three pieces, one computed, joined at columns 7 and 30 (scalar accesses).
+    graphs.push_back({std::string("pieces_") + dtypeName(dtype),
+                      [dtype](Graph &g) {
+                        Tensor x = g.input("x", {5, 37}, dtype);
+                        g.output(concat({exp(slice(x, -1, 30, 37)),
+                                         slice(x, -1, 0, 23) * 2.0, slice(x, -1, 10, 17)},
+                                        -1));
+                      },
+                      dtype == DType::F32 ? 1e-5 : 2e-2});
+  graphs.push_back({"part_out",
+                    [](Graph &g) {
+                      Tensor x = g.input("x", {6, 64}, DType::F32);
+                      Tensor h = exp(x);
+                      g.output(sum(h, -1));
+                      g.output(slice(h, -1, 8, 40)); // a 32-column window of the row
+                    },
+                    1e-5});
+  graphs.push_back({"narrow_rows_of_a_wider_input",
+                    [](Graph &g) {
+                      Tensor x = g.input("x", {9, 100}, DType::BF16);
+                      g.output(nn::softmax(slice(x, -1, 16, 80)));
+                    },
+                    2e-2});
+  graphs.push_back({"inputs_broadcast_along_row_dims",
+                    [](Graph &g) {
+                      Tensor x = g.input("x", {4, 6, 32}, DType::F32);
+                      Tensor scale = g.input("scale", {4, 1, 1}, DType::F32); // row / 6
+                      Tensor bias = g.input("bias", {6, 32}, DType::F32);     // row % 6
+                      Tensor c = g.input("c", {4, 1, 32}, DType::F32);        // row / 6
+                      g.output(x * scale + bias + c);
+                    },
+                    1e-5});
+  struct Rope {
+    int64_t tokens, heads, dim;
+    DType dtype;
+  };
+  // dim 10: half 5 forces scalar accesses; 64 and 256: other chunk layouts.
+  for (Rope r : {Rope{7, 3, 10, DType::F32}, Rope{7, 3, 10, DType::BF16},
+                 Rope{9, 5, 64, DType::BF16}, Rope{33, 8, 256, DType::F32},
+                 Rope{2, 40, 128, DType::BF16}})
+    graphs.push_back({"rope_" + std::to_string(r.tokens) + "x" + std::to_string(r.heads) +
+                          "x" + std::to_string(r.dim) + "_" + dtypeName(r.dtype),
+                      [r](Graph &g) {
+                        Tensor x = g.input("x", {r.tokens, r.heads, r.dim}, r.dtype);
+                        Tensor c = g.input("cos", {r.tokens, 1, r.dim}, r.dtype);
+                        Tensor s = g.input("sin", {r.tokens, 1, r.dim}, r.dtype);
+                        g.output(nn::rope(x, c, s));
+                      },
+                      r.dtype == DType::F32 ? 1e-5 : 2e-2});
+  graphs.push_back({"streamed_rotate",
+                    [](Graph &g) {
+                      Tensor x = g.input("x", {3, 40000}, DType::F32);
+                      g.output(nn::softmax(concat(
+                          {slice(x, -1, 20000, 40000), slice(x, -1, 0, 20000)}, -1)));
+                    },
+                    1e-5, /*streamed=*/true});
+  return graphs;
+}
+
+} // namespace tilec::testgraphs
