@@ -138,7 +138,8 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
   case Stage::Tile:
     return std::string("tilec-lower-fusion-to-tile") +
            (options.roundEveryOp ? "{round-every-op=true}" : "") +
-           ",canonicalize,cse,tilec-schedule-row-kernels";
+           ",canonicalize,cse,tilec-schedule-row-kernels" +
+           (options.scheduleOptions.empty() ? "" : "{" + options.scheduleOptions + "}");
   case Stage::Gpu:
     return "tilec-distribute-row-tiles,canonicalize,cse";
   case Stage::Llvm:
@@ -203,8 +204,10 @@ Status lowerBetween(ModuleOp module, Stage from, Stage to, const CompileOptions 
     }
     std::string pipeline = stagePipeline(stage, options);
     if (failed(parsePassPipeline(pipeline, pm, diagOS)))
-      return Status::error("internal error: bad pass pipeline '" + pipeline +
-                           "': " + diagnostics);
+      return Status::error((options.scheduleOptions.empty()
+                                ? std::string("internal error: ")
+                                : "bad schedule options '" + options.scheduleOptions + "'? ") +
+                           "bad pass pipeline '" + pipeline + "': " + diagnostics);
     if (failed(pm.run(module)))
       return Status::error(diagnostics.empty() ? "compilation failed" : diagnostics);
   }

@@ -33,6 +33,8 @@ options:
   --round-every-op       round f16/bf16 results after every op (eager PyTorch
                          semantics); default: keep them in f32 inside a kernel
                          and round at stores and explicit casts
+  --schedule="OPTS"      options of tilec-schedule-row-kernels, e.g.
+                         "max-chunks-per-thread=4" (experiments)
   --mlir-print-ir-after-all  print the IR after every pass to stderr
   --help                 this text
 
@@ -78,7 +80,8 @@ int main(int argc, char **argv) {
       output = argv[i];
     } else if (takeValue(arg, "--emit", emit) || takeValue(arg, "--target", options.target) ||
                takeValue(arg, "--rows", rowsText) || takeValue(arg, "--cols", colsText) ||
-               takeValue(arg, "--dtype", dtypeText)) {
+               takeValue(arg, "--dtype", dtypeText) ||
+               takeValue(arg, "--schedule", options.scheduleOptions)) {
     } else if (!arg.empty() && arg[0] == '-')
       return fail("unknown option '" + arg + "' (see --help)");
     else if (!input.empty())

@@ -72,6 +72,7 @@ int main(int argc, char **argv) {
   std::string dtypes = "bf16,f32";
   std::string shapes = "8192x4096,4096x8192,16384x4096";
   std::string csv;
+  CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char *flag, std::string &out) {
@@ -83,11 +84,15 @@ int main(int argc, char **argv) {
     };
     if (a == "--help") {
       std::puts("usage: tilec-bench [--ops=a,b] [--dtypes=bf16,f32] [--shapes=RxC,...] "
-                "[--csv=FILE]");
+                "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]");
       return 0;
     }
+    if (a == "--round-every-op") {
+      options.roundEveryOp = true;
+      continue;
+    }
     if (!value("--ops", ops) && !value("--dtypes", dtypes) && !value("--shapes", shapes) &&
-        !value("--csv", csv))
+        !value("--csv", csv) && !value("--schedule", options.scheduleOptions))
       return fail("unknown option '" + a + "'");
   }
   auto ctxOr = rt::Context::create(0);
@@ -130,7 +135,7 @@ int main(int argc, char **argv) {
         Graph g(op);
         if (Status s = examples::build(op, g, rows, cols, *dtype); !s.ok())
           return fail(s.message());
-        auto exe = Executable::compile(g, ctx);
+        auto exe = Executable::compile(g, ctx, options);
         if (!exe)
           return fail(exe.message());
         // Minimal bytes: each input read once, each output written once.

@@ -23,7 +23,7 @@ step "example"
 ( cd "$B" && ./bin/example_rmsnorm ) 2>&1 | tail -4
 
 step "SASS: 16-byte loads"
-for op in rms_norm softmax layer_norm; do
+for op in rms_norm softmax layer_norm rope; do
   "$B/bin/tilec" --emit=ptx "$op" -o "$B/$op.ptx" &&
     ptxas -arch=sm_90a "$B/$op.ptx" -o "$B/$op.cubin" &&
     echo "$op: $(cuobjdump --dump-sass "$B/$op.cubin" | grep -c 'LDG.E.128') LDG.E.128, $(cuobjdump --dump-sass "$B/$op.cubin" | grep -c 'STG.E.128') STG.E.128, $(cuobjdump --dump-sass "$B/$op.cubin" | grep -cE 'LDL|STL') local"
@@ -36,6 +36,20 @@ step "tilec-bench"
 timeout ${TILEC_BENCH_TIMEOUT:-150} "$B/bin/tilec-bench" --shapes="$SHAPES" --csv="$OUT/bench.csv" ${TILEC_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt"
 timeout 60 "$B/bin/tilec-bench" --ops=softmax --shapes="$WIDE" --csv=/tmp/bench-wide.csv 2>&1 | tail -4 | tee -a "$OUT/bench.txt"
 tail -n +2 /tmp/bench-wide.csv >> "$OUT/bench.csv" 2>/dev/null
+
+# Schedule/numerics variants measured in the same run (docs/perf.md).
+if [ "${TILEC_EXPERIMENTS:-0}" = 1 ]; then
+  step "experiments"
+  run_variant() { # name, extra tilec-bench args...
+    local name=$1; shift
+    timeout 90 "$B/bin/tilec-bench" --csv=/tmp/exp.csv "$@" 2>&1 | tail -n +3 | sed "s/^/$name: /" | tee -a "$OUT/experiments.txt"
+  }
+  run_variant chain-round-every-op --ops=elementwise_chain --dtypes=bf16 --shapes=8192x4096,4096x8192,16384x4096 --round-every-op
+  for c in 4 8; do
+    run_variant "softmax-wide-max-chunks-$c" --ops=softmax --shapes=4096x32768 --schedule="max-chunks-per-thread=$c"
+  done
+  run_variant softmax-wide-1024-threads --ops=softmax --shapes=4096x32768 --schedule="max-threads-per-block=1024"
+fi
 
 step "peers (PyTorch eager, torch.compile)"
 if [ "${TILEC_SKIP_PEERS:-0}" = 1 ]; then

@@ -139,3 +139,91 @@ func.func @launch_arity(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x
   %0 = tile.launch @k(%x, %y) : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
   return %0 : tensor<4x64xf32>
 }
+
+// -----
+
+// col_offset (a window on the row, see TileOps.td) applies to row tiles
+// only: not to per-row scalars...
+func.func @window_on_row_scalar(%m: memref<?x1xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op col_offset needs a row tile of a rank-1 or rank-2 memref}}
+  %t = tile.load %m[%r] {col_offset = 0 : i64} : memref<?x1xf32> -> f32
+  return
+}
+
+// -----
+
+// ...nor to shared scalars...
+func.func @window_on_shared_scalar(%m: memref<f32>) {
+  // expected-error @+1 {{'tile.load' op col_offset needs a row tile of a rank-1 or rank-2 memref}}
+  %t = tile.load %m {col_offset = 1 : i64} : memref<f32> -> f32
+  return
+}
+
+// -----
+
+// ...nor to stores of scalars...
+func.func @window_on_scalar_store(%m: memref<?x1xf32>, %s: f32) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.store' op col_offset needs a row tile of a rank-1 or rank-2 memref}}
+  tile.store %s, %m[%r] {col_offset = 0 : i64} : f32 -> memref<?x1xf32>
+  return
+}
+
+// -----
+
+// ...nor to strided rows of a rank-3 memref.
+func.func @window_on_strided_row(%m: memref<2x4x8xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op col_offset needs a row tile of a rank-1 or rank-2 memref}}
+  %t = tile.load %m[%r] {col_offset = 1 : i64} : memref<2x4x8xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// A window lifts the width check, not the others: a row access still needs
+// a rank-2 memref and the element types must match.
+func.func @window_row_rank(%m: memref<64xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op a row access needs a rank-2 memref, got 'memref<64xf32>'}}
+  %t = tile.load %m[%r] {col_offset = 8 : i64} : memref<64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @window_elem_mismatch(%m: memref<?x32xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op element type 'f16' differs from the memref's 'f32'}}
+  %t = tile.load %m[%r] {col_offset = 8 : i64} : memref<?x32xf32> -> tensor<64xf16>
+  return
+}
+
+// -----
+
+// Without col_offset, a row narrower than the tile is still an error (the
+// window makes reading it explicit).
+func.func @part_without_window(%m: memref<?x24xf32>, %t: tensor<64xf32>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.store' op tile of 64 elements does not match rows of 24}}
+  tile.store %t, %m[%r] : tensor<64xf32> -> memref<?x24xf32>
+  return
+}
+
+// -----
+
+// tile.select_cols joins two tiles of one type.
+func.func @select_cols_types(%a: tensor<64xf32>, %b: tensor<64xbf16>) {
+  // expected-error @+1 {{'tile.select_cols' op failed to verify that all of {low, high, result} have same type}}
+  %s = "tile.select_cols"(%a, %b) <{split = 12 : i64}> : (tensor<64xf32>, tensor<64xbf16>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @select_cols_rank(%a: tensor<4x64xf32>) {
+  // expected-error @+1 {{'tile.select_cols' op operand #0 must be 1D tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<4x64xf32>'}}
+  %s = tile.select_cols %a, %a {split = 12 : i64} : tensor<4x64xf32>
+  return
+}

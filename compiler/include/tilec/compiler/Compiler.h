@@ -34,6 +34,10 @@ struct CompileOptions {
   /// where they are stored or explicitly cast (XLA's and TorchInductor's
   /// default "excess precision").
   bool roundEveryOp = false;
+  /// Options of the scheduling pass, space separated, as tilec-opt takes
+  /// them: e.g. "max-chunks-per-thread=4 max-threads-per-block=1024".
+  /// Empty: the scheduler's defaults.
+  std::string scheduleOptions;
 };
 
 /// Checks the target name; the error lists the supported ones.
