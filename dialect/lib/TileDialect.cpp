@@ -77,6 +77,14 @@ LogicalResult SplatOp::verify() {
   return success();
 }
 
+LogicalResult SelectColsOp::verify() {
+  int64_t split = static_cast<int64_t>(getSplit()), cols = getType().getDimSize(0);
+  if (split < 0 || split > cols)
+    return emitOpError("split ") << split << " is outside the tile's columns [0, " << cols
+                                 << "]";
+  return success();
+}
+
 LogicalResult ReduceSumOp::verify() {
   if (!getInput().getType().getElementType().isF32())
     return emitOpError("reductions take f32 tiles (upcast first)");

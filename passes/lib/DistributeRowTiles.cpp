@@ -81,6 +81,9 @@ public:
         {static_cast<int32_t>(s.blockSize()), 1, 1}));
     for (StringRef attr : {"tile.schedule", "tile.domain"})
       gfn->setAttr(attr, fn->getAttr(attr));
+    if (auto maxRegs = fn->getAttrOfType<IntegerAttr>("tile.max_registers"))
+      gfn->setAttr("nvvm.maxnreg", // NVVM::NVVMDialect::getMaxnregAttrName()
+                   moduleBuilder.getI32IntegerAttr(maxRegs.getInt()));
     Block &entry = gfn.getBody().front();
     for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
       scalars.map(from, to);

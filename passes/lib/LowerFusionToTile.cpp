@@ -102,6 +102,14 @@ public:
     row = b.create<tile::RowIdOp>(loc, b.getIndexType());
 
     Block &body = fusion.getBody().front();
+    // The fusion pass only groups ops that fit the domain; hand-written IR
+    // may not, and would otherwise be lowered as if it did.
+    SmallVector<int64_t> full = domain.fullShape();
+    for (Operation &op : body.without_terminator())
+      if (!fitsRowDomain(&op, domain))
+        return op.emitOpError("does not fit the fusion's row domain [")
+               << ArrayRef<int64_t>(full) << "] (a row kernel computes whole rows, parts of rows along the last "
+                  "axis, per-row scalars and shared values)";
     for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
       argBuffer[arg] = entry->getArgument(i);
       // Per-row and shared scalars are loaded up front; row tiles when first
@@ -190,6 +198,16 @@ private:
       Operation *op = v.getDefiningOp();
       if (auto slice = dyn_cast<graph::SliceOp>(op)) {
         result = at(b, slice.getInput(), shift + slice.getStart());
+        if (result && !isTile(v)) {
+          // One column: the per-row scalar in column 0 of the shifted tile,
+          // taken by summing the tile with every other column zeroed.
+          Value t = convert(b, loc, result, b.getF32Type());
+          auto type = llvm::cast<RankedTensorType>(t.getType());
+          Value zeros = b.create<arith::ConstantOp>(
+              loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0)));
+          Value first = b.create<tile::SelectColsOp>(loc, type, t, zeros, b.getI64IntegerAttr(1));
+          result = b.create<tile::ReduceSumOp>(loc, b.getF32Type(), first);
+        }
       } else if (auto concat = dyn_cast<graph::ConcatOp>(op)) {
         // Piece k covers columns [o_k, o_k + w_k) of the concatenation, i.e.
         // tile columns from o_k - shift on.
@@ -201,6 +219,8 @@ private:
           Value p = at(b, piece, shift - offset);
           if (!p)
             return Value();
+          if (!llvm::isa<RankedTensorType>(p.getType())) // a one-column piece
+            p = b.create<tile::SplatOp>(loc, RankedTensorType::get({domain.cols}, p.getType()), p);
           // Pieces may be held at different precisions (excess precision).
           if (result && result.getType() != p.getType()) {
             Type f32 = b.getF32Type();

@@ -155,11 +155,18 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
             (in == RowRole::SharedVector || in == RowRole::RowScalar));
   }
   if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
+    // Along the last axis; a piece one column wide is a per-row scalar.
+    auto rowScalar = [&](Value v) {
+      return d.classify(shapeOf(v)) == RowRole::RowScalar && !d.mapsRows(shapeOf(v));
+    };
     Value result = op->getResult(0);
+    bool isSlice = isa<graph::SliceOp>(op);
     if (reductionAxis(op) != lastAxis(result) || !computable(d, result) ||
-        !unmappedRow(d, result))
+        !(unmappedRow(d, result) || (isSlice && rowScalar(result))))
       return false;
-    return llvm::all_of(op->getOperands(), [&](Value v) { return unmappedRow(d, v); });
+    return llvm::all_of(op->getOperands(), [&](Value v) {
+      return unmappedRow(d, v) || (!isSlice && rowScalar(v));
+    });
   }
   if (isReduction(op)) {
     ArrayRef<int64_t> in = shapeOf(op->getOperand(0));

@@ -51,6 +51,8 @@ struct ScheduleRowKernelsPass
                     b.getNamedAttr("col_blocks", b.getI64IntegerAttr(colBlocks)),
                     b.getNamedAttr("stream_blocks", b.getI64IntegerAttr(streamBlocks)),
                 }));
+    if (maxRegisters > 0)
+      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
   }
 
   /// Strided rows (a reduction along an inner axis): consecutive rows are
@@ -71,11 +73,14 @@ struct ScheduleRowKernelsPass
 
   LogicalResult schedule(func::FuncOp fn) {
     if (maxThreadsPerBlock < minThreadsPerBlock || minThreadsPerBlock < 1 ||
-        maxChunksPerThread < 1 || !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
+        maxChunksPerThread < 1 || elementwiseElements < 1 || rowChunks < 1 ||
+        (maxRegisters != 0 && (maxRegisters < 24 || maxRegisters > 255)) ||
+        !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
         !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
       return fn.emitOpError("bad schedule options: need powers of two with "
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
-                            "and max-chunks-per-thread >= 1");
+                            "and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, "
+                            "max-registers 0 or in [24, 255]");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");
@@ -109,7 +114,7 @@ struct ScheduleRowKernelsPass
     bool reduces = tilec::countRowReductions(fn) > 0;
     // Elementwise kernels keep about 16 elements of each tile per thread
     // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
-    int64_t target = reduces ? kTargetChunksPerThread : std::max<int64_t>(1, 16 / vec);
+    int64_t target = reduces ? rowChunks : std::max<int64_t>(1, elementwiseElements / vec);
     target = std::min<int64_t>(target, maxChunksPerThread);
     // Few rows (decode: 1-16 tokens) cannot fill the GPU anyway: then the
     // kernel's latency is the per-thread chain of loads and math, so spread

@@ -53,12 +53,28 @@ inline std::vector<SliceGraph> sliceGraphs() {
                       g.output(x * scale + bias + c);
                     },
                     1e-5});
+  // Pieces one column wide are per-row scalars: a column appended, one
+  // picked out of a computed row and broadcast back.
+  graphs.push_back({"append_column",
+                    [](Graph &g) {
+                      Tensor x = g.input("x", {10, 63}, DType::F32);
+                      Tensor y = g.input("y", {10, 1}, DType::F32);
+                      g.output(concat({x, exp(y)}, -1));
+                    },
+                    1e-5});
+  graphs.push_back({"one_column_of_a_computed_row",
+                    [](Graph &g) {
+                      Tensor x = g.input("x", {12, 40}, DType::BF16);
+                      Tensor e = exp(x);
+                      g.output(x * slice(e, -1, 5, 6));
+                    },
+                    2e-2});
   struct Rope {
     int64_t tokens, heads, dim;
     DType dtype;
   };
   // dim 10: half 5 forces scalar accesses; 64 and 256: other chunk layouts.
-  for (Rope r : {Rope{7, 3, 10, DType::F32}, Rope{7, 3, 10, DType::BF16},
+  for (Rope r : {Rope{5, 2, 2, DType::F32}, Rope{7, 3, 10, DType::F32}, Rope{7, 3, 10, DType::BF16},
                  Rope{9, 5, 64, DType::BF16}, Rope{33, 8, 256, DType::F32},
                  Rope{2, 40, 128, DType::BF16}})
     graphs.push_back({"rope_" + std::to_string(r.tokens) + "x" + std::to_string(r.heads) +

@@ -44,11 +44,16 @@ if [ "${TILEC_EXPERIMENTS:-0}" = 1 ]; then
     local name=$1; shift
     timeout 90 "$B/bin/tilec-bench" --csv=/tmp/exp.csv "$@" 2>&1 | tail -n +3 | sed "s/^/$name: /" | tee -a "$OUT/experiments.txt"
   }
-  run_variant chain-round-every-op --ops=elementwise_chain --dtypes=bf16 --shapes=8192x4096,4096x8192,16384x4096 --round-every-op
-  for c in 4 8; do
-    run_variant "softmax-wide-max-chunks-$c" --ops=softmax --shapes=4096x32768 --schedule="max-chunks-per-thread=$c"
+  run_variant ew-elements-8 --ops=elementwise_chain,silu_mul --shapes=8192x4096,4096x8192,16384x4096 --schedule="elementwise-elements=8"
+  run_variant row-chunks-2 --ops=rms_norm,add_rms_norm,layer_norm,softmax,rope --dtypes=bf16 --shapes=8192x4096,4096x8192,16384x4096 --schedule="row-chunks=2"
+  for c in 2 4; do
+    run_variant "softmax-wide-max-chunks-$c" --ops=softmax --dtypes=bf16 --shapes=4096x32768 --schedule="max-chunks-per-thread=$c"
   done
-  run_variant softmax-wide-1024-threads --ops=softmax --shapes=4096x32768 --schedule="max-threads-per-block=1024"
+  if command -v ncu >/dev/null; then
+    timeout 120 ncu --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis \
+      -k regex:kernel0 -c 1 "$B/bin/tilec-bench" --ops=elementwise_chain --dtypes=bf16 --shapes=4096x8192 \
+      2>&1 | grep -vE "^==PROF==|^tilec|^device|^op " | sed 's/^/ncu chain bf16 4096x8192: /' >> "$OUT/experiments.txt"
+  fi
 fi
 
 step "peers (PyTorch eager, torch.compile)"

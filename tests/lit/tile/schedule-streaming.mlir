@@ -20,7 +20,7 @@
 
 // The limit must be at least 1.
 // RUN: not tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=0 %s 2>&1 | FileCheck %s --check-prefix=BADOPT
-// BADOPT: error: 'func.func' op bad schedule options: need powers of two with 1 <= min-threads-per-block <= max-threads-per-block <= 1024 and max-chunks-per-thread >= 1
+// BADOPT: error: 'func.func' op bad schedule options: need powers of two with 1 <= min-threads-per-block <= max-threads-per-block <= 1024 and max-chunks-per-thread, row-chunks, elementwise-elements >= 1
 
 // 32768 f32 = 8192 vectors of 4 / 512 threads = 16 per thread: fits the
 // default limit (16), in registers. With a limit of 8 it is streamed in

@@ -227,3 +227,11 @@ func.func @select_cols_rank(%a: tensor<4x64xf32>) {
   %s = tile.select_cols %a, %a {split = 12 : i64} : tensor<4x64xf32>
   return
 }
+
+// -----
+
+func.func @select_split_out_of_range(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @+1 {{'tile.select_cols' op split 100 is outside the tile's columns [0, 64]}}
+  %0 = tile.select_cols %a, %b {split = 100 : i64} : tensor<64xf32>
+  return %0 : tensor<64xf32>
+}

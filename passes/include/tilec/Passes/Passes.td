@@ -54,6 +54,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Kernels with at most this many rows spread each row over as many threads as possible (0: off; measured slower on the H200, see docs/perf.md)">,
     Option<"maxChunksPerThread", "max-chunks-per-thread", "int64_t", "16",
            "Longest row (in vectors per thread) kept in registers; wider rows with reductions are streamed">,
+    Option<"rowChunks", "row-chunks", "int64_t", "4",
+           "Vectors of each tile a thread keeps in kernels with reductions">,
+    Option<"elementwiseElements", "elementwise-elements", "int64_t", "16",
+           "Elements of each tile a thread keeps in kernels without reductions">,
+    Option<"maxRegisters", "max-registers", "int64_t", "0",
+           "Registers per thread ptxas may use (nvvm.maxnreg); 0: its own choice">,
   ];
 }
 

@@ -83,6 +83,7 @@ def Tile_SelectColsOp : Tile_Op<"select_cols", [Pure, AllTypesMatch<["low", "hig
   let arguments = (ins Tile_RowTile:$low, Tile_RowTile:$high, I64Attr:$split);
   let results = (outs Tile_RowTile:$result);
   let assemblyFormat = "$low `,` $high attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 class Tile_ReduceOp<string mnemonic, string desc> : Tile_Op<mnemonic, [Pure]> {
