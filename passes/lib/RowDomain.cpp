@@ -152,7 +152,8 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
       return false;
     return in == out || in == RowRole::Scalar ||
            (out == RowRole::Full &&
-            (in == RowRole::SharedVector || in == RowRole::RowScalar));
+            (in == RowRole::SharedVector || in == RowRole::RowScalar)) ||
+           (out == RowRole::Part && in == RowRole::RowScalar);
   }
   if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
     // Along the last axis; a piece one column wide is a per-row scalar.

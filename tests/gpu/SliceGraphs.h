@@ -38,6 +38,13 @@ inline std::vector<SliceGraph> sliceGraphs() {
                       g.output(slice(h, -1, 8, 40)); // a 32-column window of the row
                     },
                     1e-5});
+  graphs.push_back({"part_divided_by_the_row_sum",
+                    [](Graph &g) {
+                      Tensor x = g.input("x", {6, 64}, DType::F32);
+                      Tensor e = exp(x);
+                      g.output(slice(e, -1, 16, 48) / sum(e, -1));
+                    },
+                    1e-5});
   graphs.push_back({"narrow_rows_of_a_wider_input",
                     [](Graph &g) {
                       Tensor x = g.input("x", {9, 100}, DType::BF16);

@@ -44,7 +44,9 @@ if [ "${TILEC_EXPERIMENTS:-0}" = 1 ]; then
     local name=$1; shift
     timeout 90 "$B/bin/tilec-bench" --csv=/tmp/exp.csv "$@" 2>&1 | tail -n +3 | sed "s/^/$name: /" | tee -a "$OUT/experiments.txt"
   }
-  run_variant ew-elements-8 --ops=elementwise_chain,silu_mul --shapes=8192x4096,4096x8192,16384x4096 --schedule="elementwise-elements=8"
+  for v in "elementwise-elements=8" "max-threads-per-block=256" "max-threads-per-block=256 elementwise-elements=8"; do
+    run_variant "ew[$v]" --ops=elementwise_chain,silu_mul --shapes=8192x4096,4096x8192,16384x4096 --schedule="$v"
+  done
   run_variant row-chunks-2 --ops=rms_norm,add_rms_norm,layer_norm,softmax,rope --dtypes=bf16 --shapes=8192x4096,4096x8192,16384x4096 --schedule="row-chunks=2"
   for c in 2 4; do
     run_variant "softmax-wide-max-chunks-$c" --ops=softmax --dtypes=bf16 --shapes=4096x32768 --schedule="max-chunks-per-thread=$c"
