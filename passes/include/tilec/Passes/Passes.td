@@ -53,11 +53,14 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"fewRows", "few-rows", "int64_t", "0",
            "Kernels with at most this many rows spread each row over as many threads as possible (0: off; measured slower on the H200, see docs/perf.md)">,
     Option<"maxChunksPerThread", "max-chunks-per-thread", "int64_t", "16",
-           "Longest row (in vectors per thread) kept in registers; wider rows with reductions are streamed">,
+           "Longest row (in 16-byte vectors per thread) kept in registers; wider rows with reductions are streamed. Rows of 16-bit types keep a quarter of it (their f32 values take twice the registers per byte moved)">,
     Option<"rowChunks", "row-chunks", "int64_t", "4",
            "Vectors of each tile a thread keeps in kernels with reductions">,
-    Option<"elementwiseElements", "elementwise-elements", "int64_t", "16",
+    Option<"elementwiseElements", "elementwise-elements", "int64_t", "8",
            "Elements of each tile a thread keeps in kernels without reductions">,
+    Option<"elementwiseThreadsPerBlock", "elementwise-threads-per-block", "int64_t", "256",
+           "Upper bound on threads per CTA for kernels without reductions (more, smaller "
+           "CTAs fit in the register file: see docs/perf.md)">,
     Option<"maxRegisters", "max-registers", "int64_t", "0",
            "Registers per thread ptxas may use (nvvm.maxnreg); 0: its own choice">,
   ];
