@@ -81,7 +81,7 @@ struct ScheduleRowKernelsPass
       return fn.emitOpError("bad schedule options: need powers of two with "
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
                             "and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, "
-                            "max-registers 0 or in [24, 255]");
+                            "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255]");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");
@@ -171,7 +171,7 @@ struct ScheduleRowKernelsPass
                                            maxChunksPerThread);
     if (reduces && chunks > residentChunks) {
       tpr = maxThreadsPerBlock;
-      chunks = std::min<int64_t>(kTargetChunksPerThread, maxChunksPerThread);
+      chunks = std::min<int64_t>(kTargetChunksPerThread, residentChunks);
       streamBlocks = llvm::divideCeil(vectorsPerRow, tpr * chunks);
     }
     int64_t block = std::clamp<int64_t>(tpr, std::min<int64_t>(minThreadsPerBlock, maxThreads), maxThreads);

@@ -1,8 +1,12 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=32 min-threads-per-block=32" --tilec-distribute-row-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=32 min-threads-per-block=32 elementwise-elements=16" --tilec-distribute-row-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=32 min-threads-per-block=32" --tilec-distribute-row-tiles %s | FileCheck %s --check-prefix=DEF
 
 // Rows split over column blocks (kernels without reductions), and results
 // shared by all rows (tile.store without a row). few-rows=0: these 3-row
 // kernels get the schedule of many rows (several chunks per thread).
+// elementwise-elements=16 (target 16 / V = 4 vectors a thread, as before the
+// measured defaults) keeps 4 chunks a thread for the checks below; the DEF
+// run (default elementwise-elements 8: target 2) checks less.
 //
 // cols = 1000 f32 with at most 32 threads per CTA: V = 4, 250 vectors,
 // TPR = 32, 8 vectors per thread > target 4, so col_blocks = 2 and
@@ -12,6 +16,27 @@
 // the row (block 1 reaches (128 + 96 + 31) * 4 + 4 = 1024 > 1000).
 // The shared vector exp(w) is written by row 0 (by both of its column
 // blocks, each its own columns), the shared scalar by lane 0 of row 0.
+//
+// With target 2 (DEF) col_blocks = ceil(8 / 2) = 4 and chunks =
+// ceil(250 / 128) = 2; block bid % 4 starts at vector (bid % 4) * 2 * 32 and
+// only chunk 1 (at first + 32 + lane) can leave the row.
+// DEF-LABEL: gpu.func @cb_kernel0
+//  DEF-SAME:   known_block_size = array<i32: 32, 1, 1>
+//  DEF-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}
+//       DEF:   %[[BID:.+]] = gpu.block_id x
+//       DEF:   %[[C4:.+]] = arith.constant 4 : index
+//  DEF-NEXT:   %[[CB:.+]] = arith.remui %[[BID]], %[[C4]] : index
+//       DEF:   %[[C64:.+]] = arith.constant 64 : index
+//  DEF-NEXT:   %[[FIRSTV:.+]] = arith.muli %[[CB]], %[[C64]] : index
+//       DEF:   %[[C32:.+]] = arith.constant 32 : index
+//  DEF-NEXT:   %[[K1B:.+]] = arith.addi %[[FIRSTV]], %[[C32]] : index
+//  DEF-NEXT:   %[[K1:.+]] = arith.addi %[[K1B]], %{{.+}} : index
+//  DEF-NEXT:   %[[C4B:.+]] = arith.constant 4 : index
+//  DEF-NEXT:   %[[COL1:.+]] = arith.muli %[[K1]], %[[C4B]] : index
+//  DEF-NEXT:   %[[C1000:.+]] = arith.constant 1000 : index
+//  DEF-NEXT:   arith.cmpi ult, %[[COL1]], %[[C1000]] : index
+//   DEF-NOT:   arith.cmpi ult
+//       DEF:   gpu.return
 
 // CHECK-LABEL: gpu.func @cb_kernel0
 //  CHECK-SAME:   (%[[IN:.+]]: memref<?x1000xf32>, %[[W:.+]]: memref<1000xf32>, %[[S:.+]]: memref<f32>, %[[OUT:.+]]: memref<?x1000xf32>, %[[WO:.+]]: memref<1000xf32>, %[[SO:.+]]: memref<f32>)
@@ -90,7 +115,13 @@ func.func @cb_kernel0(%in: memref<?x1000xf32>, %w: memref<1000xf32>, %s: memref<
 // -----
 
 // cols = 4096 f32 with 32 threads: 1024 vectors, col_blocks = 8, 4 chunks;
-// 8 * 4 * 32 * 4 = 4096 exactly, so no chunk needs a column mask.
+// 8 * 4 * 32 * 4 = 4096 exactly, so no chunk needs a column mask. With
+// target 2 (DEF) col_blocks = 16 of 2 chunks, 16 * 2 * 32 * 4 = 4096: no
+// mask either.
+// DEF-LABEL: gpu.func @exact_kernel0
+//  DEF-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 16 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}
+//   DEF-NOT:   arith.andi
+//       DEF:   gpu.return
 // CHECK-LABEL: gpu.func @exact_kernel0
 //  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 8 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}
 //       CHECK:   %[[C8:.+]] = arith.constant 8 : index
