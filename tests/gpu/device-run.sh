@@ -44,14 +44,10 @@ if [ "${TILEC_EXPERIMENTS:-0}" = 1 ]; then
     local name=$1; shift
     timeout 90 "$B/bin/tilec-bench" --csv=/tmp/exp.csv "$@" 2>&1 | tail -n +3 | sed "s/^/$name: /" | tee -a "$OUT/experiments.txt"
   }
-  for v in "elementwise-elements=8" "max-threads-per-block=256" "max-threads-per-block=256 elementwise-elements=8"; do
-    run_variant "ew[$v]" --ops=elementwise_chain,silu_mul --shapes=8192x4096,4096x8192,16384x4096 --schedule="$v"
-  done
-  run_variant row-chunks-2 --ops=rms_norm,add_rms_norm,layer_norm,softmax,rope --dtypes=bf16 --shapes=8192x4096,4096x8192,16384x4096 --schedule="row-chunks=2"
-  for c in 2 4; do
-    run_variant "softmax-wide-max-chunks-$c" --ops=softmax --dtypes=bf16 --shapes=4096x32768 --schedule="max-chunks-per-thread=$c"
-  done
-  if command -v ncu >/dev/null; then
+  # The previous defaults, for before/after in one run.
+  run_variant "old-elementwise" --ops=elementwise_chain,silu_mul,rope --shapes=8192x4096,4096x8192,16384x4096 --schedule="elementwise-threads-per-block=512 elementwise-elements=16"
+  run_variant "old-resident-bf16" --ops=softmax --dtypes=bf16 --shapes=4096x32768 --schedule="max-chunks-per-thread=64"
+  if [ "${TILEC_NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
     timeout 120 ncu --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis \
       -k regex:kernel0 -c 1 "$B/bin/tilec-bench" --ops=elementwise_chain --dtypes=bf16 --shapes=4096x8192 \
       2>&1 | grep -vE "^==PROF==|^tilec|^device|^op " | sed 's/^/ncu chain bf16 4096x8192: /' >> "$OUT/experiments.txt"
