@@ -382,11 +382,11 @@ private:
     if (auto tileTy = llvm::dyn_cast<RankedTensorType>(load.getType())) {
       Value r = load.getRow() ? scalars.lookup(load.getRow()) : Value();
       int64_t shift = load.getColOffsetAttr() ? load.getColOffsetAttr().getInt() : 0;
-      if (failed(checkWindow(load, memType.getShape().back(), shift)))
+      int64_t width = memType.getShape().back();
+      if (failed(checkWindow(load, width, shift)))
         return failure();
       SmallVector<Value> chunks;
       Value zero = splatConst(elem, 0.0);
-      int64_t width = memType.getShape().back();
       auto whole = std::make_pair(mem, r);
       // A whole row already in registers and an offset that moves whole
       // chunks (a multiple of TPR * V): this thread holds the shifted
@@ -405,8 +405,7 @@ private:
       if (shift == 0 && width == s.cols && !s.streaming())
         wholeRows[whole] = load.getResult();
       for (int64_t k = 0; k < s.chunks; ++k) {
-        Value cond = andI1(r ? rowValid : Value(),
-                           windowValid(k, memType.getShape().back(), shift));
+        Value cond = andI1(r ? rowValid : Value(), windowValid(k, width, shift));
         chunks.push_back(guarded(cond, vecType(elem), [&]() -> Value {
           SmallVector<Value> idx;
           if (r)
@@ -447,11 +446,12 @@ private:
       auto memType = llvm::cast<MemRefType>(mem.getType());
       Type elem = memType.getElementType();
       int64_t shift = store.getColOffsetAttr() ? store.getColOffsetAttr().getInt() : 0;
-      if (failed(checkWindow(store, memType.getShape().back(), shift)))
+      int64_t width = memType.getShape().back();
+      if (failed(checkWindow(store, width, shift)))
         return failure();
       for (int64_t k = 0; k < s.chunks; ++k) {
         Value v = it->second[k];
-        guardedEffect(andI1(writer, windowValid(k, memType.getShape().back(), shift)), [&] {
+        guardedEffect(andI1(writer, windowValid(k, width, shift)), [&] {
           SmallVector<Value> idx;
           if (perRow)
             idx.push_back(scalars.lookup(store.getRow()));

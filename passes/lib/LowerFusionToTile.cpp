@@ -50,17 +50,16 @@ public:
   }
 
   RowRole role(Value v) { return domain.classify(shapeOf(v)); }
-  bool isTile(Value v) {
-    RowRole r = role(v);
+  static bool isTileRole(RowRole r) {
     return r == RowRole::Full || r == RowRole::Part || r == RowRole::SharedVector;
   }
+  bool isTile(Value v) { return isTileRole(role(v)); }
 
   /// Tile-level type of a graph value: a row tile (parts of rows too: their
   /// columns past the part's width are unused) or a scalar.
   Type tileType(Type graphType) {
     auto t = llvm::cast<RankedTensorType>(graphType);
-    RowRole r = domain.classify(t.getShape());
-    if (r == RowRole::Full || r == RowRole::Part || r == RowRole::SharedVector)
+    if (isTileRole(domain.classify(t.getShape())))
       return RankedTensorType::get({domain.cols}, t.getElementType());
     return t.getElementType();
   }
@@ -285,8 +284,8 @@ private:
     return convert(b, loc, r, elementOf(tileType(graphType)));
   }
 
-  /// Elementwise math in f32: 16-bit operands are widened and the result
-  /// rounded back once, as the reference evaluator does.
+  /// Elementwise math in f32: 16-bit operands are widened; the result is
+  /// rounded back only with round-every-op (see finish).
   Value elementwise(OpBuilder &b, Location loc, Operation &op, int64_t shift,
                     llvm::function_ref<Value(OpBuilder &, ValueRange)> emit) {
     SmallVector<Value> wide;

@@ -102,9 +102,18 @@ struct ScheduleRowKernelsPass
         grain = std::gcd(grain, width);
       }
     }
+    // Windowed loads of whole rows at offsets that are multiples of TPR * V
+    // reuse the thread's own registers (rotate_half: offset C / 2 needs 2
+    // chunks a thread): `windowGrain` is the gcd of those offsets.
+    int64_t windowGrain = 0;
     fn.walk([&](Operation *op) {
-      if (auto offset = op->getAttrOfType<IntegerAttr>("col_offset"))
+      if (auto offset = op->getAttrOfType<IntegerAttr>("col_offset")) {
         grain = std::gcd(grain, std::abs(offset.getInt()));
+        auto load = dyn_cast<tilec::tile::LoadOp>(op);
+        auto m = load ? llvm::cast<MemRefType>(load.getSource().getType()) : MemRefType();
+        if (m && offset.getInt() != 0 && m.getRank() > 0 && m.getShape().back() == cols)
+          windowGrain = std::gcd(windowGrain, std::abs(offset.getInt()));
+      }
       if (auto select = dyn_cast<tilec::tile::SelectColsOp>(op))
         grain = std::gcd(grain, select.getSplit());
     });
@@ -116,17 +125,8 @@ struct ScheduleRowKernelsPass
     // Elementwise kernels keep about 16 elements of each tile per thread
     // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
     int64_t target = reduces ? rowChunks : std::max<int64_t>(1, elementwiseElements / vec);
-    // Windowed loads of whole rows at offsets that are multiples of TPR * V
-    // reuse the thread's own registers (rotate_half: offset C / 2 needs 2
-    // chunks a thread): keep at least C / gcd(offsets) chunks when that is
-    // small.
-    int64_t windowGrain = 0;
-    fn.walk([&](tilec::tile::LoadOp load) {
-      auto offset = load.getColOffsetAttr();
-      auto m = llvm::cast<MemRefType>(load.getSource().getType());
-      if (offset && offset.getInt() != 0 && m.getRank() > 0 && m.getShape().back() == cols)
-        windowGrain = std::gcd(windowGrain, std::abs(offset.getInt()));
-    });
+    // Keep at least C / windowGrain chunks a thread when that is small, so
+    // the windows reuse registers.
     if (windowGrain > 0 && cols % windowGrain == 0 && cols / windowGrain <= 4)
       target = std::max(target, cols / windowGrain);
     target = std::min<int64_t>(target, maxChunksPerThread);
@@ -143,7 +143,7 @@ struct ScheduleRowKernelsPass
     // (measured: 16 -> 24+ warps per SM for bf16 elementwise chains).
     int64_t maxThreads =
         reduces ? maxThreadsPerBlock
-                : std::max<int64_t>(1, std::min<int64_t>(maxThreadsPerBlock, elementwiseThreadsPerBlock));
+                : std::min<int64_t>(maxThreadsPerBlock, elementwiseThreadsPerBlock);
     int64_t tpr = static_cast<int64_t>(llvm::PowerOf2Ceil(
         llvm::divideCeil(vectorsPerRow, target)));
     tpr = std::clamp<int64_t>(tpr, 1, maxThreads);

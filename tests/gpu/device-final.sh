@@ -2,13 +2,7 @@
 # A short device run: all GPU tests, then the ops whose schedules changed,
 # timed beside their peers (used when device time is short; device-run.sh
 # is the full run).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/tilec-out}
-mkdir -p "$OUT"
-B=$(mktemp -d)
-tar -C "$B" -xJf .bundle/tilec-bundle.tar.xz || { echo "no bundle"; exit 1; }
-export TILEC_CUDA_ROOT="$B"
+source "$(dirname "$0")/device-setup.sh"
 SHAPES=8192x4096,4096x8192,16384x4096
 OPS=${TILEC_OPS:-elementwise_chain,silu_mul,rope}
 ( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-150} ./bin/gpu_tests --gtest_brief=1 ) > "$OUT/gpu_tests.log" 2>&1

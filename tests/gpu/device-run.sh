@@ -3,13 +3,7 @@
 # `./run.sh bundle`, runs every GPU test, the examples and the benchmarks
 # (tilec, PyTorch eager, torch.compile), and prints a short table last.
 # Logs and CSVs go to $OUT when set.
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-/tmp/tilec-out}
-mkdir -p "$OUT"
-B=$(mktemp -d)
-tar -C "$B" -xJf .bundle/tilec-bundle.tar.xz || { echo "no bundle: run ./run.sh bundle first"; exit 1; }
-export TILEC_CUDA_ROOT="$B" # libdevice ships in the bundle
+source "$(dirname "$0")/device-setup.sh"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 
