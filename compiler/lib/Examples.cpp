@@ -6,7 +6,7 @@ namespace tilec::examples {
 const std::vector<std::string> &names() {
   static const std::vector<std::string> n = {"rms_norm",   "softmax",  "layer_norm",
                                              "add_rms_norm", "silu_mul", "elementwise_chain",
-                                             "rope"};
+                                             "rope", "matmul", "matmul_bias_gelu"};
   return n;
 }
 
@@ -17,7 +17,8 @@ Expected<DType> parseDType(const std::string &name) {
   return Status::error("unknown dtype '" + name + "' (expected f32, f16 or bf16)");
 }
 
-Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DType dtype) {
+Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DType dtype,
+             int64_t depth) {
   Shape shape{rows, cols};
   try {
     if (name == "rms_norm") {
@@ -50,6 +51,15 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       Tensor c = g.input("cos", {rows, 1, headDim}, dtype);
       Tensor s = g.input("sin", {rows, 1, headDim}, dtype);
       g.output(nn::rope(x, c, s));
+    } else if (name == "matmul") {
+      // a [rows, depth] @ b [depth, cols]
+      Tensor a = g.input("a", {rows, depth}, dtype), b = g.input("b", {depth, cols}, dtype);
+      g.output(matmul(a, b));
+    } else if (name == "matmul_bias_gelu") {
+      // gelu(x @ w^T + bias): a Linear layer (w [cols, depth]) and its activation.
+      Tensor x = g.input("x", {rows, depth}, dtype), w = g.input("w", {cols, depth}, dtype),
+             b = g.input("bias", {cols}, dtype);
+      g.output(gelu(nn::linear(x, w, b)));
     } else {
       std::string known;
       for (const std::string &n : names())

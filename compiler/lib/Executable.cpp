@@ -22,6 +22,8 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
       os << '@' << n.axis;
     if (n.kind == OpKind::Slice)
       os << '[' << n.start << ':' << n.end << ']';
+    if (n.kind == OpKind::Matmul)
+      os << 'T' << n.transposeA << n.transposeB;
     os << ';';
   }
   os << "in";
@@ -193,7 +195,9 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
     }
     rt::Dim3 grid{static_cast<unsigned>(plan.gridSize()), 1, 1};
     rt::Dim3 block{static_cast<unsigned>(plan.blockSize()), 1, 1};
-    if (Status s = kernels_[k].launch(grid, block, 0, stream, args); !s.ok())
+    if (Status s = kernels_[k].launch(grid, block, static_cast<unsigned>(plan.sharedBytes),
+                                      stream, args);
+        !s.ok())
       return s;
   }
   return Status::success();

@@ -117,6 +117,10 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
     case OpKind::ReduceMean:
       v = b.create<graph::ReduceMeanOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis));
       break;
+    case OpKind::Matmul:
+      v = b.create<graph::MatmulOp>(nodeLoc, t, ops[0], ops[1], b.getBoolAttr(n.transposeA),
+                                    b.getBoolAttr(n.transposeB));
+      break;
     }
     values[id] = v;
   }

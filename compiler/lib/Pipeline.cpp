@@ -39,6 +39,7 @@
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "tilec/Dialect/Graph/GraphDialect.h"
 #include "tilec/Dialect/Tile/TileDialect.h"
@@ -78,7 +79,7 @@ void registerTilecDialects(DialectRegistry &registry) {
                   tensor::TensorDialect, scf::SCFDialect, cf::ControlFlowDialect,
                   vector::VectorDialect, gpu::GPUDialect, NVVM::NVVMDialect,
                   LLVM::LLVMDialect, affine::AffineDialect, index::IndexDialect,
-                  ub::UBDialect>();
+                  ub::UBDialect, nvgpu::NVGPUDialect>();
   func::registerAllExtensions(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
@@ -111,6 +112,7 @@ void registerAllTilecPasses() {
     registerGpuNVVMAttachTargetPass();
     registerLowerAffinePass();
     registerConvertGpuOpsToNVVMOpsPass();
+    registerConvertNVGPUToNVVMPass();
     registerReconcileUnrealizedCastsPass();
     registerGpuModuleToBinaryPassPass();
     return true;
@@ -141,12 +143,13 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
            ",canonicalize,cse,tilec-schedule-row-kernels" +
            (options.scheduleOptions.empty() ? "" : "{" + options.scheduleOptions + "}");
   case Stage::Gpu:
-    return "tilec-distribute-row-tiles,canonicalize,cse";
+    return "tilec-distribute-row-tiles,tilec-distribute-gemm-tiles,canonicalize,cse";
   case Stage::Llvm:
     return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
            "nvvm-attach-target{chip=" + options.target +
            " features=+ptx80 O=3},lower-affine,"
-           "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,reconcile-unrealized-casts)";
+           "gpu.module(convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,canonicalize,cse,"
+           "reconcile-unrealized-casts)";
   case Stage::Ptx:
     return "gpu-module-to-binary{format=isa toolkit=" + cudaRootFor(options) + "}";
   }

@@ -93,11 +93,21 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
     plan.rows = 1;
     for (int64_t d : domain.asArrayRef().drop_back())
       plan.rows *= d;
-    auto get = [&](StringRef key) { return schedule.getAs<IntegerAttr>(key).getInt(); };
-    plan.vectorWidth = get("vector_width");
-    plan.threadsPerRow = get("threads_per_row");
-    plan.rowsPerBlock = get("rows_per_block");
-    plan.chunks = get("chunks");
+    auto get = [&](StringRef key) -> int64_t {
+      auto a = schedule.getAs<IntegerAttr>(key);
+      return a ? a.getInt() : 0;
+    };
+    if (kernel->hasAttr("tile.gemm")) {
+      plan.gemm = true;
+      plan.fixedGrid = get("grid");
+      plan.fixedBlock = get("threads");
+      plan.sharedBytes = get("shared_bytes");
+    } else {
+      plan.vectorWidth = get("vector_width");
+      plan.threadsPerRow = get("threads_per_row");
+      plan.rowsPerBlock = get("rows_per_block");
+      plan.chunks = get("chunks");
+    }
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();
     if (auto streamBlocks = schedule.getAs<IntegerAttr>("stream_blocks"))

@@ -28,7 +28,9 @@ options:
   --target=SM            sm_80 | sm_86 | sm_89 | sm_90 | sm_90a    (default: sm_90a)
   -o FILE                write the output to FILE instead of stdout
   --explain-fusion       print the fusion groups and the HBM bytes each saves
-  --rows=N --cols=N      example shape [rows, cols]         (default: 8192 x 4096)
+  --rows=N --cols=N      example shape [rows, cols]         (default: 8192 x 4096;
+                         matmuls: 4096 x 4096)
+  --k=N                  contraction depth of the matmul examples  (default: 4096)
   --dtype=DT             example dtype: f32 | f16 | bf16    (default: bf16)
   --round-every-op       round f16/bf16 results after every op (eager PyTorch
                          semantics); default: keep them in f32 inside a kernel
@@ -39,7 +41,7 @@ options:
   --help                 this text
 
 examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
-          rope
+          rope, matmul, matmul_bias_gelu
 )";
 
 int fail(const std::string &message) {
@@ -58,7 +60,7 @@ bool takeValue(const std::string &arg, const char *flag, std::string &out) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string emit = "ptx", output, input, rowsText = "8192", colsText = "4096",
+  std::string emit = "ptx", output, input, rowsText, colsText = "4096", depthText = "4096",
               dtypeText = "bf16";
   CompileOptions options;
   bool explain = false;
@@ -80,6 +82,7 @@ int main(int argc, char **argv) {
       output = argv[i];
     } else if (takeValue(arg, "--emit", emit) || takeValue(arg, "--target", options.target) ||
                takeValue(arg, "--rows", rowsText) || takeValue(arg, "--cols", colsText) ||
+               takeValue(arg, "--k", depthText) ||
                takeValue(arg, "--dtype", dtypeText) ||
                takeValue(arg, "--schedule", options.scheduleOptions)) {
     } else if (!arg.empty() && arg[0] == '-')
@@ -120,10 +123,13 @@ int main(int argc, char **argv) {
     auto dtype = examples::parseDType(dtypeText);
     if (!dtype)
       return fail(dtype.message());
-    int64_t rows = std::atoll(rowsText.c_str()), cols = std::atoll(colsText.c_str());
-    if (rows <= 0 || cols <= 0)
-      return fail("--rows and --cols must be positive integers");
-    if (Status s = examples::build(input, graph, rows, cols, *dtype); !s.ok())
+    if (rowsText.empty())
+      rowsText = examples::isMatmul(input) ? "4096" : "8192";
+    int64_t rows = std::atoll(rowsText.c_str()), cols = std::atoll(colsText.c_str()),
+            depth = std::atoll(depthText.c_str());
+    if (rows <= 0 || cols <= 0 || depth <= 0)
+      return fail("--rows, --cols and --k must be positive integers");
+    if (Status s = examples::build(input, graph, rows, cols, *dtype, depth); !s.ok())
       return fail(s.message());
     if (explain) {
       auto program = compileGraph(graph, options);

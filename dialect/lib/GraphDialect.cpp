@@ -173,6 +173,55 @@ LogicalResult ConcatOp::verify() {
   return success();
 }
 
+namespace {
+std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + (ShapedType::isDynamic(d) ? std::string("?")
+                                                     : std::to_string(d));
+  return s + "]";
+}
+} // namespace
+
+LogicalResult MatmulOp::verify() {
+  auto lhs = ranked(getLhs().getType());
+  auto rhs = ranked(getRhs().getType());
+  auto res = ranked(getResult().getType());
+  if (!lhs || !rhs || !res)
+    return emitOpError("operands and result must be ranked tensors");
+  bool ta = getTransposeA(), tb = getTransposeB();
+  if (lhs.getRank() < 2)
+    return emitOpError("lhs ") << lhs << " must have rank >= 2";
+  if (rhs.getRank() < 2)
+    return emitOpError("rhs ") << rhs << " must have rank >= 2";
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("operand dtypes differ: ")
+           << lhs.getElementType() << " vs " << rhs.getElementType()
+           << " (convert with graph.cast)";
+  ArrayRef<int64_t> ls = lhs.getShape(), rs = rhs.getShape();
+  ArrayRef<int64_t> batch = ls.drop_back(2);
+  if (rhs.getRank() > 2 && rs.drop_back(2) != batch)
+    return emitOpError("batch dims differ: lhs ")
+           << lhs << " has " << shapeText(batch) << ", rhs " << rhs << " has "
+           << shapeText(rs.drop_back(2))
+           << " (rhs must be 2-D or have exactly the lhs's batch dims)";
+  int64_t m = ta ? ls.back() : ls[ls.size() - 2];
+  int64_t ka = ta ? ls[ls.size() - 2] : ls.back();
+  int64_t kb = tb ? rs.back() : rs[rs.size() - 2];
+  int64_t n = tb ? rs[rs.size() - 2] : rs.back();
+  if (ka != kb)
+    return emitOpError("contraction dims differ: lhs ")
+           << lhs << (ta ? " (transposed)" : "") << " has K = " << ka << ", rhs "
+           << rhs << (tb ? " (transposed)" : "") << " has K = " << kb;
+  SmallVector<int64_t> expected(batch);
+  expected.push_back(m);
+  expected.push_back(n);
+  if (res.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result ") << res << " must have shape [..., M, N] = "
+           << shapeText(expected);
+  return success();
+}
+
 LogicalResult FusionOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())

@@ -85,6 +85,28 @@ LogicalResult SelectColsOp::verify() {
   return success();
 }
 
+LogicalResult MatmulOp::verify() {
+  auto lhs = llvm::cast<MemRefType>(getLhs().getType());
+  auto rhs = llvm::cast<MemRefType>(getRhs().getType());
+  if (lhs.getRank() != 2 || rhs.getRank() != 2)
+    return emitOpError("operands must be 2-D memrefs, got ") << lhs << " and " << rhs;
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("operands must have one element type, got ") << lhs << " and " << rhs;
+  if (getTransposeA() && lhs.isDynamicDim(1))
+    return emitOpError("a transposed lhs must have static dims, got ") << lhs;
+  if (rhs.hasStaticShape() == false)
+    return emitOpError("rhs must have static dims, got ") << rhs;
+  int64_t kA = getTransposeA() ? lhs.getDimSize(0) : lhs.getDimSize(1);
+  int64_t kB = getTransposeB() ? rhs.getDimSize(1) : rhs.getDimSize(0);
+  int64_t n = getTransposeB() ? rhs.getDimSize(0) : rhs.getDimSize(1);
+  if (kA != kB)
+    return emitOpError("contraction dims differ: ") << kA << " (lhs " << lhs << ") vs " << kB
+                                                   << " (rhs " << rhs << ")";
+  if (getType().getDimSize(0) != n)
+    return emitOpError("result must have ") << n << " columns, got " << getType();
+  return success();
+}
+
 LogicalResult ReduceSumOp::verify() {
   if (!getInput().getType().getElementType().isF32())
     return emitOpError("reductions take f32 tiles (upcast first)");

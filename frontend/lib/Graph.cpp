@@ -107,6 +107,8 @@ const char *opKindName(OpKind kind) {
     return "reduce_max";
   case OpKind::ReduceMean:
     return "reduce_mean";
+  case OpKind::Matmul:
+    return "matmul";
   }
   return "?";
 }
@@ -476,5 +478,57 @@ Tensor concat(const std::vector<Tensor> &parts, int axis) {
 Tensor sum(Tensor a, int axis) { return reduce(OpKind::ReduceSum, a, axis); }
 Tensor max(Tensor a, int axis) { return reduce(OpKind::ReduceMax, a, axis); }
 Tensor mean(Tensor a, int axis) { return reduce(OpKind::ReduceMean, a, axis); }
+
+Tensor matmul(Tensor a, Tensor b, bool transposeA, bool transposeB) {
+  if (!a.valid())
+    throw Error("matmul: invalid (default-constructed) tensor");
+  return matmul(a, b, a.dtype(), transposeA, transposeB);
+}
+
+Tensor matmul(Tensor a, Tensor b, DType outDType, bool transposeA,
+              bool transposeB) {
+  Graph &g = ownerOf(a, "matmul");
+  g.checkOwned(b, "matmul");
+  // Every message names both operands and the transposes, so the user can
+  // tell which dim was taken for M, K and N.
+  auto operands = [&] {
+    return std::string("lhs ") + describe(a) +
+           (transposeA ? " (transposed)" : "") + ", rhs " + describe(b) +
+           (transposeB ? " (transposed)" : "");
+  };
+  if (a.rank() < 2 || b.rank() < 2)
+    throw Error(std::string("matmul: ") + (a.rank() < 2 ? "lhs" : "rhs") +
+                " must have rank >= 2 (matrices in the last two dims): " +
+                operands());
+  if (a.dtype() != b.dtype())
+    throw Error("matmul: dtype mismatch: " + operands() +
+                " (cast one operand first)");
+  const Shape &as = a.shape(), &bs = b.shape();
+  size_t ar = as.size(), br = bs.size();
+  int64_t m = transposeA ? as[ar - 1] : as[ar - 2];
+  int64_t ka = transposeA ? as[ar - 2] : as[ar - 1];
+  int64_t kb = transposeB ? bs[br - 1] : bs[br - 2];
+  int64_t n = transposeB ? bs[br - 2] : bs[br - 1];
+  Shape batch(as.begin(), as.end() - 2);
+  if (br > 2 && Shape(bs.begin(), bs.end() - 2) != batch)
+    throw Error("matmul: batch dims differ: lhs batch " + shapeString(batch) +
+                " vs rhs batch " + shapeString(Shape(bs.begin(), bs.end() - 2)) +
+                " (rhs must be 2-D or have exactly lhs's batch dims): " +
+                operands());
+  if (ka != kb)
+    throw Error("matmul: contraction dims differ: lhs K = " +
+                std::to_string(ka) + ", rhs K = " + std::to_string(kb) + ": " +
+                operands());
+  Node node;
+  node.kind = OpKind::Matmul;
+  node.operands = {a.id(), b.id()};
+  node.shape = batch;
+  node.shape.push_back(m);
+  node.shape.push_back(n);
+  node.dtype = outDType;
+  node.transposeA = transposeA;
+  node.transposeB = transposeB;
+  return g.addNode(std::move(node));
+}
 
 } // namespace tilec

@@ -129,5 +129,41 @@ Tensor rope(Tensor x, Tensor cos, Tensor sin) {
   return cast(xf * c + rotate_half(xf) * s, x.dtype());
 }
 
+namespace {
+void checkLinear(const char *op, const Tensor &x, const Tensor &w) {
+  if (!x.valid() || !w.valid())
+    throw Error(std::string(op) + ": invalid (default-constructed) tensor");
+  x.graph()->checkOwned(w, op);
+  if (x.rank() < 2)
+    throw Error(std::string(op) + ": x must be [..., in] with rank >= 2, got " +
+                describe(x));
+  if (w.rank() != 2 || w.dim(1) != x.dim(-1))
+    throw Error(std::string(op) + ": weight " + describe(w) +
+                " must be [out, in] with in = " + std::to_string(x.dim(-1)) +
+                " (x is " + describe(x) + ")");
+  if (w.dtype() != x.dtype())
+    throw Error(std::string(op) + ": weight dtype mismatch: " + describe(w) +
+                " vs x " + describe(x));
+}
+} // namespace
+
+Tensor linear(Tensor x, Tensor w) {
+  checkLinear("linear", x, w);
+  return matmul(x, w, /*transposeA=*/false, /*transposeB=*/true);
+}
+
+Tensor linear(Tensor x, Tensor w, Tensor bias) {
+  checkLinear("linear", x, w);
+  x.graph()->checkOwned(bias, "linear");
+  if (bias.rank() != 1 || bias.dim(0) != w.dim(0))
+    throw Error("linear: bias shape " + shapeString(bias.shape()) +
+                " does not match weight " + describe(w) + " (expected [" +
+                std::to_string(w.dim(0)) + "])");
+  if (bias.dtype() != x.dtype())
+    throw Error("linear: bias dtype mismatch: " + describe(bias) + " vs x " +
+                describe(x));
+  return matmul(x, w, /*transposeA=*/false, /*transposeB=*/true) + bias;
+}
+
 } // namespace nn
 } // namespace tilec

@@ -76,14 +76,17 @@ double applyBinary(OpKind kind, double a, double b) {
 }
 
 // Splits [0, n) over the machine's cores: the reference must keep up with
-// GPU tests on [16384, 4096] tensors.
-void parallelFor(size_t n, const std::function<void(size_t, size_t)> &body) {
+// GPU tests on [16384, 4096] tensors. `costPerItem` (about the inner work of
+// one item, e.g. K * N for a matmul row) keeps small jobs on one thread.
+void parallelFor(size_t n, const std::function<void(size_t, size_t)> &body,
+                 size_t costPerItem = 1) {
   size_t workers = std::max(1u, std::thread::hardware_concurrency());
-  if (n < (size_t(1) << 16) || workers == 1) {
+  if (n * std::max<size_t>(costPerItem, 1) < (size_t(1) << 16) || workers == 1 ||
+      n < 2) {
     body(0, n);
     return;
   }
-  workers = std::min<size_t>(workers, 32);
+  workers = std::min<size_t>({workers, 32, n});
   size_t chunk = (n + workers - 1) / workers;
   std::vector<std::thread> threads;
   for (size_t begin = 0; begin < n; begin += chunk)
@@ -154,6 +157,71 @@ std::vector<float> reduceValues(const Node &node, const std::vector<float> &in,
       out[static_cast<size_t>(o * inner + i)] = store(node.dtype, acc);
     }
   });
+  return out;
+}
+
+// Copies the matrices in the last two dims of a row-major [batch, rows,
+// cols] value, transposed when `transpose`, so the result is [batch, cols,
+// rows] (or the input itself when not transposing).
+std::vector<float> transposedMatrices(const std::vector<float> &in, int64_t batch,
+                                      int64_t rows, int64_t cols) {
+  std::vector<float> out(in.size());
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    const float *src = in.data() + bi * rows * cols;
+    float *dst = out.data() + bi * rows * cols;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        dst[c * rows + r] = src[r * cols + c];
+  }
+  return out;
+}
+
+// [..., M, K] x [K, N] or [..., K, N] (after the transposes) -> [..., M, N]:
+// products and sums in double, each result rounded once to node.dtype.
+std::vector<float> matmulValues(const Node &node, const std::vector<float> &a,
+                                const Shape &aShape, const std::vector<float> &b,
+                                const Shape &bShape) {
+  size_t ar = aShape.size(), br = bShape.size();
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < ar; ++d)
+    batch *= aShape[d];
+  int64_t m = node.shape[node.shape.size() - 2], n = node.shape.back();
+  int64_t k = node.transposeA ? aShape[ar - 2] : aShape[ar - 1];
+  bool batchedB = br > 2;
+  // Normalize to A [batch, M, K] and B [batch or 1, K, N], both row-major.
+  std::vector<float> aT, bT;
+  if (node.transposeA)
+    aT = transposedMatrices(a, batch, k, m);
+  if (node.transposeB)
+    bT = transposedMatrices(b, batchedB ? batch : 1, n, k);
+  const std::vector<float> &an = node.transposeA ? aT : a;
+  const std::vector<float> &bn = node.transposeB ? bT : b;
+  if (static_cast<int64_t>(an.size()) != batch * m * k ||
+      static_cast<int64_t>(bn.size()) != (batchedB ? batch : 1) * k * n)
+    throw Error("reference: matmul operand sizes do not match shapes " +
+                shapeString(aShape) + " and " + shapeString(bShape));
+  std::vector<float> out(static_cast<size_t>(batch * m * n));
+  parallelFor(
+      static_cast<size_t>(batch * m),
+      [&](size_t begin, size_t end) {
+        std::vector<double> acc(static_cast<size_t>(n));
+        for (size_t row = begin; row < end; ++row) {
+          int64_t bi = static_cast<int64_t>(row) / m;
+          const float *arow = an.data() + row * static_cast<size_t>(k);
+          const float *bmat = bn.data() + (batchedB ? bi * k * n : 0);
+          std::fill(acc.begin(), acc.end(), 0.0);
+          for (int64_t kk = 0; kk < k; ++kk) {
+            double av = arow[kk];
+            const float *brow = bmat + kk * n;
+            for (int64_t j = 0; j < n; ++j)
+              acc[j] += av * static_cast<double>(brow[j]);
+          }
+          float *orow = out.data() + row * static_cast<size_t>(n);
+          for (int64_t j = 0; j < n; ++j)
+            orow[j] = store(node.dtype, acc[j]);
+        }
+      },
+      static_cast<size_t>(k * n));
   return out;
 }
 
@@ -251,6 +319,9 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
         for (size_t k = begin; k < end; ++k)
           out[k] = store(node.dtype, applyBinary(node.kind, a[k], b[k]));
       });
+    } else if (node.kind == OpKind::Matmul) {
+      out = matmulValues(node, values[node.operands[0]], nodes[node.operands[0]].shape,
+                         values[node.operands[1]], nodes[node.operands[1]].shape);
     } else if (isReduction(node.kind)) {
       out = reduceValues(node, values[node.operands[0]],
                          nodes[node.operands[0]].shape);

@@ -607,7 +607,7 @@ struct DistributeRowTilesPass
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> kernels;
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr("tile.kernel"))
+      if (fn->hasAttr("tile.kernel") && !fn->hasAttr("tile.gemm"))
         kernels.push_back(fn);
     if (kernels.empty())
       return;

@@ -46,6 +46,8 @@ public:
       int g = newGroup(op);
       if (!groups[g].domain)
         continue; // not a row op: stays alone
+      if (isa<graph::MatmulOp>(op))
+        continue; // no prologues: a GEMM reads its operands from memory
       // Absorb the latest operand groups first: they are the most likely to
       // be needed to keep the merge acyclic.
       SmallVector<int> candidates;
@@ -127,6 +129,32 @@ private:
     return false;
   }
 
+  /// A GEMM kernel holds one matmul, computed first from fusion inputs, and
+  /// only epilogue ops (elementwise math on the product's rows) after it.
+  bool gemmMergeAllowed(int g, int h, const RowDomain &domain) {
+    graph::MatmulOp mm;
+    int count = 0;
+    for (int k : {g, h})
+      for (Operation *op : groups[k].ops)
+        if (auto m = dyn_cast<graph::MatmulOp>(op)) {
+          mm = m;
+          ++count;
+        }
+    if (count == 0)
+      return true;
+    if (count > 1 || !(naturalRowDomain(mm) == domain))
+      return false;
+    for (int k : {g, h})
+      for (Operation *op : groups[k].ops) {
+        if (op != mm.getOperation() && !isGemmEpilogueOp(op))
+          return false;
+        for (Value v : mm->getOperands())
+          if (v.getDefiningOp() == op)
+            return false;
+      }
+    return true;
+  }
+
   void tryMerge(int g, int h) {
     if (!groups[h].domain)
       return;
@@ -144,6 +172,8 @@ private:
       }
     }
     if (!chosen)
+      return;
+    if (!gemmMergeAllowed(g, h, *chosen))
       return;
     // A group outside the merge that both feeds it and depends on it would
     // make a cycle.

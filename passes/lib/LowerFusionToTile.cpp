@@ -67,8 +67,13 @@ public:
   FailureOr<func::FuncOp> build(OpBuilder &moduleBuilder, StringRef name) {
     Location loc = fusion.getLoc();
     SmallVector<Type> args;
-    for (Value in : fusion.getInputs()) {
-      auto ty = bufferType(llvm::cast<RankedTensorType>(in.getType()));
+    Block &body = fusion.getBody().front();
+    for (auto [in, arg] : llvm::zip(fusion.getInputs(), body.getArguments())) {
+      FailureOr<MemRefType> ty = failure();
+      if (llvm::any_of(arg.getUsers(), [](Operation *u) { return isa<graph::MatmulOp>(u); }))
+        ty = matmulOperandType(arg);
+      else
+        ty = bufferType(llvm::cast<RankedTensorType>(in.getType()));
       if (failed(ty))
         return failure();
       args.push_back(*ty);
@@ -96,11 +101,12 @@ public:
         break;
       }
     }
+    if (!body.getOps<graph::MatmulOp>().empty())
+      fn->setAttr("tile.gemm", moduleBuilder.getUnitAttr());
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockEnd(entry);
     row = b.create<tile::RowIdOp>(loc, b.getIndexType());
 
-    Block &body = fusion.getBody().front();
     // The fusion pass only groups ops that fit the domain; hand-written IR
     // may not, and would otherwise be lowered as if it did.
     SmallVector<int64_t> full = domain.fullShape();
@@ -114,6 +120,8 @@ public:
       // Per-row and shared scalars are loaded up front; row tiles when first
       // needed (slices read them at column offsets), except whole rows that
       // some op reads as they are.
+      if (llvm::all_of(arg.getUsers(), [](Operation *u) { return isa<graph::MatmulOp>(u); }))
+        continue; // read by the GEMM's own tile loads
       bool wholeRow = role(arg) == RowRole::Full && !domain.mapsRows(shapeOf(arg)) &&
                       llvm::any_of(arg.getUsers(), [](Operation *u) {
                         return !isa<graph::SliceOp>(u);
@@ -149,6 +157,45 @@ public:
   }
 
 private:
+  /// The buffer of a matmul operand: lhs rows memref<?xKxT> (lead dims
+  /// flattened into rows; memref<KxMxT> when transposed), rhs memref<KxNxT>
+  /// (memref<NxKxT> when transposed). An operand also read by the epilogue
+  /// must have the same buffer in both roles.
+  FailureOr<MemRefType> matmulOperandType(BlockArgument arg) {
+    auto type = llvm::cast<RankedTensorType>(arg.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    MemRefType mt;
+    for (Operation *u : arg.getUsers()) {
+      auto mm = dyn_cast<graph::MatmulOp>(u);
+      if (!mm)
+        continue;
+      MemRefType t;
+      bool isLhs = mm.getLhs() == arg;
+      if (isLhs && mm.getRhs() == arg)
+        return mm.emitOpError("with one tensor as both operands is not supported in a GEMM kernel");
+      if (shape.size() != 2 && !(isLhs && !mm.getTransposeA()))
+        return mm.emitOpError("batched operands are not supported in a GEMM kernel yet: ")
+               << type;
+      if (isLhs && !mm.getTransposeA())
+        t = MemRefType::get({ShapedType::kDynamic, shape.back()}, type.getElementType());
+      else
+        t = MemRefType::get(shape, type.getElementType());
+      if (mt && mt != t)
+        return mm.emitOpError("operand ") << type << " is read in two different layouts";
+      mt = t;
+    }
+    bool otherUsers = llvm::any_of(arg.getUsers(), [](Operation *u) {
+      return !isa<graph::MatmulOp>(u);
+    });
+    if (otherUsers) {
+      auto rowType = bufferType(type);
+      if (failed(rowType) || *rowType != mt)
+        return fusion.emitOpError("input ")
+               << type << " is read both by a matmul and by its epilogue in different layouts";
+    }
+    return mt;
+  }
+
   /// The row of `arg`'s buffer that this program instance reads.
   Value rowOf(OpBuilder &b, Value arg) {
     ArrayRef<int64_t> shape = shapeOf(arg);
@@ -232,6 +279,21 @@ private:
                        : p;
           offset += shapeOf(piece).back();
         }
+      } else if (auto mm = dyn_cast<graph::MatmulOp>(op)) {
+        Value lhs = argBuffer.lookup(llvm::dyn_cast<BlockArgument>(mm.getLhs()));
+        Value rhs = argBuffer.lookup(llvm::dyn_cast<BlockArgument>(mm.getRhs()));
+        if (!lhs || !rhs) {
+          mm.emitOpError("operands must be inputs of the fusion (a GEMM kernel has no prologue)");
+          return Value();
+        }
+        if (shift != 0) {
+          mm.emitOpError("is read at a column offset; slices of a product are not fused");
+          return Value();
+        }
+        auto f32 = b.getF32Type();
+        result = b.create<tile::MatmulOp>(loc, RankedTensorType::get({domain.cols}, f32), lhs,
+                                          rhs, row, mm.getTransposeA(), mm.getTransposeB());
+        result = finish(b, loc, result, mm.getType());
       } else {
         result = lower(b, *op, shift);
       }

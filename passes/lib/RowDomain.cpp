@@ -101,6 +101,14 @@ static bool isElementwise(Operation *op) {
 static int64_t lastAxis(Value v) { return shapeOf(v).size() - 1; }
 
 std::optional<RowDomain> naturalRowDomain(Operation *op) {
+  if (auto mm = dyn_cast<graph::MatmulOp>(op)) {
+    // A GEMM kernel iterates over the rows of its result. Batched products
+    // (a 3-D rhs) and transposed lhs with batch dims are not GEMM kernels yet.
+    if (shapeOf(mm.getRhs()).size() != 2 ||
+        (mm.getTransposeA() && shapeOf(mm.getLhs()).size() != 2))
+      return std::nullopt;
+    return RowDomain::fromFullShape(shapeOf(mm.getResult()));
+  }
   if (isReduction(op)) {
     ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
     if (reductionAxis(op) != static_cast<int64_t>(in.size()) - 1)
@@ -139,7 +147,16 @@ static bool unmappedRow(const RowDomain &d, Value v) {
   return (role == RowRole::Full || role == RowRole::Part) && !d.mapsRows(shapeOf(v));
 }
 
+bool isGemmEpilogueOp(Operation *op) {
+  return isa<graph::ConstantOp, graph::BroadcastOp, graph::CastOp>(op) || isElementwise(op);
+}
+
 bool fitsRowDomain(Operation *op, const RowDomain &d) {
+  if (auto mm = dyn_cast<graph::MatmulOp>(op)) {
+    // Its operands are read by the GEMM's own tile loads, whatever their shape.
+    ArrayRef<int64_t> out = shapeOf(mm.getResult());
+    return naturalRowDomain(op) == d && d.classify(out) == RowRole::Full && !d.mapsRows(out);
+  }
   if (isa<graph::ConstantOp>(op) || isElementwise(op))
     return computable(d, op->getResult(0));
   if (isa<graph::BroadcastOp>(op)) {

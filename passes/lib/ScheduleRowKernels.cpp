@@ -34,6 +34,11 @@ struct ScheduleRowKernelsPass
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("tile.kernel"))
         continue;
+      if (fn->hasAttr("tile.gemm")) {
+        if (failed(scheduleGemm(fn)))
+          return signalPassFailure();
+        continue;
+      }
       if (failed(schedule(fn)))
         return signalPassFailure();
     }
@@ -53,6 +58,72 @@ struct ScheduleRowKernelsPass
                 }));
     if (maxRegisters > 0)
       fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+  }
+
+  /// GEMM kernels (tile.gemm): CTA tile, warp tiles, k step and pipeline
+  /// depth of the tensor-core schedule (tilec-distribute-gemm-tiles), plus
+  /// the launch shape: a 1-D grid of CTA tiles and the dynamic shared memory.
+  LogicalResult scheduleGemm(func::FuncOp fn) {
+    auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+    if (!domain || domain.empty())
+      return fn.emitOpError("tile kernel has no tile.domain");
+    int64_t rows = 1;
+    for (int64_t d : domain.asArrayRef().drop_back())
+      rows *= d;
+    int64_t cols = domain.asArrayRef().back();
+    // 128 x 128 CTA tiles of four 64 x 64 warp tiles (128 f32 accumulators a
+    // thread), 32-deep k steps, 4 stages: 64 KB of shared memory, so three
+    // CTAs fit an SM. Few rows (decode) take 64- or 32-row tiles.
+    int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
+    int64_t elemBytes = 2;
+    fn.walk([&](tilec::tile::MatmulOp mm) {
+      elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
+    });
+    if (elemBytes == 4) // f32 (FMA, no tensor cores): half the k step, 3 stages: 48 KB;
+      bk = 16, stages = 3, wn = 4; // 64 x 32 warp tiles keep 64 accumulators a thread
+    int64_t chunk = 16 / elemBytes; // elements of one 16-byte copy
+    if (rows <= 32) {
+      bm = 32, wm = 1, wn = 4; // warp tiles 32 x 32
+    } else if (rows <= 64) {
+      bm = 64, wm = 1, wn = 4; // warp tiles 64 x 32
+    }
+    if (gemmBlockM) bm = gemmBlockM;
+    if (gemmBlockN) bn = gemmBlockN;
+    if (gemmBlockK) bk = gemmBlockK;
+    if (gemmWarpsM) wm = gemmWarpsM;
+    if (gemmWarpsN) wn = gemmWarpsN;
+    if (gemmStages) stages = gemmStages;
+    int64_t threads = wm * wn * 32;
+    bool ok = bm > 0 && bn > 0 && bk > 0 && wm > 0 && wn > 0 && stages >= 2 &&
+              bm % wm == 0 && bn % wn == 0 && (bm / wm) % 16 == 0 && (bn / wn) % 16 == 0 &&
+              bk % 16 == 0 && threads <= 1024 && (bm * bk / chunk) % threads == 0 &&
+              (bn * bk / chunk) % threads == 0;
+    if (!ok)
+      return fn.emitOpError("bad GEMM schedule: block ")
+             << bm << "x" << bn << "x" << bk << ", warps " << wm << "x" << wn << ", stages "
+             << stages
+             << " (warp tiles must be multiples of 16x16, block_k of 16, and each panel a "
+                "multiple of 16 bytes per thread)";
+    int64_t sharedBytes = stages * (bm * bk + bk * bn) * elemBytes;
+    int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+    Builder b(fn.getContext());
+    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+    fn->setAttr("tile.schedule",
+                b.getDictionaryAttr({
+                    b.getNamedAttr("block_m", i64(bm)),
+                    b.getNamedAttr("block_n", i64(bn)),
+                    b.getNamedAttr("block_k", i64(bk)),
+                    b.getNamedAttr("warps_m", i64(wm)),
+                    b.getNamedAttr("warps_n", i64(wn)),
+                    b.getNamedAttr("stages", i64(stages)),
+                    b.getNamedAttr("group_m", i64(8)),
+                    b.getNamedAttr("grid", i64(grid)),
+                    b.getNamedAttr("threads", i64(threads)),
+                    b.getNamedAttr("shared_bytes", i64(sharedBytes)),
+                }));
+    if (maxRegisters > 0)
+      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+    return success();
   }
 
   /// Strided rows (a reduction along an inner axis): consecutive rows are

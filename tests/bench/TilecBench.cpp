@@ -60,6 +60,56 @@ std::vector<std::string> split(const std::string &s, char sep) {
   return out;
 }
 
+/// Median time of one run of `g` (compiled with `options`), inputs rotated
+/// over enough buffer sets to defeat L2. Also returns the minimal bytes.
+Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
+                           Graph &g, const CompileOptions &options, int64_t &inBytes,
+                           int64_t &outBytes) {
+  auto exe = Executable::compile(g, ctx, options);
+  if (!exe)
+    return exe.status();
+  // Minimal bytes: each input read once, each output written once.
+  inBytes = 0, outBytes = 0;
+  for (int id : g.inputs())
+    inBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
+  for (int id : g.outputs())
+    outBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
+  int sets = static_cast<int>(std::clamp<int64_t>(
+      (4 * kL2Bytes + inBytes + outBytes - 1) / (inBytes + outBytes), 1, 8));
+  std::vector<std::vector<rt::DeviceBuffer>> ins(sets), outs(sets);
+  for (int s = 0; s < sets; ++s) {
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Node &n = g.node(g.inputs()[i]);
+      HostTensor h = HostTensor::random(n.shape, n.dtype, 1234 + 17 * s + i, -2.f, 2.f);
+      auto buf = rt::DeviceBuffer::allocate(ctx, h.byteSize());
+      if (!buf)
+        return buf.status();
+      auto bytes = h.toBytes();
+      if (Status st = buf->copyFromHost(bytes.data(), bytes.size()); !st.ok())
+        return st;
+      ins[s].push_back(buf.take());
+    }
+    for (int id : g.outputs()) {
+      const Node &n = g.node(id);
+      auto buf = rt::DeviceBuffer::allocate(ctx, numElements(n.shape) * dtypeBytes(n.dtype));
+      if (!buf)
+        return buf.status();
+      outs[s].push_back(buf.take());
+    }
+  }
+  int perBatch = 20;
+  return timeMedian(ctx, stream, perBatch, [&](int call) {
+    int s = call % sets;
+    std::vector<const rt::DeviceBuffer *> in;
+    std::vector<rt::DeviceBuffer *> o;
+    for (auto &x : ins[s])
+      in.push_back(&x);
+    for (auto &x : outs[s])
+      o.push_back(&x);
+    return (*exe)->run(in, o, stream);
+  });
+}
+
 int fail(const std::string &m) {
   std::fprintf(stderr, "tilec-bench: error: %s\n", m.c_str());
   return 1;
@@ -71,7 +121,7 @@ int main(int argc, char **argv) {
   std::string ops = "rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain,rope";
   std::string dtypes = "bf16,f32";
   std::string shapes = "8192x4096,4096x8192,16384x4096";
-  std::string csv;
+  std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv;
   CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -84,7 +134,11 @@ int main(int argc, char **argv) {
     };
     if (a == "--help") {
       std::puts("usage: tilec-bench [--ops=a,b] [--dtypes=bf16,f32] [--shapes=RxC,...] "
-                "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]");
+                "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
+                "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
+                "[--gemm-csv=FILE]\n"
+                "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[K,N];\n"
+                "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).");
       return 0;
     }
     if (a == "--round-every-op") {
@@ -92,7 +146,8 @@ int main(int argc, char **argv) {
       continue;
     }
     if (!value("--ops", ops) && !value("--dtypes", dtypes) && !value("--shapes", shapes) &&
-        !value("--csv", csv) && !value("--schedule", options.scheduleOptions))
+        !value("--csv", csv) && !value("--schedule", options.scheduleOptions) &&
+        !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv))
       return fail("unknown option '" + a + "'");
   }
   auto ctxOr = rt::Context::create(0);
@@ -135,48 +190,8 @@ int main(int argc, char **argv) {
         Graph g(op);
         if (Status s = examples::build(op, g, rows, cols, *dtype); !s.ok())
           return fail(s.message());
-        auto exe = Executable::compile(g, ctx, options);
-        if (!exe)
-          return fail(exe.message());
-        // Minimal bytes: each input read once, each output written once.
         int64_t inBytes = 0, outBytes = 0;
-        for (int id : g.inputs())
-          inBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
-        for (int id : g.outputs())
-          outBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
-        int sets = static_cast<int>(std::clamp<int64_t>(
-            (4 * kL2Bytes + inBytes + outBytes - 1) / (inBytes + outBytes), 1, 8));
-        std::vector<std::vector<rt::DeviceBuffer>> ins(sets), outs(sets);
-        for (int s = 0; s < sets; ++s) {
-          for (size_t i = 0; i < g.inputs().size(); ++i) {
-            const Node &n = g.node(g.inputs()[i]);
-            HostTensor h = HostTensor::random(n.shape, n.dtype, 1234 + 17 * s + i, -2.f, 2.f);
-            auto buf = rt::DeviceBuffer::allocate(ctx, h.byteSize());
-            if (!buf)
-              return fail(buf.message());
-            auto bytes = h.toBytes();
-            if (Status st = buf->copyFromHost(bytes.data(), bytes.size()); !st.ok())
-              return fail(st.message());
-            ins[s].push_back(buf.take());
-          }
-          for (int id : g.outputs()) {
-            const Node &n = g.node(id);
-            auto buf = rt::DeviceBuffer::allocate(ctx, numElements(n.shape) * dtypeBytes(n.dtype));
-            if (!buf)
-              return fail(buf.message());
-            outs[s].push_back(buf.take());
-          }
-        }
-        auto ms = timeMedian(ctx, stream, 20, [&](int call) {
-          int s = call % sets;
-          std::vector<const rt::DeviceBuffer *> in;
-          std::vector<rt::DeviceBuffer *> o;
-          for (auto &x : ins[s])
-            in.push_back(&x);
-          for (auto &x : outs[s])
-            o.push_back(&x);
-          return (*exe)->run(in, o, stream);
-        });
+        auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes);
         if (!ms)
           return fail(ms.message());
         double gbs = (inBytes + outBytes) / (*ms * 1e-3) / 1e9;
@@ -189,5 +204,37 @@ int main(int argc, char **argv) {
       }
   if (out)
     std::fclose(out);
+
+  // GEMMs: TFLOP/s (2 M N K flops) against the H200's dense bf16 peak.
+  constexpr double kPeakTflops = 989.4;
+  FILE *gout = gemmCsv.empty() ? nullptr : std::fopen(gemmCsv.c_str(), "w");
+  if (gout)
+    std::fprintf(gout, "op,dtype,m,n,k,us,tflops\n");
+  if (!gemm.empty())
+    std::printf("%-18s %-5s %-18s %10s %9s %7s\n", "op", "dtype", "MxNxK", "time_us", "TFLOP/s",
+                "%peak");
+  for (const std::string &op : split(gemmOps, ','))
+    for (const std::string &shape : split(gemm, ',')) {
+      auto dims = split(shape, 'x');
+      if (dims.size() != 3)
+        return fail("bad GEMM shape '" + shape + "' (expected MxNxK)");
+      int64_t m = std::atoll(dims[0].c_str()), n = std::atoll(dims[1].c_str()),
+              k = std::atoll(dims[2].c_str());
+      Graph g(op);
+      if (Status s = examples::build(op, g, m, n, DType::BF16, k); !s.ok())
+        return fail(s.message());
+      int64_t inBytes = 0, outBytes = 0;
+      auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes);
+      if (!ms)
+        return fail(ms.message());
+      double tflops = 2.0 * m * n * k / (*ms * 1e-3) / 1e12;
+      std::printf("%-18s %-5s %-18s %10.2f %9.1f %6.1f%%\n", op.c_str(), "bf16", shape.c_str(),
+                  *ms * 1e3, tflops, 100.0 * tflops / kPeakTflops);
+      if (gout)
+        std::fprintf(gout, "%s,bf16,%lld,%lld,%lld,%.3f,%.2f\n", op.c_str(), (long long)m,
+                     (long long)n, (long long)k, *ms * 1e3, tflops);
+    }
+  if (gout)
+    std::fclose(gout);
   return 0;
 }

@@ -62,6 +62,9 @@ enum class OpKind {
   ReduceSum,
   ReduceMax,
   ReduceMean,
+  // matrix product of the last two dims (optionally transposed), f32
+  // accumulation; see matmul()
+  Matmul,
 };
 
 const char *opKindName(OpKind kind); // "add", "exp", "reduce_sum", ...
@@ -78,6 +81,7 @@ struct Node {
   double value = 0; // Constant: the value
   int axis = -1;    // Reduce*, Slice, Concat: the (non-negative) axis
   int64_t start = 0, end = 0; // Slice: the kept range [start, end)
+  bool transposeA = false, transposeB = false; // Matmul: operand transposes
 };
 
 class Graph;
@@ -177,6 +181,18 @@ Tensor sum(Tensor a, int axis);
 Tensor max(Tensor a, int axis);
 Tensor mean(Tensor a, int axis);
 
+// ---- Matrix product ----
+/// Product of the last two dims, like torch.matmul with optional transposes
+/// of the last two dims: a is [..., M, K] ([..., K, M] if transposeA); b is
+/// [K, N] ([N, K] if transposeB), shared by every batch, or [..., K, N] with
+/// exactly a's leading (batch) dims (no other batch broadcasting). Both ranks
+/// must be >= 2 and the dtypes equal. The result is [..., M, N] in a's dtype
+/// (or `outDType`); products are accumulated in f32 (the reference: double).
+Tensor matmul(Tensor a, Tensor b, bool transposeA = false,
+              bool transposeB = false);
+Tensor matmul(Tensor a, Tensor b, DType outDType, bool transposeA = false,
+              bool transposeB = false);
+
 // ---- LLM op library, built from the primitives above ----
 namespace nn {
 /// x * rsqrt(mean(x^2, -1) + eps) * w, computed in f32, result in x's dtype.
@@ -198,6 +214,12 @@ Tensor rotate_half(Tensor x);
 /// x is [..., D] with D even; cos and sin broadcast to x (e.g. x is
 /// [tokens, heads, D] and cos, sin are [tokens, 1, D]) and have x's dtype.
 Tensor rope(Tensor x, Tensor cos, Tensor sin);
+/// PyTorch's Linear: x @ w^T (+ bias), i.e. matmul(x, w, false, true) plus
+/// bias broadcast over the rows. x is [..., in] with rank >= 2, w is
+/// [out, in], bias is [out]; all in x's dtype; the result is [..., out] in
+/// x's dtype.
+Tensor linear(Tensor x, Tensor w);
+Tensor linear(Tensor x, Tensor w, Tensor bias);
 } // namespace nn
 
 } // namespace tilec

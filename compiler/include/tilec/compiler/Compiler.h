@@ -76,11 +76,19 @@ struct KernelLaunchPlan {
   int64_t vectorWidth = 1, threadsPerRow = 1, rowsPerBlock = 1, chunks = 1;
   int64_t colBlocks = 1; // CTAs sharing one row (kernels without reductions)
   int64_t streamBlocks = 0; // > 0: the row is streamed in this many blocks
+  // GEMM kernels: a 1-D grid of CTA tiles, their threads and dynamic shared
+  // memory come from the schedule.
+  bool gemm = false;
+  int64_t fixedGrid = 0, fixedBlock = 0, sharedBytes = 0;
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   int64_t gridSize() const {
+    if (fixedGrid > 0)
+      return fixedGrid;
     return (rows + rowsPerBlock - 1) / rowsPerBlock * colBlocks;
   }
-  int64_t blockSize() const { return threadsPerRow * rowsPerBlock; }
+  int64_t blockSize() const {
+    return fixedBlock > 0 ? fixedBlock : threadsPerRow * rowsPerBlock;
+  }
 };
 
 /// A value the program moves through device memory.

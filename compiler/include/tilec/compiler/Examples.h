@@ -11,13 +11,20 @@ namespace tilec::examples {
 
 /// rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
 /// rope (x [rows, cols / 128, 128], or [rows, 1, cols] when cols is not a
-/// multiple of 128; cos and sin [rows, 1, head_dim]).
+/// multiple of 128; cos and sin [rows, 1, head_dim]), matmul (a [rows, depth]
+/// @ b [depth, cols]), matmul_bias_gelu (gelu(x [rows, depth] @ w^T + bias),
+/// w [cols, depth]).
 const std::vector<std::string> &names();
 
 /// Adds the named example on [rows, cols] tensors of `dtype` to `graph`
 /// (inputs, ops and outputs). Unknown names give an error listing the known.
 Status build(const std::string &name, Graph &graph, int64_t rows, int64_t cols,
-             DType dtype);
+             DType dtype, int64_t depth = 4096);
+
+/// Whether the example is a matrix product (its shape is rows x cols x depth).
+inline bool isMatmul(const std::string &name) {
+  return name == "matmul" || name == "matmul_bias_gelu";
+}
 
 /// "f32" | "f16" | "bf16".
 Expected<DType> parseDType(const std::string &name);

@@ -63,6 +63,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "CTAs fit in the register file: see docs/perf.md)">,
     Option<"maxRegisters", "max-registers", "int64_t", "0",
            "Registers per thread ptxas may use (nvvm.maxnreg); 0: its own choice">,
+    Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
+    Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
+    Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,
+    Option<"gemmWarpsM", "gemm-warps-m", "int64_t", "0", "GEMM warps along M (0: chosen)">,
+    Option<"gemmWarpsN", "gemm-warps-n", "int64_t", "0", "GEMM warps along N (0: chosen)">,
+    Option<"gemmStages", "gemm-stages", "int64_t", "0", "GEMM shared-memory pipeline stages (0: chosen)">,
   ];
 }
 
@@ -71,6 +77,20 @@ def DistributeRowTiles : Pass<"tilec-distribute-row-tiles", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
+def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> {
+  let summary = "Lower scheduled GEMM kernels (tile.gemm) to gpu.func on tensor cores";
+  let description = [{
+    Multi-stage cp.async pipeline into swizzled shared memory, ldmatrix and
+    mma.sync m16n8k16 (f16/bf16, f32 accumulators), and the kernel's row
+    program applied to the accumulators in registers as the epilogue.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::nvgpu::NVGPUDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 #endif // TILEC_PASSES

@@ -53,6 +53,10 @@ std::optional<RowDomain> naturalRowDomain(mlir::Operation *op);
 /// Whether op's operands and results all take a valid role in `domain`.
 bool fitsRowDomain(mlir::Operation *op, const RowDomain &domain);
 
+/// Ops a GEMM kernel applies to its accumulators (elementwise math, casts,
+/// broadcasts, constants): what may join a graph.matmul's fusion.
+bool isGemmEpilogueOp(mlir::Operation *op);
+
 /// Shape of a ranked tensor value.
 llvm::ArrayRef<int64_t> shapeOf(mlir::Value value);
 

@@ -115,6 +115,32 @@ def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "sum along one axis">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "maximum along one axis">;
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "mean along one axis">;
 
+def Graph_MatmulOp : Graph_Op<"matmul", [Pure]> {
+  let summary = "matrix product of the last two dims, f32 accumulation";
+  let description = [{
+    Like torch.matmul with optional transposes of the last two dims. `lhs` is
+    [..., M, K] ([..., K, M] with `transpose_a`); `rhs` is [K, N] ([N, K] with
+    `transpose_b`), shared by every batch, or [..., K, N] with exactly the
+    lhs's leading (batch) dims (no other batch broadcasting). Both operands
+    have rank >= 2 and one element type. The result is [..., M, N] with any
+    float element type; products are accumulated in f32 and rounded once to
+    the result type.
+
+    Example:
+
+    ```mlir
+    %y = graph.matmul %x, %w {transpose_b = true}
+        : (tensor<8x4096xbf16>, tensor<1024x4096xbf16>) -> tensor<8x1024xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$lhs, Graph_FloatTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike]> {
   let summary = "a tensor filled with one value";
   let arguments = (ins F64Attr:$value);

@@ -97,6 +97,24 @@ class Tile_ReduceOp<string mnemonic, string desc> : Tile_Op<mnemonic, [Pure]> {
 def Tile_ReduceSumOp : Tile_ReduceOp<"reduce_sum", "sum of a row tile (f32)">;
 def Tile_ReduceMaxOp : Tile_ReduceOp<"reduce_max", "maximum of a row tile (f32)">;
 
+def Tile_MatmulOp : Tile_Op<"matmul", [MemoryEffects<[MemRead]>]> {
+  let summary = "row `row` of op(lhs) @ op(rhs), accumulated in f32";
+  let description = [{
+    lhs is memref<?xKxT> (memref<KxMxT> with `transpose_a`), rhs is
+    memref<KxNxT> (memref<NxKxT> with `transpose_b`); the result is row
+    `row` of the product, tensor<Nxf32>. A kernel with this op is a GEMM
+    kernel (`tile.gemm`): its row program is the epilogue applied to each
+    row of the accumulator, and the distribution pass computes whole CTA
+    tiles of rows and columns on tensor cores.
+  }];
+  let arguments = (ins AnyMemRef:$lhs, AnyMemRef:$rhs, Index:$row,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs 1DTensorOf<[F32]>:$result);
+  let assemblyFormat = "$lhs `,` $rhs `[` $row `]` attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_LaunchOp : Tile_Op<"launch", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "run a tile kernel on tensors (host side of the program)";
   let description = [{

@@ -1,0 +1,660 @@
+// tilec-distribute-gemm-tiles: lowers scheduled GEMM kernels to gpu.func on
+// tensor cores (the Ampere path: cp.async, ldmatrix, mma.sync; sm_80 and up).
+//
+// A GEMM kernel's tile program computes one row: the row of the product
+// (tile.matmul) followed by its epilogue (elementwise ops, loads of bias
+// vectors, residual rows, per-row scalars, stores). Here a CTA computes a
+// block_m x block_n tile of output rows and columns instead:
+//
+//  * CTAs are numbered in groups of `group_m` block rows (consecutive CTAs
+//    share a B panel and a few A panels in L2).
+//  * Each of `stages` shared-memory buffers holds a block_k slice of the A
+//    and B panels. Global -> shared copies are 16-byte cp.async (zero-filled
+//    past the matrix edges) issued `stages - 1` k-steps ahead; rows whose
+//    length is not a multiple of 8 elements fall back to masked loads.
+//    The 16-byte chunks of each shared row are XOR-swizzled with the row
+//    index so that the 8 row addresses of an ldmatrix hit distinct banks.
+//  * Warps own warp_m x warp_n sub-tiles: per 16-deep k step they load A
+//    fragments (ldmatrix.x4, .trans for a transposed A) and B fragments
+//    (ldmatrix.x4 giving two n8 tiles; .trans when B is [K, N]) and issue
+//    mma.sync m16n8k16 with f32 accumulators held in registers.
+//  * The epilogue runs on the accumulators in registers: each thread holds
+//    pairs of adjacent columns of its rows; the row program's ops are
+//    re-emitted per pair (vector<2>), loads and stores masked at the edges.
+#include "tilec/Passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_DISTRIBUTEGEMMTILES
+#include "tilec/Passes/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+using namespace tilec;
+
+namespace {
+
+constexpr int64_t kWarpSize = 32;
+
+struct GemmSchedule {
+  int64_t blockM = 128, blockN = 128, blockK = 32, warpsM = 2, warpsN = 2, stages = 4,
+          groupM = 8;
+  int64_t warpM() const { return blockM / warpsM; }
+  int64_t warpN() const { return blockN / warpsN; }
+  int64_t threads() const { return warpsM * warpsN * kWarpSize; }
+};
+
+FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
+  auto dict = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
+  if (!dict)
+    return fn.emitOpError("GEMM kernel is not scheduled (run tilec-schedule-row-kernels)");
+  auto get = [&](StringRef key) -> int64_t {
+    auto a = dict.getAs<IntegerAttr>(key);
+    return a ? a.getInt() : 0;
+  };
+  GemmSchedule s{get("block_m"), get("block_n"), get("block_k"), get("warps_m"),
+                 get("warps_n"), get("stages"), get("group_m")};
+  bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
+            s.stages >= 2 && s.groupM >= 1 && s.blockM % s.warpsM == 0 &&
+            s.blockN % s.warpsN == 0 && s.warpM() % 16 == 0 && s.warpN() % 16 == 0 &&
+            s.blockK % 16 == 0 && s.threads() <= 1024;
+  if (!ok)
+    return fn.emitOpError("invalid GEMM tile.schedule ")
+           << dict << " (warp tiles must be multiples of 16x16, block_k of 16)";
+  return s;
+}
+
+/// Index arithmetic helpers on one builder.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value add(Value x, int64_t y) { return y == 0 ? x : add(x, c(y)); }
+  Value mul(Value x, int64_t y) { return y == 1 ? x : b.create<arith::MulIOp>(loc, x, c(y)); }
+  Value mulv(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value div(Value x, int64_t y) { return y == 1 ? x : b.create<arith::DivUIOp>(loc, x, c(y)); }
+  Value divv(Value x, Value y) { return b.create<arith::DivUIOp>(loc, x, y); }
+  Value rem(Value x, int64_t y) { return b.create<arith::RemUIOp>(loc, x, c(y)); }
+  Value remv(Value x, Value y) { return b.create<arith::RemUIOp>(loc, x, y); }
+  Value min(Value x, int64_t y) { return b.create<arith::MinUIOp>(loc, x, c(y)); }
+  Value minv(Value x, Value y) { return b.create<arith::MinUIOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
+  Value xori(Value x, Value y) { return b.create<arith::XOrIOp>(loc, x, y); }
+  Value lt(Value x, int64_t y) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, x, c(y));
+  }
+  Value andi(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
+};
+
+/// A shared-memory operand panel: `stages` buffers of rows x cols elements,
+/// cols contiguous, 16-byte chunks swizzled by row.
+struct Panel {
+  Value smem; // memref<stages x rows x cols x T, 3>
+  int64_t rows, cols;
+  int64_t kChunk; // elements of a 16-byte chunk
+  /// Swizzled chunk index of chunk `chunk` in row `row`: XOR with the row's
+  /// low bits, grouped so that 8 consecutive rows cover 8 distinct 16-byte
+  /// bank groups (128 bytes).
+  Value swizzle(IndexMath &m, Value row, Value chunk) const {
+    int64_t chunksPerRow = cols / kChunk;
+    if (chunksPerRow <= 1)
+      return chunk;
+    int64_t span = std::min<int64_t>(chunksPerRow, 8);
+    int64_t rowsPerGroup = std::max<int64_t>(1, 8 / chunksPerRow);
+    Value bits = m.rem(m.div(row, rowsPerGroup), span);
+    return m.xori(chunk, bits);
+  }
+};
+
+class GemmDistributor {
+public:
+  GemmDistributor(func::FuncOp fn, GemmSchedule s, tile::MatmulOp mm)
+      : fn(fn), s(s), mm(mm) {}
+
+  LogicalResult run(OpBuilder &moduleBuilder) {
+    MLIRContext *ctx = fn.getContext();
+    auto lhsType = llvm::cast<MemRefType>(mm.getLhs().getType());
+    auto rhsType = llvm::cast<MemRefType>(mm.getRhs().getType());
+    elem = lhsType.getElementType();
+    if (!elem.isBF16() && !elem.isF16() && !elem.isF32())
+      return mm.emitOpError("GEMM operands must be f32, f16 or bf16, got ") << elem;
+    transA = mm.getTransposeA();
+    transB = mm.getTransposeB();
+    auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+    M = 1;
+    for (int64_t d : domain.asArrayRef().drop_back())
+      M *= d;
+    N = domain.asArrayRef().back();
+    K = transA ? lhsType.getDimSize(0) : lhsType.getDimSize(1);
+    (void)rhsType;
+
+    auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(),
+                                                    fn.getFunctionType(), TypeRange(),
+                                                    TypeRange());
+    gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), moduleBuilder.getUnitAttr());
+    gfn.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(s.threads()), 1, 1}));
+    for (StringRef a : {"tile.domain", "tile.schedule"})
+      gfn->setAttr(a, fn->getAttr(a));
+    if (auto maxRegs = fn->getAttrOfType<IntegerAttr>("tile.max_registers"))
+      gfn->setAttr("nvvm.maxnreg", maxRegs);
+    Block &entry = gfn.getBody().front();
+    OpBuilder b = OpBuilder::atBlockEnd(&entry);
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
+      args.map(from, to);
+
+    // ---- CTA and warp coordinates ----
+    Value tid = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
+    Value pid = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
+    lane = m.rem(tid, kWarpSize);
+    Value warp = m.div(tid, kWarpSize);
+    Value warpRow = m.div(warp, s.warpsN), warpCol = m.rem(warp, s.warpsN);
+    int64_t blocksM = llvm::divideCeil(M, s.blockM), blocksN = llvm::divideCeil(N, s.blockN);
+    // Grouped order: CTA pid covers block row first + pid % rows of its group.
+    int64_t perGroup = s.groupM * blocksN;
+    Value group = m.div(pid, perGroup);
+    Value firstM = m.mul(group, s.groupM);
+    Value groupRows = m.minv(m.sub(m.c(blocksM), firstM), m.c(s.groupM));
+    Value inGroup = m.rem(pid, perGroup);
+    Value blockRow = m.add(firstM, m.remv(inGroup, groupRows));
+    Value blockCol = m.divv(inGroup, groupRows);
+    m0 = m.mul(blockRow, s.blockM);
+    n0 = m.mul(blockCol, s.blockN);
+    warpM0 = m.mul(warpRow, s.warpM());
+    warpN0 = m.mul(warpCol, s.warpN());
+
+    // ---- shared memory ----
+    auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value dyn = b.create<gpu::DynamicSharedMemoryOp>(
+        loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), ws));
+    elemBytes = elem.getIntOrFloatBitWidth() / 8;
+    kChunk = 16 / elemBytes;
+    auto panelOf = [&](int64_t rows, int64_t cols, int64_t byteOffset) {
+      auto t = MemRefType::get({s.stages, rows, cols}, elem, AffineMap(), ws);
+      Value v = b.create<memref::ViewOp>(loc, t, dyn, m.c(byteOffset), ValueRange());
+      return Panel{v, rows, cols, kChunk};
+    };
+    // A panel: [block_m][block_k], or [block_k][block_m] for a transposed A.
+    pa = transA ? panelOf(s.blockK, s.blockM, 0) : panelOf(s.blockM, s.blockK, 0);
+    int64_t bytesA = s.stages * s.blockM * s.blockK * elemBytes;
+    // B panel: [block_k][block_n], or [block_n][block_k] for B stored [N, K].
+    pb = transB ? panelOf(s.blockN, s.blockK, bytesA) : panelOf(s.blockK, s.blockN, bytesA);
+
+    // ---- main loop ----
+    int64_t kTiles = llvm::divideCeil(K, s.blockK);
+    int64_t mi = s.warpM() / 16, ni = s.warpN() / 8;
+    auto accType = VectorType::get({4}, b.getF32Type());
+    Value zero = b.create<arith::ConstantOp>(
+        loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+    Value token;
+    for (int64_t st = 0; st < s.stages - 1; ++st) {
+      if (st < kTiles)
+        issueLoads(b, tid, m.c(st), m.c(st));
+      token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+    }
+    SmallVector<Value> init(mi * ni, zero);
+    init.push_back(token);
+    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), init);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      IndexMath lm{lb, loc};
+      Value kt = loop.getInductionVar();
+      Value carried = loop.getRegionIterArgs().back();
+      lb.create<nvgpu::DeviceAsyncWaitOp>(loc, carried, lb.getI32IntegerAttr(s.stages - 2));
+      lb.create<gpu::BarrierOp>(loc);
+      // Refill the stage freed by the previous step.
+      Value next = lm.add(kt, s.stages - 1);
+      Value inRange = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next,
+                                               lm.c(kTiles));
+      auto ifOp = lb.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
+      {
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath im{ib, loc};
+        issueLoads(ib, tid, im.rem(next, s.stages), next);
+      }
+      Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+      Value stage = lm.rem(kt, s.stages);
+      SmallVector<Value> acc(loop.getRegionIterArgs().drop_back());
+      for (int64_t kk = 0; kk < s.blockK / 16; ++kk) {
+        if (elem.isF32())
+          fmaStep(lb, stage, kk, mi, ni, acc);
+        else
+          computeStep(lb, stage, kk, mi, ni, acc);
+      }
+      acc.push_back(newToken);
+      lb.create<scf::YieldOp>(loc, acc);
+    }
+    b.setInsertionPointAfter(loop);
+    SmallVector<Value> acc(loop.getResults().drop_back());
+
+    // ---- epilogue ----
+    if (failed(emitEpilogue(b, mi, ni, acc)))
+      return failure();
+    b.create<gpu::ReturnOp>(loc);
+    return success();
+  }
+
+private:
+  /// Copies k-step `kt` of both panels into buffer `stage`.
+  void issueLoads(OpBuilder &b, Value tid, Value stage, Value kt) {
+    IndexMath m{b, fn.getLoc()};
+    Value k0 = m.mul(kt, s.blockK);
+    Value a = args.lookup(mm.getLhs()), bm = args.lookup(mm.getRhs());
+    // Panel element (r, c) is global (rowBase + r, colBase + c).
+    if (transA)
+      copyPanel(b, tid, a, pa, stage, k0, K, m0, M);
+    else
+      copyPanel(b, tid, a, pa, stage, m0, M, k0, K);
+    if (transB)
+      copyPanel(b, tid, bm, pb, stage, n0, N, k0, K);
+    else
+      copyPanel(b, tid, bm, pb, stage, k0, K, n0, N);
+  }
+
+  void copyPanel(OpBuilder &b, Value tid, Value global, const Panel &p, Value stage,
+                 Value rowBase, int64_t rowLimit, Value colBase, int64_t colLimit) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    int64_t chunksPerRow = p.cols / kChunk;
+    int64_t total = p.rows * chunksPerRow;
+    // 16-byte copies need 16-byte aligned rows.
+    bool async = colLimit % kChunk == 0;
+    for (int64_t i = 0; i * s.threads() < total; ++i) {
+      Value id = m.add(tid, i * s.threads());
+      Value r = m.div(id, chunksPerRow), ch = m.rem(id, chunksPerRow);
+      Value gr = m.add(rowBase, r), gc = m.add(colBase, m.mul(ch, kChunk));
+      Value dstCol = m.mul(p.swizzle(m, r, ch), kChunk);
+      Value rowOk = m.lt(gr, rowLimit);
+      Value guard;
+      if (total % s.threads() != 0)
+        guard = m.lt(id, total);
+      auto body = [&](OpBuilder &bb) {
+        IndexMath mm2{bb, loc};
+        // Clamped source coordinates keep every address inside the matrix.
+        Value srcRow = mm2.min(gr, rowLimit - 1);
+        Value srcCol = mm2.min(gc, colLimit - 1);
+        if (async) {
+          // Elements past the edge are zero-filled (srcElements < 8).
+          Value left = bb.create<arith::SelectOp>(
+              loc, mm2.lt(gc, colLimit), mm2.sub(mm2.c(colLimit), srcCol), mm2.c(0));
+          Value avail = mm2.min(left, kChunk);
+          Value n = bb.create<arith::SelectOp>(loc, rowOk, avail, mm2.c(0));
+          bb.create<nvgpu::DeviceAsyncCopyOp>(
+              loc, nvgpu::DeviceAsyncTokenType::get(bb.getContext()), p.smem,
+              ValueRange{stage, r, dstCol}, global, ValueRange{srcRow, srcCol},
+              bb.getIndexAttr(kChunk), n, bb.getUnitAttr()); // .cg: bypass L1
+        } else {
+          // Masked element loads (rows not 16-byte aligned).
+          SmallVector<Value> elems;
+          Value zeroE = bb.create<arith::ConstantOp>(loc, bb.getFloatAttr(elem, 0.0));
+          for (int64_t j = 0; j < kChunk; ++j) {
+            Value col = mm2.add(gc, j);
+            Value ok = mm2.andi(rowOk, mm2.lt(col, colLimit));
+            Value c = mm2.min(col, colLimit - 1);
+            Value v = bb.create<memref::LoadOp>(loc, global, ValueRange{srcRow, c});
+            elems.push_back(bb.create<arith::SelectOp>(loc, ok, v, zeroE));
+          }
+          Value vec = bb.create<vector::FromElementsOp>(
+              loc, VectorType::get({kChunk}, elem), elems);
+          bb.create<vector::StoreOp>(loc, vec, p.smem, ValueRange{stage, r, dstCol});
+        }
+      };
+      if (guard) {
+        auto ifOp = b.create<scf::IfOp>(loc, guard, false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        body(ib);
+      } else {
+        body(b);
+      }
+    }
+  }
+
+  static Value asI32(OpBuilder &b, Location loc, Value pair) {
+    auto v = b.create<vector::BitCastOp>(loc, VectorType::get({1}, b.getI32Type()), pair);
+    return b.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{0});
+  }
+
+  /// One 16-deep k step of the warp's tile on buffer `stage`.
+  void computeStep(OpBuilder &b, Value stage, int64_t kk, int64_t mi, int64_t ni,
+                   SmallVector<Value> &acc) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    Value l16 = m.rem(lane, 16), l8 = m.rem(lane, 8), hi16 = m.div(lane, 16),
+          mid = m.rem(m.div(lane, 8), 2);
+    auto frag4 = VectorType::get({4, 2}, elem);
+    auto ldm = [&](const Panel &p, Value row, Value col, bool trans) {
+      Value chunk = m.div(col, kChunk);
+      Value c = m.mul(p.swizzle(m, row, chunk), kChunk);
+      return b.create<nvgpu::LdMatrixOp>(loc, frag4, p.smem, ValueRange{stage, row, c}, trans,
+                                         4u);
+    };
+    // A fragments (m16 x k16): registers a0..a3 = (rows 0-7, k 0-7),
+    // (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15).
+    SmallVector<SmallVector<Value, 4>> aFrag(mi);
+    for (int64_t i = 0; i < mi; ++i) {
+      Value mBase = m.add(warpM0, i * 16);
+      Value f;
+      if (!transA) // lane row mBase + lane % 16, column kk*16 + (lane / 16) * 8
+        f = ldm(pa, m.add(mBase, l16), m.add(m.mul(hi16, 8), kk * 16), false);
+      else // [k][m]: lane row k = kk*16 + lane % 8 + (lane / 16) * 8, col m
+        f = ldm(pa, m.add(m.add(l8, m.mul(hi16, 8)), kk * 16), m.add(mBase, m.mul(mid, 8)), true);
+      for (int64_t r = 0; r < 4; ++r)
+        aFrag[i].push_back(asI32(b, loc, b.create<vector::ExtractOp>(loc, f, ArrayRef<int64_t>{r})));
+    }
+    // B fragments, two n8 tiles per ldmatrix.x4: b0, b1 of tile 2j then 2j+1.
+    SmallVector<SmallVector<Value, 2>> bFrag(ni);
+    for (int64_t j = 0; j < ni / 2; ++j) {
+      Value nBase = m.add(warpN0, j * 16);
+      Value f;
+      if (transB) // [n][k]: lane row n = nBase + lane % 8 + (lane / 16) * 8, col k
+        f = ldm(pb, m.add(nBase, m.add(l8, m.mul(hi16, 8))), m.add(m.mul(mid, 8), kk * 16), false);
+      else // [k][n]: lane row k = kk*16 + lane % 8 + ((lane / 8) % 2) * 8, col n
+        f = ldm(pb, m.add(m.add(l8, m.mul(mid, 8)), kk * 16), m.add(nBase, m.mul(hi16, 8)), true);
+      for (int64_t r = 0; r < 4; ++r)
+        bFrag[2 * j + r / 2].push_back(
+            asI32(b, loc, b.create<vector::ExtractOp>(loc, f, ArrayRef<int64_t>{r})));
+    }
+    auto f32 = b.getF32Type();
+    auto resType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    NVVM::MMATypes ptx = elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    for (int64_t i = 0; i < mi; ++i)
+      for (int64_t j = 0; j < ni; ++j) {
+        Value &c = acc[i * ni + j];
+        SmallVector<Value> cs;
+        for (int64_t e = 0; e < 4; ++e)
+          cs.push_back(b.create<vector::ExtractOp>(loc, c, ArrayRef<int64_t>{e}));
+        auto mma = b.create<NVVM::MmaOp>(
+            loc, resType, aFrag[i], bFrag[j], cs, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+            std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        SmallVector<Value> outs;
+        for (int64_t e = 0; e < 4; ++e)
+          outs.push_back(b.create<LLVM::ExtractValueOp>(loc, mma, ArrayRef<int64_t>{e}));
+        c = b.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), outs);
+      }
+  }
+
+  /// f32 operands: the same accumulator layout as mma.sync m16n8 (so the
+  /// same epilogue), computed with FMAs from shared memory: a thread's rows
+  /// are lane/4 (+8) of each 16-row tile, its columns 2*(lane%4) (+1) of each
+  /// 8-column tile. Exact f32 products, like PyTorch's default (no TF32).
+  void fmaStep(OpBuilder &b, Value stage, int64_t kk, int64_t mi, int64_t ni,
+               SmallVector<Value> &acc) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
+    // Panel element (r, c), chunks swizzled as the copies wrote them.
+    auto element = [&](const Panel &p, Value r, Value c) -> Value {
+      Value chunk = m.div(c, kChunk);
+      Value col = m.add(m.mul(p.swizzle(m, r, chunk), kChunk), m.rem(c, kChunk));
+      return b.create<memref::LoadOp>(loc, p.smem, ValueRange{stage, r, col});
+    };
+    auto aAt = [&](Value row, Value k) { return transA ? element(pa, k, row) : element(pa, row, k); };
+    auto bAt = [&](Value k, Value col) { return transB ? element(pb, col, k) : element(pb, k, col); };
+    auto vec2 = VectorType::get({2}, b.getF32Type());
+    for (int64_t k = 0; k < 16; ++k) {
+      Value kIdx = m.c(kk * 16 + k);
+      SmallVector<Value> aVals; // [i][h]
+      for (int64_t i = 0; i < mi; ++i)
+        for (int64_t h = 0; h < 2; ++h)
+          aVals.push_back(aAt(m.add(warpM0, m.add(quad, i * 16 + h * 8)), kIdx));
+      SmallVector<Value> bVals; // [j] as vector<2>
+      for (int64_t j = 0; j < ni; ++j) {
+        Value col = m.add(warpN0, m.add(pairCol, j * 8));
+        Value b0 = bAt(kIdx, col), b1 = bAt(kIdx, m.add(col, 1));
+        bVals.push_back(b.create<vector::FromElementsOp>(loc, vec2, ValueRange{b0, b1}));
+      }
+      for (int64_t i = 0; i < mi; ++i)
+        for (int64_t j = 0; j < ni; ++j) {
+          Value &c = acc[i * ni + j];
+          SmallVector<Value> halves;
+          for (int64_t h = 0; h < 2; ++h) {
+            Value av = b.create<vector::BroadcastOp>(loc, vec2, aVals[i * 2 + h]);
+            Value ch = b.create<vector::ShuffleOp>(loc, c, c, ArrayRef<int64_t>{2 * h, 2 * h + 1});
+            halves.push_back(b.create<vector::FMAOp>(loc, av, bVals[j], ch));
+          }
+          c = b.create<vector::ShuffleOp>(loc, halves[0], halves[1], ArrayRef<int64_t>{0, 1, 2, 3});
+        }
+    }
+  }
+
+  /// Re-emits the row program for each pair of accumulator columns a thread
+  /// holds: rows warpM0 + i*16 + h*8 + lane/4, columns warpN0 + j*8 +
+  /// (lane%4)*2 + {0, 1}.
+  LogicalResult emitEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
+    for (int64_t i = 0; i < mi; ++i)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = m.add(m.add(m0, warpM0), m.add(quad, i * 16 + h * 8));
+        for (int64_t j = 0; j < ni; ++j) {
+          Value col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
+          Value a = acc[i * ni + j];
+          Value pair = b.create<vector::ShuffleOp>(loc, a, a,
+                                                   ArrayRef<int64_t>{2 * h, 2 * h + 1});
+          if (failed(emitFragment(b, row, col, pair, j, i * 2 + h)))
+            return failure();
+        }
+      }
+    return success();
+  }
+
+  Type pairType(Type t) {
+    if (auto r = llvm::dyn_cast<RankedTensorType>(t))
+      return VectorType::get({2}, r.getElementType());
+    return t;
+  }
+
+  LogicalResult emitFragment(OpBuilder &b, Value row, Value col, Value accPair, int64_t colKey,
+                             int64_t rowKey) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    IRMapping map = args;
+    Value rowOk = m.lt(row, M);
+    Value loadRow = m.min(row, M - 1);
+    bool evenCols = N % 2 == 0;
+    auto colOk = [&](int64_t j) { return m.lt(m.add(col, j), N); };
+    for (Operation &op : fn.getBody().front().without_terminator()) {
+      if (isa<tile::RowIdOp>(op)) {
+        map.map(op.getResult(0), loadRow);
+        continue;
+      }
+      if (&op == mm.getOperation()) {
+        map.map(op.getResult(0), accPair);
+        continue;
+      }
+      if (auto load = dyn_cast<tile::LoadOp>(op)) {
+        if (load.getColOffsetAttr())
+          return load.emitOpError("windowed loads are not supported in a GEMM epilogue");
+        Value mem = map.lookup(load.getSource());
+        auto memType = llvm::cast<MemRefType>(mem.getType());
+        Type t = load.getType();
+        Value v;
+        if (memType.getRank() == 0) {
+          v = cached(loadCache, {&op, 0}, [&] {
+            return b.create<memref::LoadOp>(loc, mem, ValueRange{}).getResult();
+          });
+        } else if (!llvm::isa<RankedTensorType>(t)) { // per-row scalar [row, 0]
+          Value r = map.lookup(load.getRow());
+          v = cached(loadCache, {&op, 1000 + rowKey}, [&] {
+            return b.create<memref::LoadOp>(loc, mem, ValueRange{r, m.c(0)}).getResult();
+          });
+        } else {
+          SmallVector<Value> idx;
+          if (memType.getRank() == 2)
+            idx.push_back(map.lookup(load.getRow()));
+          int64_t key = memType.getRank() == 1 ? colKey : -1;
+          auto emit = [&]() -> Value {
+            auto vt = VectorType::get({2}, memType.getElementType());
+            if (evenCols) {
+              SmallVector<Value> at(idx);
+              at.push_back(m.min(col, N - 2));
+              return b.create<vector::LoadOp>(loc, vt, mem, at);
+            }
+            SmallVector<Value> elems;
+            for (int64_t j = 0; j < 2; ++j) {
+              SmallVector<Value> at(idx);
+              at.push_back(m.min(m.add(col, j), N - 1));
+              elems.push_back(b.create<memref::LoadOp>(loc, mem, at));
+            }
+            return b.create<vector::FromElementsOp>(loc, vt, elems);
+          };
+          v = key >= 0 ? cached(loadCache, {&op, 2000 + key}, emit) : emit();
+        }
+        map.map(op.getResult(0), v);
+        continue;
+      }
+      if (auto splat = dyn_cast<tile::SplatOp>(op)) {
+        Value in = map.lookup(splat.getInput());
+        map.map(op.getResult(0), b.create<vector::BroadcastOp>(
+                                     loc, VectorType::get({2}, in.getType()), in));
+        continue;
+      }
+      if (auto store = dyn_cast<tile::StoreOp>(op)) {
+        if (store.getColOffsetAttr())
+          return store.emitOpError("windowed stores are not supported in a GEMM epilogue");
+        Value v = map.lookup(store.getValue());
+        Value mem = map.lookup(store.getDest());
+        auto memType = llvm::cast<MemRefType>(mem.getType());
+        if (!store.getRow()) {
+          // A value shared by all rows: written by the threads of row 0.
+          Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, row, m.c(0));
+          if (memType.getRank() == 0) {
+            Value c0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, col, m.c(0));
+            auto ifOp = b.create<scf::IfOp>(loc, m.andi(first, c0), false);
+            OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+            ib.create<memref::StoreOp>(loc, v, mem, ValueRange{});
+            continue;
+          }
+          storePair(b, v, mem, {}, col, first, colOk);
+          continue;
+        }
+        if (!llvm::isa<VectorType>(v.getType())) { // per-row scalar: one thread per row
+          Value c0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, col, m.c(0));
+          auto ifOp = b.create<scf::IfOp>(loc, m.andi(rowOk, c0), false);
+          OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+          ib.create<memref::StoreOp>(loc, v, mem, ValueRange{row, m.c(0)});
+          continue;
+        }
+        storePair(b, v, mem, {row}, col, rowOk, colOk);
+        continue;
+      }
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::SelectColsOp>(op))
+        return op.emitOpError("is not supported in a GEMM epilogue");
+      if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+        if (auto dense = llvm::dyn_cast<DenseElementsAttr>(cst.getValue())) {
+          if (!dense.isSplat())
+            return op.emitOpError("non-splat constants are not supported in a GEMM epilogue");
+          auto vt = VectorType::get({2}, dense.getElementType());
+          map.map(op.getResult(0), b.create<arith::ConstantOp>(
+                                       loc, DenseElementsAttr::get(vt, dense.getSplatValue<Attribute>())));
+          continue;
+        }
+      }
+      // Elementwise arith/math and index arithmetic: the same op on pairs.
+      Operation *clone = b.clone(op, map);
+      for (OpResult r : clone->getResults())
+        r.setType(pairType(r.getType()));
+    }
+    return success();
+  }
+
+  void storePair(OpBuilder &b, Value v, Value mem, SmallVector<Value> idx, Value col,
+                 Value rowOk, llvm::function_ref<Value(int64_t)> colOk) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    if (N % 2 == 0) {
+      auto ifOp = b.create<scf::IfOp>(loc, m.andi(rowOk, colOk(0)), false);
+      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      idx.push_back(col);
+      ib.create<vector::StoreOp>(loc, v, mem, idx);
+      return;
+    }
+    for (int64_t j = 0; j < 2; ++j) {
+      auto ifOp = b.create<scf::IfOp>(loc, m.andi(rowOk, colOk(j)), false);
+      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      IndexMath im{ib, loc};
+      Value e = ib.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{j});
+      SmallVector<Value> at(idx);
+      at.push_back(im.add(col, j));
+      ib.create<memref::StoreOp>(loc, e, mem, at);
+    }
+  }
+
+  Value cached(DenseMap<std::pair<Operation *, int64_t>, Value> &cache,
+               std::pair<Operation *, int64_t> key, llvm::function_ref<Value()> make) {
+    Value &slot = cache[key];
+    if (!slot)
+      slot = make();
+    return slot;
+  }
+
+  func::FuncOp fn;
+  GemmSchedule s;
+  tile::MatmulOp mm;
+  Type elem;
+  int64_t elemBytes = 2, kChunk = 8; // kChunk: elements of a 16-byte copy
+  bool transA = false, transB = false;
+  int64_t M = 0, N = 0, K = 0;
+  IRMapping args;
+  Value lane, m0, n0, warpM0, warpN0;
+  Panel pa, pb;
+  DenseMap<std::pair<Operation *, int64_t>, Value> loadCache;
+};
+
+struct DistributeGemmTilesPass
+    : tilec::impl::DistributeGemmTilesBase<DistributeGemmTilesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> kernels;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn->hasAttr("tile.kernel") && fn->hasAttr("tile.gemm"))
+        kernels.push_back(fn);
+    if (kernels.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    gpu::GPUModuleOp gpuModule;
+    for (auto g : module.getOps<gpu::GPUModuleOp>())
+      if (g.getName() == "tilec_kernels")
+        gpuModule = g;
+    if (!gpuModule) {
+      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+      gpuModule = mb.create<gpu::GPUModuleOp>(module.getLoc(), "tilec_kernels");
+    }
+    OpBuilder kb = OpBuilder::atBlockEnd(gpuModule.getBody());
+    for (func::FuncOp fn : kernels) {
+      tile::MatmulOp mm;
+      for (auto op : fn.getOps<tile::MatmulOp>()) {
+        if (mm) {
+          fn.emitOpError("GEMM kernels with more than one tile.matmul are not supported yet");
+          return signalPassFailure();
+        }
+        mm = op;
+      }
+      if (!mm) {
+        fn.emitOpError("is marked tile.gemm but has no tile.matmul");
+        return signalPassFailure();
+      }
+      FailureOr<GemmSchedule> s = readGemmSchedule(fn);
+      if (failed(s))
+        return signalPassFailure();
+      GemmDistributor distributor(fn, *s, mm);
+      if (failed(distributor.run(kb)))
+        return signalPassFailure();
+      fn.erase();
+    }
+  }
+};
+
+} // namespace

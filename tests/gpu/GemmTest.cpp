@@ -1,0 +1,204 @@
+// GPU tests of the tensor-core GEMM kernels: plain products in every
+// transpose form, odd shapes, decode shapes and fused epilogues, against the
+// CPU reference (f64 accumulation) on fresh random data, outputs poisoned.
+#include "GpuTestSupport.h"
+
+#include "tilec/Reference.h"
+#include "tilec/compiler/Executable.h"
+
+#include <cmath>
+#include <cstdlib>
+
+using namespace tilec;
+
+namespace {
+
+/// Largest |got - ref| over the largest |ref|: catches a few wrong elements
+/// (an edge tile) that a norm-wise error would average away.
+double maxElementError(const HostTensor &got, const HostTensor &ref) {
+  double worst = 0, scale = 0;
+  for (size_t i = 0; i < ref.values.size(); ++i) {
+    scale = std::max(scale, std::fabs(static_cast<double>(ref.values[i])));
+    double d = std::fabs(static_cast<double>(got.values[i]) - ref.values[i]);
+    if (!(d == d))
+      return INFINITY;
+    worst = std::max(worst, d);
+  }
+  return scale > 0 ? worst / scale : worst;
+}
+
+struct RunResult {
+  std::vector<HostTensor> got, inputs;
+  size_t kernels = 0;
+};
+
+/// Compiles and runs `g` on random inputs in [-1, 1] (rank-1 inputs around 1).
+RunResult runOnGpu(Graph &g, const std::shared_ptr<rt::Context> &ctx, uint64_t seed,
+                   const CompileOptions &options = {}) {
+  RunResult r;
+  auto exe = Executable::compile(g, ctx, options);
+  EXPECT_TRUE(exe.ok()) << exe.message();
+  if (!exe.ok())
+    return r;
+  r.kernels = (*exe)->kernelCount();
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const Node &n = g.node(g.inputs()[i]);
+    bool vec = n.shape.size() == 1;
+    r.inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + i, vec ? 0.5f : -1.0f,
+                                          vec ? 1.5f : 1.0f));
+  }
+  auto stream = rt::Stream::create(ctx);
+  EXPECT_TRUE(stream.ok()) << stream.message();
+  if (!stream.ok())
+    return r;
+  auto got = (*exe)->runOnHost(r.inputs, **stream);
+  EXPECT_TRUE(got.ok()) << got.message();
+  if (got.ok())
+    r.got = got.take();
+  return r;
+}
+
+void expectGraphMatches(Graph &g, double tolerance, int kernels = 1) {
+  TILEC_REQUIRE_GPU(ctx);
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  RunResult r = runOnGpu(g, ctx, seed);
+  ASSERT_EQ(r.got.size(), g.outputs().size());
+  if (kernels >= 0)
+    EXPECT_EQ(r.kernels, static_cast<size_t>(kernels));
+  std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    EXPECT_LT(relativeError(r.got[i], ref[i]), tolerance) << "output " << i;
+    EXPECT_LT(maxElementError(r.got[i], ref[i]), 4 * tolerance) << "output " << i;
+  }
+}
+
+struct GemmCase {
+  int64_t m, n, k;
+  bool ta, tb;
+  DType dtype;
+};
+
+std::string gemmName(const ::testing::TestParamInfo<GemmCase> &info) {
+  const GemmCase &c = info.param;
+  return std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) +
+         (c.ta ? "_At" : "") + (c.tb ? "_Bt" : "") + "_" + dtypeName(c.dtype);
+}
+
+class GemmTest : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmTest, MatchesReference) {
+  const GemmCase &c = GetParam();
+  Graph g("gemm");
+  Tensor a = g.input("a", c.ta ? Shape{c.k, c.m} : Shape{c.m, c.k}, c.dtype);
+  Tensor b = g.input("b", c.tb ? Shape{c.n, c.k} : Shape{c.k, c.n}, c.dtype);
+  g.output(matmul(a, b, c.ta, c.tb));
+  expectGraphMatches(g, 1e-2);
+}
+
+std::vector<GemmCase> gemmCases() {
+  std::vector<GemmCase> cases;
+  for (DType d : {DType::BF16, DType::F16})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        cases.push_back({256, 256, 256, ta, tb, d});
+        cases.push_back({127, 255, 63, ta, tb, d}); // odd: masked loads and stores
+      }
+  // Edges of every kind, decode shapes (few rows), k not a multiple of the step.
+  for (GemmCase c : std::vector<GemmCase>{{1, 1000, 512, false, true, DType::BF16},
+                                          {16, 4096, 1024, false, true, DType::BF16},
+                                          {33, 520, 200, false, false, DType::BF16},
+                                          {64, 384, 264, false, true, DType::F16},
+                                          {300, 136, 40, false, false, DType::BF16},
+                                          {129, 129, 129, false, false, DType::BF16},
+                                          {1024, 1024, 1024, false, false, DType::BF16}})
+    cases.push_back(c);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest, ::testing::ValuesIn(gemmCases()), gemmName);
+
+// ---- fused epilogues: one kernel each ----
+
+TEST(GemmEpilogue, LinearBiasGelu) {
+  Graph g("linear_gelu");
+  Tensor x = g.input("x", {200, 320}, DType::BF16);
+  Tensor w = g.input("w", {264, 320}, DType::BF16);
+  Tensor b = g.input("bias", {264}, DType::BF16);
+  g.output(gelu(nn::linear(x, w, b)));
+  expectGraphMatches(g, 1e-2);
+}
+
+TEST(GemmEpilogue, ResidualAddScaleAndSilu) {
+  Graph g("residual");
+  Tensor x = g.input("x", {130, 96}, DType::BF16);
+  Tensor w = g.input("w", {96, 160}, DType::BF16);
+  Tensor r = g.input("residual", {130, 160}, DType::BF16);
+  g.output(silu(matmul(x, w) * 0.5 + r));
+  expectGraphMatches(g, 1e-2);
+}
+
+TEST(GemmEpilogue, PerRowScaleAndF32Output) {
+  Graph g("rowscale");
+  Tensor x = g.input("x", {77, 128}, DType::F16);
+  Tensor w = g.input("w", {128, 90}, DType::F16);
+  Tensor s = g.input("scale", {77, 1}, DType::F16);
+  g.output(matmul(x, w, DType::F32) * cast(s, DType::F32));
+  expectGraphMatches(g, 1e-2);
+}
+
+TEST(GemmEpilogue, ProductAndEpilogueBothOutputs) {
+  Graph g("two_outputs");
+  Tensor x = g.input("x", {64, 64}, DType::BF16);
+  Tensor w = g.input("w", {64, 48}, DType::BF16);
+  Tensor y = matmul(x, w);
+  g.output(y);
+  g.output(maximum(y, g.constant(0.0, DType::BF16))); // relu
+  expectGraphMatches(g, 1e-2);
+}
+
+TEST(GemmEpilogue, BatchedLhsRowsFlattened) {
+  Graph g("batched_lhs");
+  Tensor x = g.input("x", {3, 50, 64}, DType::BF16);
+  Tensor w = g.input("w", {80, 64}, DType::BF16);
+  g.output(nn::linear(x, w));
+  expectGraphMatches(g, 1e-2);
+}
+
+// A reduction consumer is not an epilogue: the softmax gets its own kernel.
+TEST(GemmEpilogue, SoftmaxAfterMatmulIsASecondKernel) {
+  Graph g("mm_softmax");
+  Tensor q = g.input("q", {64, 128}, DType::BF16);
+  Tensor k = g.input("k", {96, 128}, DType::BF16);
+  g.output(nn::softmax(matmul(q, k, false, true) * 0.088));
+  expectGraphMatches(g, 1e-2, 2);
+}
+
+// Large product: the full reference would take minutes on the CPU, so a
+// sample of rows is checked against f64 dot products.
+TEST(GemmLarge, SampledRows4096) {
+  TILEC_REQUIRE_GPU(ctx);
+  const int64_t m = 4096, n = 4096, k = 4096;
+  Graph g("large");
+  Tensor a = g.input("a", {m, k}, DType::BF16);
+  Tensor b = g.input("b", {n, k}, DType::BF16);
+  g.output(matmul(a, b, false, true));
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  RunResult r = runOnGpu(g, ctx, seed);
+  ASSERT_EQ(r.got.size(), 1u);
+  const HostTensor &A = r.inputs[0], &B = r.inputs[1], &C = r.got[0];
+  double worst = 0, scale = 0;
+  for (int64_t i = 0; i < m; i += 61) {
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        acc += static_cast<double>(A.values[i * k + kk]) * B.values[j * k + kk];
+      scale = std::max(scale, std::fabs(acc));
+      worst = std::max(worst, std::fabs(acc - C.values[i * n + j]));
+    }
+  }
+  EXPECT_LT(worst / scale, 2e-2);
+}
+
+} // namespace

@@ -1,0 +1,134 @@
+"""Peers of tilec's GEMMs on the GPU machine: cuBLAS (torch.matmul), a plain
+autotuned Triton matmul, and for matmul_bias_gelu PyTorch eager (cuBLAS then
+a separate epilogue) and torch.compile. Same shapes and layouts as
+tilec-bench's examples: matmul is A[M,K] @ B[K,N]; matmul_bias_gelu is
+gelu(x[M,K] @ W[N,K]^T + bias, tanh approximation); bf16 in and out.
+Timed with triton.testing.do_bench (median), inputs rotated over sets.
+"""
+import argparse
+import csv
+import sys
+
+import torch
+import triton
+import triton.language as tl
+import triton.testing
+
+
+def configs():
+    out = []
+    for bm, bn, bk, stages, warps in [(128, 256, 64, 3, 8), (256, 128, 64, 3, 8),
+                                      (128, 128, 64, 4, 4), (128, 128, 32, 4, 4),
+                                      (64, 256, 32, 4, 4), (128, 64, 32, 4, 4),
+                                      (64, 128, 64, 4, 4), (32, 64, 64, 5, 2)]:
+        out.append(triton.Config({"BM": bm, "BN": bn, "BK": bk, "GM": 8},
+                                 num_stages=stages, num_warps=warps))
+    return out
+
+
+@triton.autotune(configs=configs(), key=["M", "N", "K"])
+@triton.jit
+def _mm(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
+        BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GM: tl.constexpr):
+    pid = tl.program_id(0)
+    npm = tl.cdiv(M, BM)
+    npn = tl.cdiv(N, BN)
+    group = GM * npn
+    first = (pid // group) * GM
+    size = min(npm - first, GM)
+    pm = first + (pid % group) % size
+    pn = (pid % group) // size
+    rm = (pm * BM + tl.arange(0, BM)) % M
+    rn = (pn * BN + tl.arange(0, BN)) % N
+    rk = tl.arange(0, BK)
+    pa = a + rm[:, None] * sam + rk[None, :] * sak
+    pb = b + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        x = tl.load(pa, mask=rk[None, :] < K - k * BK, other=0.0)
+        y = tl.load(pb, mask=rk[:, None] < K - k * BK, other=0.0)
+        acc = tl.dot(x, y, acc)
+        pa += BK * sak
+        pb += BK * sbk
+    cm = pm * BM + tl.arange(0, BM)
+    cn = pn * BN + tl.arange(0, BN)
+    tl.store(c + cm[:, None] * scm + cn[None, :] * scn, acc.to(c.dtype.element_ty),
+             mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+
+def triton_mm(a, b):
+    M, K = a.shape
+    _, N = b.shape
+    c = torch.empty((M, N), device=a.device, dtype=a.dtype)
+    grid = lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)
+    _mm[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+              c.stride(0), c.stride(1))
+    return c
+
+
+def bias_gelu(x, w, bias):
+    return torch.nn.functional.gelu(torch.nn.functional.linear(x, w, bias), approximate="tanh")
+
+
+def bench(fn, sets):
+    state = {"i": 0}
+
+    def run():
+        state["i"] = (state["i"] + 1) % len(sets)
+        fn(*sets[state["i"]])
+    return triton.testing.do_bench(run, warmup=25, rep=100, return_mode="median") * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shapes", default="4096x4096x4096,8192x8192x8192")
+    ap.add_argument("--ops", default="matmul,matmul_bias_gelu")
+    ap.add_argument("--triton", default="1", help="0 skips the Triton matmul")
+    ap.add_argument("--csv", default="")
+    args = ap.parse_args()
+    out = open(args.csv, "w", newline="") if args.csv else None
+    writer = None
+    dt = torch.bfloat16
+    compiled = torch.compile(bias_gelu)
+    for op in args.ops.split(","):
+        for shape in args.shapes.split(","):
+            m, n, k = map(int, shape.split("x"))
+            nsets = max(1, min(4, int(3 * 2**30 // ((m * k + k * n + m * n) * 2))))
+            row = dict(op=op, dtype="bf16", m=m, n=n, k=k, cublas_us=float("nan"),
+                       triton_us=float("nan"), eager_us=float("nan"), compile_us=float("nan"))
+            if op == "matmul":
+                sets = [(torch.randn(m, k, device="cuda", dtype=dt),
+                         torch.randn(k, n, device="cuda", dtype=dt)) for _ in range(nsets)]
+                row["cublas_us"] = bench(torch.matmul, sets)
+                if args.triton == "1":
+                    a, b = sets[0]
+                    err = (triton_mm(a, b).float() - (a @ b).float()).abs().max().item()
+                    if err > 1.0:
+                        print(f"triton matmul wrong ({err}); skipped", flush=True)
+                    else:
+                        row["triton_us"] = bench(triton_mm, sets)
+            else:
+                sets = [(torch.randn(m, k, device="cuda", dtype=dt),
+                         torch.randn(n, k, device="cuda", dtype=dt),
+                         torch.randn(n, device="cuda", dtype=dt)) for _ in range(nsets)]
+                row["cublas_us"] = bench(lambda x, w, b: torch.nn.functional.linear(x, w), sets)
+                row["eager_us"] = bench(bias_gelu, sets)
+                compiled(*sets[0])
+                torch.cuda.synchronize()
+                row["compile_us"] = bench(compiled, sets)
+            if out:
+                if writer is None:
+                    writer = csv.DictWriter(out, fieldnames=list(row))
+                    writer.writeheader()
+                writer.writerow(row)
+                out.flush()
+            tf = lambda us: 2.0 * m * n * k / (us * 1e-6) / 1e12
+            print(f"{op:18s} {shape:18s} cublas {row['cublas_us']:9.1f} us ({tf(row['cublas_us']):6.1f} TF)"
+                  f"  triton {row['triton_us']:9.1f}  eager {row['eager_us']:9.1f}"
+                  f"  compile {row['compile_us']:9.1f}", flush=True)
+    if out:
+        out.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,411 @@
+// Unit tests for matmul and nn::linear: shapes, dtypes and error messages of
+// the builders, and the reference evaluator checked against a naive triple
+// loop written here (indexing the operands' original layouts directly).
+#include "tilec/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace tilec;
+
+namespace {
+
+template <typename Fn> std::string errorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected tilec::Error";
+  return "";
+}
+
+// Expects `message` to contain every one of `parts`.
+void expectMentions(const std::string &message,
+                    const std::vector<std::string> &parts) {
+  for (const std::string &p : parts)
+    EXPECT_NE(message.find(p), std::string::npos)
+        << "message '" << message << "' does not mention '" << p << "'";
+}
+
+// The product as written in the spec: a is [batch..., M, K] ([..., K, M] if
+// ta), b is [K, N] ([N, K] if tb) or carries a's batch dims. Sums in double
+// in k order, rounded once to `outDType`.
+HostTensor naiveMatmul(const HostTensor &a, const HostTensor &b, bool ta,
+                       bool tb, DType outDType) {
+  size_t ar = a.shape.size(), br = b.shape.size();
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < ar; ++d)
+    batch *= a.shape[d];
+  int64_t m = ta ? a.shape[ar - 1] : a.shape[ar - 2];
+  int64_t k = ta ? a.shape[ar - 2] : a.shape[ar - 1];
+  int64_t n = tb ? b.shape[br - 2] : b.shape[br - 1];
+  bool batchedB = br > 2;
+  Shape outShape(a.shape.begin(), a.shape.end() - 2);
+  outShape.push_back(m);
+  outShape.push_back(n);
+  HostTensor out(outShape, outDType);
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = 0;
+        for (int64_t kk = 0; kk < k; ++kk) {
+          int64_t ai = p * m * k + (ta ? kk * m + i : i * k + kk);
+          int64_t bi = (batchedB ? p * k * n : 0) + (tb ? j * k + kk : kk * n + j);
+          acc += static_cast<double>(a.values[ai]) * b.values[bi];
+        }
+        out.values[p * m * n + i * n + j] =
+            roundTo(outDType, static_cast<float>(acc));
+      }
+  return out;
+}
+
+// One unit in the last place of `dtype` at magnitude |v|.
+double ulp(DType dtype, double v) {
+  int bits = dtype == DType::F32 ? 23 : dtype == DType::F16 ? 10 : 7;
+  int e = 0;
+  std::frexp(std::max(std::fabs(v), 1e-30), &e);
+  return std::ldexp(1.0, e - 1 - bits);
+}
+
+// got must equal ref up to one rounding step of the output dtype (summation
+// order may differ in the last double bits, which can flip a rounding).
+void expectMatches(const HostTensor &got, const HostTensor &ref) {
+  ASSERT_EQ(got.shape, ref.shape);
+  ASSERT_EQ(got.dtype, ref.dtype);
+  ASSERT_EQ(got.values.size(), ref.values.size());
+  int bad = 0;
+  for (size_t i = 0; i < ref.values.size() && bad < 5; ++i)
+    if (!(std::fabs(got.values[i] - ref.values[i]) <=
+          ulp(ref.dtype, ref.values[i])))
+      ++bad, ADD_FAILURE() << "element " << i << ": got " << got.values[i]
+                           << ", expected " << ref.values[i];
+}
+
+struct Case {
+  Shape a, b;
+  bool ta, tb;
+  DType in, out;
+};
+
+// Builds matmul(a, b) for `c`, runs the reference on random data and
+// compares with the naive loop.
+void checkReference(const Case &c, uint64_t seed) {
+  SCOPED_TRACE("a " + shapeString(c.a) + " b " + shapeString(c.b) + " ta " +
+               std::to_string(c.ta) + " tb " + std::to_string(c.tb) + " " +
+               dtypeName(c.in) + " -> " + dtypeName(c.out));
+  Graph g("mm");
+  Tensor a = g.input("a", c.a, c.in);
+  Tensor b = g.input("b", c.b, c.in);
+  g.output(matmul(a, b, c.out, c.ta, c.tb));
+  HostTensor ha = HostTensor::random(c.a, c.in, seed, -2.0f, 2.0f);
+  HostTensor hb = HostTensor::random(c.b, c.in, seed + 1, -2.0f, 2.0f);
+  std::vector<HostTensor> out = evaluateReference(g, {ha, hb});
+  ASSERT_EQ(out.size(), 1u);
+  expectMatches(out[0], naiveMatmul(ha, hb, c.ta, c.tb, c.out));
+}
+
+} // namespace
+
+TEST(MatmulTest, NameAndNode) {
+  EXPECT_STREQ(opKindName(OpKind::Matmul), "matmul");
+  EXPECT_FALSE(isBinaryElementwise(OpKind::Matmul));
+  EXPECT_FALSE(isUnaryElementwise(OpKind::Matmul));
+  EXPECT_FALSE(isReduction(OpKind::Matmul));
+  Graph g("mm");
+  Tensor a = g.input("a", {3, 5}, DType::F32);
+  Tensor b = g.input("b", {7, 5}, DType::F32);
+  Tensor y = matmul(a, b, false, true);
+  const Node &n = g.node(y.id());
+  EXPECT_EQ(n.kind, OpKind::Matmul);
+  EXPECT_EQ(n.operands, (std::vector<int>{a.id(), b.id()}));
+  EXPECT_FALSE(n.transposeA);
+  EXPECT_TRUE(n.transposeB);
+  // Only the matmul node was added (no transposes or broadcasts).
+  EXPECT_EQ(g.nodes().size(), 3u);
+  // Other nodes keep the flags off.
+  EXPECT_FALSE(g.node(a.id()).transposeA);
+  EXPECT_FALSE(g.node(a.id()).transposeB);
+}
+
+TEST(MatmulTest, ShapesForEveryTranspose) {
+  const int64_t M = 3, K = 5, N = 7;
+  Graph g("mm");
+  Tensor aMK = g.input("aMK", {M, K}, DType::BF16);
+  Tensor aKM = g.input("aKM", {K, M}, DType::BF16);
+  Tensor bKN = g.input("bKN", {K, N}, DType::BF16);
+  Tensor bNK = g.input("bNK", {N, K}, DType::BF16);
+  struct {
+    Tensor a, b;
+    bool ta, tb;
+  } cases[] = {{aMK, bKN, false, false},
+               {aKM, bKN, true, false},
+               {aMK, bNK, false, true},
+               {aKM, bNK, true, true}};
+  for (auto &c : cases) {
+    Tensor y = matmul(c.a, c.b, c.ta, c.tb);
+    EXPECT_EQ(y.shape(), (Shape{M, N})) << c.ta << c.tb;
+    EXPECT_EQ(y.dtype(), DType::BF16);
+    EXPECT_EQ(g.node(y.id()).transposeA, c.ta);
+    EXPECT_EQ(g.node(y.id()).transposeB, c.tb);
+    Tensor y32 = matmul(c.a, c.b, DType::F32, c.ta, c.tb);
+    EXPECT_EQ(y32.shape(), (Shape{M, N}));
+    EXPECT_EQ(y32.dtype(), DType::F32);
+    EXPECT_EQ(g.node(y32.id()).transposeA, c.ta);
+    EXPECT_EQ(g.node(y32.id()).transposeB, c.tb);
+  }
+  // Defaults: no transposes, a's dtype.
+  Tensor d = matmul(aMK, bKN);
+  EXPECT_FALSE(g.node(d.id()).transposeA);
+  EXPECT_FALSE(g.node(d.id()).transposeB);
+  EXPECT_EQ(matmul(aMK, bKN, DType::F16).dtype(), DType::F16);
+  // [K, M]^T x [K, 2] is [M, 2]: M and K come from the right dims.
+  EXPECT_EQ(matmul(aKM, g.input("bMM", {K, 2}, DType::BF16), true).shape(),
+            (Shape{M, 2}));
+}
+
+TEST(MatmulTest, BatchedShapes) {
+  Graph g("mm");
+  Tensor a = g.input("a", {2, 4, 3, 5}, DType::F32);
+  Tensor aT = g.input("aT", {2, 4, 5, 3}, DType::F32);
+  Tensor b2 = g.input("b2", {5, 7}, DType::F32);
+  Tensor b2T = g.input("b2T", {7, 5}, DType::F32);
+  Tensor b4 = g.input("b4", {2, 4, 5, 7}, DType::F32);
+  Tensor b4T = g.input("b4T", {2, 4, 7, 5}, DType::F32);
+  Shape expected{2, 4, 3, 7};
+  EXPECT_EQ(matmul(a, b2).shape(), expected);      // shared 2-D rhs
+  EXPECT_EQ(matmul(a, b2T, false, true).shape(), expected);
+  EXPECT_EQ(matmul(aT, b2, true, false).shape(), expected);
+  EXPECT_EQ(matmul(a, b4).shape(), expected);      // per-batch rhs
+  EXPECT_EQ(matmul(aT, b4T, true, true).shape(), expected);
+  EXPECT_EQ(matmul(a, b4, DType::BF16).dtype(), DType::BF16);
+  // Rank 3 (e.g. attention scores q @ k^T per head).
+  Tensor q = g.input("q", {8, 16, 64}, DType::F32);
+  Tensor k = g.input("k", {8, 32, 64}, DType::F32);
+  EXPECT_EQ(matmul(q, k, false, true).shape(), (Shape{8, 16, 32}));
+}
+
+TEST(MatmulTest, Errors) {
+  Graph g("mm");
+  Tensor v = g.input("v", {5}, DType::F32);
+  Tensor a = g.input("a", {3, 5}, DType::F32);
+  Tensor b = g.input("b", {5, 7}, DType::F32);
+  Tensor bBf = g.input("bBf", {5, 7}, DType::BF16);
+  Tensor b6 = g.input("b6", {6, 7}, DType::F32);
+  Tensor a3 = g.input("a3", {2, 3, 5}, DType::F32);
+  Tensor bb = g.input("bb", {4, 5, 7}, DType::F32);
+  Tensor bb4 = g.input("bb4", {1, 2, 5, 7}, DType::F32);
+
+  expectMentions(errorOf([&] { matmul(v, b); }),
+                 {"matmul", "lhs", "rank >= 2", "f32 [5]", "f32 [5, 7]"});
+  expectMentions(errorOf([&] { matmul(a, v); }),
+                 {"matmul", "rhs", "rank >= 2", "f32 [3, 5]", "f32 [5]"});
+  expectMentions(errorOf([&] { matmul(a, bBf); }),
+                 {"matmul", "dtype mismatch", "f32 [3, 5]", "bf16 [5, 7]"});
+  // Also with an explicit outDType: the operands must still agree.
+  expectMentions(errorOf([&] { matmul(a, bBf, DType::F32); }),
+                 {"matmul", "dtype mismatch"});
+  expectMentions(errorOf([&] { matmul(a, b6); }),
+                 {"matmul", "contraction dims differ", "K = 5", "K = 6",
+                  "f32 [3, 5]", "f32 [6, 7]"});
+  // The transpose picks the other dim: [3, 5]^T has K = 3.
+  expectMentions(errorOf([&] { matmul(a, b, true, false); }),
+                 {"matmul", "K = 3", "K = 5", "(transposed)"});
+  expectMentions(errorOf([&] { matmul(a, b, false, true); }),
+                 {"matmul", "K = 5", "K = 7", "(transposed)"});
+  // Batch dims must be equal, not broadcast.
+  expectMentions(errorOf([&] { matmul(a3, bb); }),
+                 {"matmul", "batch dims differ", "[2]", "[4]", "f32 [2, 3, 5]",
+                  "f32 [4, 5, 7]"});
+  expectMentions(errorOf([&] { matmul(a, bb); }),
+                 {"matmul", "batch dims differ", "[]", "[4]"});
+  expectMentions(errorOf([&] { matmul(a3, bb4); }),
+                 {"matmul", "batch dims differ", "[2]", "[1, 2]"});
+  // Invalid and foreign tensors.
+  expectMentions(errorOf([&] { matmul(Tensor(), b); }), {"matmul", "invalid"});
+  expectMentions(errorOf([&] { matmul(a, Tensor()); }), {"matmul", "invalid"});
+  Graph other("other");
+  Tensor o = other.input("o", {5, 7}, DType::F32);
+  expectMentions(errorOf([&] { matmul(a, o); }), {"matmul", "another graph"});
+  // Nothing was added by the failed calls.
+  EXPECT_EQ(g.nodes().size(), 8u);
+}
+
+TEST(MatmulTest, LinearStructureAndErrors) {
+  Graph g("linear");
+  Tensor x = g.input("x", {2, 3, 6}, DType::BF16);
+  Tensor w = g.input("w", {4, 6}, DType::BF16);
+  Tensor bias = g.input("bias", {4}, DType::BF16);
+  Tensor y = nn::linear(x, w);
+  EXPECT_EQ(y.shape(), (Shape{2, 3, 4}));
+  EXPECT_EQ(y.dtype(), DType::BF16);
+  const Node &mm = g.node(y.id());
+  EXPECT_EQ(mm.kind, OpKind::Matmul);
+  EXPECT_FALSE(mm.transposeA);
+  EXPECT_TRUE(mm.transposeB);
+  EXPECT_EQ(mm.operands, (std::vector<int>{x.id(), w.id()}));
+
+  Tensor yb = nn::linear(x, w, bias);
+  EXPECT_EQ(yb.shape(), (Shape{2, 3, 4}));
+  EXPECT_EQ(yb.dtype(), DType::BF16);
+  const Node &add = g.node(yb.id());
+  EXPECT_EQ(add.kind, OpKind::Add);
+  EXPECT_EQ(g.node(add.operands[0]).kind, OpKind::Matmul);
+  const Node &bcast = g.node(add.operands[1]);
+  EXPECT_EQ(bcast.kind, OpKind::Broadcast);
+  EXPECT_EQ(bcast.operands, (std::vector<int>{bias.id()}));
+
+  Tensor wBad = g.input("wBad", {4, 5}, DType::BF16);
+  Tensor w3 = g.input("w3", {2, 4, 6}, DType::BF16);
+  Tensor wF32 = g.input("wF32", {4, 6}, DType::F32);
+  Tensor biasBad = g.input("biasBad", {6}, DType::BF16);
+  Tensor biasF32 = g.input("biasF32", {4}, DType::F32);
+  Tensor v = g.input("v", {6}, DType::BF16);
+  expectMentions(errorOf([&] { nn::linear(x, wBad); }),
+                 {"linear", "weight", "bf16 [4, 5]", "in = 6", "bf16 [2, 3, 6]"});
+  expectMentions(errorOf([&] { nn::linear(x, w3); }),
+                 {"linear", "weight", "[out, in]", "bf16 [2, 4, 6]"});
+  expectMentions(errorOf([&] { nn::linear(x, wF32); }),
+                 {"linear", "dtype mismatch", "f32 [4, 6]", "bf16 [2, 3, 6]"});
+  expectMentions(errorOf([&] { nn::linear(x, w, biasBad); }),
+                 {"linear", "bias", "[6]", "expected [4]"});
+  expectMentions(errorOf([&] { nn::linear(x, w, biasF32); }),
+                 {"linear", "bias dtype mismatch", "f32 [4]", "bf16 [2, 3, 6]"});
+  expectMentions(errorOf([&] { nn::linear(v, w); }),
+                 {"linear", "rank >= 2", "bf16 [6]"});
+}
+
+TEST(MatmulTest, ReferenceMatchesNaiveLoopOddShapes) {
+  uint64_t seed = 100;
+  for (DType in : {DType::F32, DType::BF16, DType::F16})
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        Shape a = ta ? Shape{13, 7} : Shape{7, 13};
+        Shape b = tb ? Shape{5, 13} : Shape{13, 5};
+        checkReference({a, b, ta, tb, in, in}, seed++);
+      }
+  // Degenerate sizes: K = 1, M = 1, N = 1.
+  checkReference({{4, 1}, {1, 3}, false, false, DType::F32, DType::F32}, 7);
+  checkReference({{1, 9}, {9, 1}, false, false, DType::F32, DType::F32}, 8);
+  checkReference({{9, 1}, {1, 9}, true, true, DType::BF16, DType::BF16}, 9);
+}
+
+TEST(MatmulTest, ReferenceBatched) {
+  uint64_t seed = 200;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      Shape a = ta ? Shape{2, 3, 13, 7} : Shape{2, 3, 7, 13};
+      Shape bBatched = tb ? Shape{2, 3, 5, 13} : Shape{2, 3, 13, 5};
+      Shape bShared = tb ? Shape{5, 13} : Shape{13, 5};
+      checkReference({a, bBatched, ta, tb, DType::F32, DType::F32}, seed++);
+      checkReference({a, bShared, ta, tb, DType::BF16, DType::BF16}, seed++);
+      checkReference({{3, 11, 4}, {3, 4, 6}, false, false, DType::BF16,
+                      DType::F32},
+                     seed++);
+    }
+}
+
+// bf16 inputs, f32 output: rounded once to f32, not to bf16 on the way.
+TEST(MatmulTest, ReferenceBf16InputsF32Output) {
+  checkReference({{7, 13}, {13, 5}, false, false, DType::BF16, DType::F32}, 300);
+  checkReference({{13, 7}, {5, 13}, true, true, DType::BF16, DType::F32}, 301);
+  Graph g("mm");
+  Tensor a = g.input("a", {7, 13}, DType::BF16);
+  Tensor b = g.input("b", {13, 5}, DType::BF16);
+  g.output(matmul(a, b, DType::F32));
+  HostTensor ha = HostTensor::random({7, 13}, DType::BF16, 302);
+  HostTensor hb = HostTensor::random({13, 5}, DType::BF16, 303);
+  HostTensor y = evaluateReference(g, {ha, hb}).at(0);
+  ASSERT_EQ(y.dtype, DType::F32);
+  int notBf16 = 0;
+  for (float v : y.values)
+    notBf16 += roundTo(DType::BF16, v) != v;
+  EXPECT_GT(notBf16, 20) << "f32 results look rounded to bf16";
+}
+
+// Accumulation is wider than the inputs: 1 + 100 * 2^-25 is lost when summed
+// in f32 (each term is below half an ulp of 1) but not in f32-rounded double.
+TEST(MatmulTest, ReferenceAccumulatesWide) {
+  const int K = 101;
+  Graph g("mm");
+  Tensor a = g.input("a", {1, K}, DType::F32);
+  Tensor b = g.input("b", {K, 1}, DType::F32);
+  g.output(matmul(a, b));
+  HostTensor ha({1, K}, DType::F32), hb({K, 1}, DType::F32);
+  ha.values[0] = 1.0f;
+  for (int k = 1; k < K; ++k)
+    ha.values[k] = std::ldexp(1.0f, -25);
+  for (int k = 0; k < K; ++k)
+    hb.values[k] = 1.0f;
+  HostTensor y = evaluateReference(g, {ha, hb}).at(0);
+  EXPECT_EQ(y.values[0], static_cast<float>(1.0 + 100 * std::ldexp(1.0, -25)));
+  EXPECT_GT(y.values[0], 1.0f);
+}
+
+TEST(MatmulTest, ReferenceLinearWithBias) {
+  const int64_t in = 6, outF = 4;
+  Graph g("linear");
+  Tensor x = g.input("x", {2, 3, in}, DType::F32);
+  Tensor w = g.input("w", {outF, in}, DType::F32);
+  Tensor bias = g.input("bias", {outF}, DType::F32);
+  g.output(nn::linear(x, w, bias));
+  g.output(nn::linear(x, w));
+  HostTensor hx = HostTensor::random({2, 3, in}, DType::F32, 400);
+  HostTensor hw = HostTensor::random({outF, in}, DType::F32, 401);
+  HostTensor hb = HostTensor::random({outF}, DType::F32, 402, 5.0f, 10.0f);
+  std::vector<HostTensor> out = evaluateReference(g, {hx, hw, hb});
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out[0].shape, (Shape{2, 3, outF}));
+  ASSERT_EQ(out[1].shape, (Shape{2, 3, outF}));
+  for (int64_t r = 0; r < 6; ++r)
+    for (int64_t o = 0; o < outF; ++o) {
+      double acc = 0;
+      for (int64_t k = 0; k < in; ++k)
+        acc += static_cast<double>(hx.values[r * in + k]) * hw.values[o * in + k];
+      float mm = static_cast<float>(acc);
+      EXPECT_FLOAT_EQ(out[1].values[r * outF + o], mm) << r << "," << o;
+      EXPECT_FLOAT_EQ(out[0].values[r * outF + o], mm + hb.values[o])
+          << r << "," << o;
+    }
+}
+
+TEST(MatmulTest, ReferenceLinearBf16) {
+  Graph g("linear");
+  Tensor x = g.input("x", {5, 16}, DType::BF16);
+  Tensor w = g.input("w", {3, 16}, DType::BF16);
+  Tensor bias = g.input("bias", {3}, DType::BF16);
+  g.output(nn::linear(x, w, bias));
+  HostTensor hx = HostTensor::random({5, 16}, DType::BF16, 500);
+  HostTensor hw = HostTensor::random({3, 16}, DType::BF16, 501);
+  HostTensor hb = HostTensor::random({3}, DType::BF16, 502);
+  HostTensor y = evaluateReference(g, {hx, hw, hb}).at(0);
+  ASSERT_EQ(y.dtype, DType::BF16);
+  HostTensor mm = naiveMatmul(hx, hw, false, true, DType::BF16);
+  for (int64_t r = 0; r < 5; ++r)
+    for (int64_t o = 0; o < 3; ++o) {
+      // The matmul result is stored in bf16, then the bias add rounds again.
+      float expected = roundTo(DType::BF16, mm.values[r * 3 + o] + hb.values[o]);
+      EXPECT_EQ(y.values[r * 3 + o], expected) << r << "," << o;
+    }
+}
+
+// A large product, which takes the multi-threaded path, stays exact and fast
+// enough for GPU tests to use as their oracle.
+TEST(MatmulTest, ReferenceLarge) {
+  auto start = std::chrono::steady_clock::now();
+  checkReference({{512, 512}, {512, 512}, false, true, DType::BF16, DType::F32},
+                 600);
+  checkReference({{2, 256, 384}, {2, 256, 320}, true, false, DType::F32,
+                  DType::F32},
+                 601);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  // Generous: the two naive loops in this test dominate.
+  EXPECT_LT(seconds, 30.0);
+}
