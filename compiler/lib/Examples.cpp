@@ -52,9 +52,10 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       Tensor s = g.input("sin", {rows, 1, headDim}, dtype);
       g.output(nn::rope(x, c, s));
     } else if (name == "matmul") {
-      // a [rows, depth] @ b [depth, cols]
-      Tensor a = g.input("a", {rows, depth}, dtype), b = g.input("b", {depth, cols}, dtype);
-      g.output(matmul(a, b));
+      // a [rows, depth] @ b^T with b [cols, depth]: both operands K-major (the
+      // layout of nn.Linear weights; cuBLAS's "TN"), which the wgmma path reads.
+      Tensor a = g.input("a", {rows, depth}, dtype), b = g.input("b", {cols, depth}, dtype);
+      g.output(matmul(a, b, false, true));
     } else if (name == "matmul_bias_gelu") {
       // gelu(x @ w^T + bias): a Linear layer (w [cols, depth]) and its activation.
       Tensor x = g.input("x", {rows, depth}, dtype), w = g.input("w", {cols, depth}, dtype),

@@ -113,6 +113,7 @@ void registerAllTilecPasses() {
     registerLowerAffinePass();
     registerConvertGpuOpsToNVVMOpsPass();
     registerConvertNVGPUToNVVMPass();
+    registerConvertNVVMToLLVMPass();
     registerReconcileUnrealizedCastsPass();
     registerGpuModuleToBinaryPassPass();
     return true;
@@ -140,15 +141,15 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
   case Stage::Tile:
     return std::string("tilec-lower-fusion-to-tile") +
            (options.roundEveryOp ? "{round-every-op=true}" : "") +
-           ",canonicalize,cse,tilec-schedule-row-kernels" +
-           (options.scheduleOptions.empty() ? "" : "{" + options.scheduleOptions + "}");
+           ",canonicalize,cse,tilec-schedule-row-kernels{target=" + options.target +
+           (options.scheduleOptions.empty() ? "" : " " + options.scheduleOptions) + "}";
   case Stage::Gpu:
     return "tilec-distribute-row-tiles,tilec-distribute-gemm-tiles,canonicalize,cse";
   case Stage::Llvm:
     return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
            "nvvm-attach-target{chip=" + options.target +
            " features=+ptx80 O=3},lower-affine,"
-           "gpu.module(convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,canonicalize,cse,"
+           "gpu.module(convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,convert-nvvm-to-llvm,canonicalize,cse,"
            "reconcile-unrealized-casts)";
   case Stage::Ptx:
     return "gpu-module-to-binary{format=isa toolkit=" + cudaRootFor(options) + "}";

@@ -44,6 +44,7 @@ constexpr int64_t kWarpSize = 32;
 struct GemmSchedule {
   int64_t blockM = 128, blockN = 128, blockK = 32, warpsM = 2, warpsN = 2, stages = 4,
           groupM = 8;
+  bool wgmma = false; // Hopper warpgroup MMA (sm_90a): 4 warps per 64 rows
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   int64_t threads() const { return warpsM * warpsN * kWarpSize; }
@@ -59,13 +60,19 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   };
   GemmSchedule s{get("block_m"), get("block_n"), get("block_k"), get("warps_m"),
                  get("warps_n"), get("stages"), get("group_m")};
+  s.wgmma = get("wgmma") != 0;
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
             s.stages >= 2 && s.groupM >= 1 && s.blockM % s.warpsM == 0 &&
             s.blockN % s.warpsN == 0 && s.warpM() % 16 == 0 && s.warpN() % 16 == 0 &&
-            s.blockK % 16 == 0 && s.threads() <= 1024;
+            s.blockK % 16 == 0 && s.threads() <= 1024 &&
+            (!s.wgmma || (s.warpsN == 1 && s.warpM() == 16 && s.blockM % 64 == 0 &&
+                          s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
+                          s.stages >= 3));
   if (!ok)
     return fn.emitOpError("invalid GEMM tile.schedule ")
-           << dict << " (warp tiles must be multiples of 16x16, block_k of 16)";
+           << dict
+           << " (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, "
+              "block_k 64, block_n <= 256, >= 3 stages)";
   return s;
 }
 
@@ -132,6 +139,8 @@ public:
       M *= d;
     N = domain.asArrayRef().back();
     K = transA ? lhsType.getDimSize(0) : lhsType.getDimSize(1);
+    elemBytes = elem.getIntOrFloatBitWidth() / 8;
+    kChunk = 16 / elemBytes;
     (void)rhsType;
 
     auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(),
@@ -175,8 +184,15 @@ public:
     auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Value dyn = b.create<gpu::DynamicSharedMemoryOp>(
         loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), ws));
-    elemBytes = elem.getIntOrFloatBitWidth() / 8;
-    kChunk = 16 / elemBytes;
+    if (s.wgmma) {
+      if (elem.isF32() || transA || !transB)
+        return mm.emitOpError("the wgmma schedule needs 16-bit operands stored K-major "
+                              "(lhs [M, K], rhs [N, K])");
+      if (failed(runWgmma(b, tid, dyn)))
+        return failure();
+      b.create<gpu::ReturnOp>(loc);
+      return success();
+    }
     auto panelOf = [&](int64_t rows, int64_t cols, int64_t byteOffset) {
       auto t = MemRefType::get({s.stages, rows, cols}, elem, AffineMap(), ws);
       Value v = b.create<memref::ViewOp>(loc, t, dyn, m.c(byteOffset), ValueRange());
@@ -244,6 +260,127 @@ public:
   }
 
 private:
+  /// The Hopper path: each warpgroup (4 warps, 128 threads) owns 64 rows of
+  /// the CTA tile and all block_n columns; wgmma.mma_async m64nNk16 reads A
+  /// and B from shared memory through descriptors. Both panels are K-major
+  /// with 128-byte rows (block_k 64) in the 128-byte swizzle pattern (16-byte
+  /// chunk c of row r at chunk c ^ (r % 8), 1024-byte aligned atoms), which
+  /// is the swizzle the cp.async copies already write. A stage is refilled
+  /// two k-steps after its last use: wgmma.wait_group 1 at the end of step
+  /// kt guarantees step kt-1's MMAs (of this warpgroup) are done, and the
+  /// barrier of step kt+1 those of every warpgroup.
+  LogicalResult runWgmma(OpBuilder &b, Value tid, Value dyn) {
+    Location loc = fn.getLoc();
+    MLIRContext *ctx = b.getContext();
+    IndexMath m{b, loc};
+    auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    // Align the panels to 1024 bytes (the swizzle atom).
+    Value raw = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, dyn);
+    Value pad = m.rem(m.sub(m.c(1024), m.rem(raw, 1024)), 1024);
+    int64_t stageA = s.blockM * s.blockK * 2, stageB = s.blockN * s.blockK * 2;
+    auto view = [&](int64_t rows, Value byteOffset) {
+      auto t = MemRefType::get({s.stages, rows, s.blockK}, elem, AffineMap(), ws);
+      return b.create<memref::ViewOp>(loc, t, dyn, byteOffset, ValueRange()).getResult();
+    };
+    pa = Panel{view(s.blockM, pad), s.blockM, s.blockK, kChunk};
+    pb = Panel{view(s.blockN, m.add(pad, s.stages * stageA)), s.blockN, s.blockK, kChunk};
+    Value baseA = m.add(raw, pad);
+    Value baseB = m.add(baseA, s.stages * stageA);
+    Value wg = m.div(m.div(tid, kWarpSize), 4);
+    Value aWarpgroup = m.add(baseA, m.mul(wg, 64 * s.blockK * 2));
+
+    auto i64 = b.getI64Type();
+    auto c64 = [&](OpBuilder &bb, int64_t v) -> Value {
+      return bb.create<arith::ConstantOp>(loc, bb.getI64IntegerAttr(v));
+    };
+    // Descriptor: start address >> 4 (bits 0-13), leading byte offset 16 >> 4
+    // (unused for swizzled K-major), stride byte offset 1024 >> 4 (8-row
+    // groups), layout 1 = 128-byte swizzle (bits 62-63).
+    auto descriptor = [&](OpBuilder &bb, Value address) -> Value {
+      Value a = bb.create<arith::IndexCastOp>(loc, i64, address);
+      Value lo = bb.create<arith::ShRUIOp>(loc, bb.create<arith::AndIOp>(loc, a, c64(bb, 0x3FFFF)),
+                                          c64(bb, 4));
+      int64_t fixed = (int64_t(1) << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
+      return bb.create<arith::OrIOp>(loc, lo, c64(bb, fixed));
+    };
+
+    int64_t kTiles = llvm::divideCeil(K, s.blockK);
+    int64_t accCount = s.blockN / 2; // m64nN: 64 * N / 128 f32 a thread
+    auto f32 = b.getF32Type();
+    SmallVector<Type> fields(accCount, f32);
+    auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+    Value acc = b.create<LLVM::UndefOp>(loc, accType);
+    Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
+    for (int64_t e = 0; e < accCount; ++e)
+      acc = b.create<LLVM::InsertValueOp>(loc, acc, zero, ArrayRef<int64_t>{e});
+
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+    Value token;
+    int64_t ahead = s.stages - 2; // k-steps in flight ahead of the one computed
+    for (int64_t st = 0; st < ahead; ++st) {
+      if (st < kTiles)
+        issueLoads(b, tid, m.c(st), m.c(st));
+      token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+    }
+    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), ValueRange{acc, token});
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      IndexMath lm{lb, loc};
+      Value kt = loop.getInductionVar();
+      Value accIn = loop.getRegionIterArgs()[0], carried = loop.getRegionIterArgs()[1];
+      lb.create<nvgpu::DeviceAsyncWaitOp>(loc, carried, lb.getI32IntegerAttr(ahead - 1));
+      // Make the copies (generic proxy) visible to wgmma (async proxy).
+      lb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
+                                    NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      lb.create<gpu::BarrierOp>(loc);
+      Value next = lm.add(kt, ahead);
+      Value inRange = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next,
+                                               lm.c(kTiles));
+      auto ifOp = lb.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
+      {
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath im{ib, loc};
+        issueLoads(ib, tid, im.rem(next, s.stages), next);
+      }
+      Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+      Value stage = lm.rem(kt, s.stages);
+      Value aStage = lm.add(aWarpgroup, lm.mulv(stage, lm.c(stageA)));
+      Value bStage = lm.add(baseB, lm.mulv(stage, lm.c(stageB)));
+      lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+      Value a = accIn;
+      auto wtype = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+      for (int64_t k = 0; k < s.blockK / 16; ++k) {
+        Value da = descriptor(lb, lm.add(aStage, k * 32));
+        Value db = descriptor(lb, lm.add(bStage, k * 32));
+        a = lb.create<NVVM::WgmmaMmaAsyncOp>(
+            loc, accType, a, da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
+            NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
+            NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+      }
+      lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+      lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(1));
+      lb.create<scf::YieldOp>(loc, ValueRange{a, newToken});
+    }
+    b.setInsertionPointAfter(loop);
+    b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, b.getI64IntegerAttr(0));
+    Value result = loop.getResult(0);
+    // Accumulator element 4j + e is the mma.sync m16n8 layout of n8 tile j
+    // for the warp's 16 rows: the epilogue of the mma.sync path applies.
+    SmallVector<Value> vecs;
+    for (int64_t j = 0; j < s.blockN / 8; ++j) {
+      SmallVector<Value> four;
+      for (int64_t e = 0; e < 4; ++e)
+        four.push_back(b.create<LLVM::ExtractValueOp>(loc, result, ArrayRef<int64_t>{4 * j + e}));
+      vecs.push_back(b.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
+    }
+    return emitEpilogue(b, 1, s.blockN / 8, vecs);
+  }
+
   /// Copies k-step `kt` of both panels into buffer `stage`.
   void issueLoads(OpBuilder &b, Value tid, Value stage, Value kt) {
     IndexMath m{b, fn.getLoc()};
@@ -318,7 +455,11 @@ private:
     }
   }
 
+  /// An mma.sync operand register: bf16 pairs travel as i32, f16 pairs as
+  /// vector<2xf16> (what nvvm.mma.sync accepts for each).
   static Value asI32(OpBuilder &b, Location loc, Value pair) {
+    if (llvm::cast<VectorType>(pair.getType()).getElementType().isF16())
+      return pair;
     auto v = b.create<vector::BitCastOp>(loc, VectorType::get({1}, b.getI32Type()), pair);
     return b.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{0});
   }

@@ -76,9 +76,46 @@ struct ScheduleRowKernelsPass
     // CTAs fit an SM. Few rows (decode) take 64- or 32-row tiles.
     int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
     int64_t elemBytes = 2;
+    bool kMajor = false; // lhs [M, K] and rhs [N, K]
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
+      kMajor = !mm.getTransposeA() && mm.getTransposeB();
     });
+    // Hopper: warpgroup MMA on 128 x 256 tiles (two warpgroups of 64 rows,
+    // 128 accumulators a thread), 64-deep k steps (128-byte swizzled rows),
+    // 4 stages: 193 KB of shared memory, one CTA an SM.
+    bool wgmma = target == "sm_90a" && gemmWgmma != 0 && elemBytes == 2 && kMajor && rows > 64;
+    if (wgmma) {
+      int64_t bm = gemmBlockM ? gemmBlockM : 128, bn = gemmBlockN ? gemmBlockN : 256;
+      int64_t stages = gemmStages ? gemmStages : 4;
+      if (bm % 64 != 0 || bn % 16 != 0 || bn > 256 || stages < 3 || (gemmBlockK && gemmBlockK != 64))
+        return fn.emitOpError("bad wgmma GEMM schedule: block ")
+               << bm << "x" << bn << ", stages " << stages
+               << " (block_m a multiple of 64, block_n a multiple of 16 up to 256, block_k 64, "
+                  ">= 3 stages)";
+      int64_t threads = bm / 64 * 128;
+      int64_t sharedBytes = stages * (bm + bn) * 64 * 2 + 1024;
+      int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+      Builder b(fn.getContext());
+      auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
+      fn->setAttr("tile.schedule",
+                  b.getDictionaryAttr({
+                      b.getNamedAttr("wgmma", i64(1)),
+                      b.getNamedAttr("block_m", i64(bm)),
+                      b.getNamedAttr("block_n", i64(bn)),
+                      b.getNamedAttr("block_k", i64(64)),
+                      b.getNamedAttr("warps_m", i64(bm / 16)),
+                      b.getNamedAttr("warps_n", i64(1)),
+                      b.getNamedAttr("stages", i64(stages)),
+                      b.getNamedAttr("group_m", i64(8)),
+                      b.getNamedAttr("grid", i64(grid)),
+                      b.getNamedAttr("threads", i64(threads)),
+                      b.getNamedAttr("shared_bytes", i64(sharedBytes)),
+                  }));
+      if (maxRegisters > 0)
+        fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+      return success();
+    }
     if (elemBytes == 4) // f32 (FMA, no tensor cores): half the k step, 3 stages: 48 KB;
       bk = 16, stages = 3, wn = 4; // 64 x 32 warp tiles keep 64 accumulators a thread
     int64_t chunk = 16 / elemBytes; // elements of one 16-byte copy

@@ -566,9 +566,11 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
     return status;
 
   auto fn = static_cast<CUfunction>(function_);
-  // Above 48 KB a kernel must opt in to its dynamic shared memory.
-  constexpr unsigned defaultSharedLimit = 48 * 1024;
-  if (dynamicSharedBytes > defaultSharedLimit) {
+  // Above 48 KB (static and dynamic together) a kernel must opt in to its
+  // dynamic shared memory; kernels with a few bytes of static shared memory
+  // pass the limit just below 48 KB of dynamic memory.
+  constexpr unsigned optInAbove = 47 * 1024;
+  if (dynamicSharedBytes > optInAbove) {
     status = check(api().cuFuncSetAttribute(
                        fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                        static_cast<int>(dynamicSharedBytes)),

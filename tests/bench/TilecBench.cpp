@@ -137,7 +137,7 @@ int main(int argc, char **argv) {
                 "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
                 "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
                 "[--gemm-csv=FILE]\n"
-                "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[K,N];\n"
+                "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[N,K]^T;\n"
                 "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).");
       return 0;
     }

@@ -111,12 +111,34 @@ std::vector<GemmCase> gemmCases() {
                                           {64, 384, 264, false, true, DType::F16},
                                           {300, 136, 40, false, false, DType::BF16},
                                           {129, 129, 129, false, false, DType::BF16},
-                                          {1024, 1024, 1024, false, false, DType::BF16}})
+                                          {1024, 1024, 1024, false, false, DType::BF16},
+                                          // wgmma (K-major) edges: N % 256, M % 128, K % 64
+                                          {300, 200, 72, false, true, DType::BF16},
+                                          {513, 520, 4104, false, true, DType::F16}})
     cases.push_back(c);
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest, ::testing::ValuesIn(gemmCases()), gemmName);
+
+// The mma.sync schedule on operands the Hopper path would take (what sm_80
+// runs), on the same GPU.
+TEST(GemmSchedules, MmaSyncOnKMajorOperands) {
+  TILEC_REQUIRE_GPU(ctx);
+  Graph g("mma_sync");
+  Tensor a = g.input("a", {260, 192}, DType::BF16);
+  Tensor b = g.input("b", {136, 192}, DType::BF16);
+  g.output(matmul(a, b, false, true));
+  CompileOptions options;
+  options.scheduleOptions = "gemm-wgmma=0";
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  RunResult r = runOnGpu(g, ctx, seed, options);
+  ASSERT_EQ(r.got.size(), 1u);
+  std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
+  EXPECT_LT(relativeError(r.got[0], ref[0]), 1e-2);
+  EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
+}
 
 // ---- fused epilogues: one kernel each ----
 

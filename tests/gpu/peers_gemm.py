@@ -1,7 +1,8 @@
 """Peers of tilec's GEMMs on the GPU machine: cuBLAS (torch.matmul), a plain
 autotuned Triton matmul, and for matmul_bias_gelu PyTorch eager (cuBLAS then
 a separate epilogue) and torch.compile. Same shapes and layouts as
-tilec-bench's examples: matmul is A[M,K] @ B[K,N]; matmul_bias_gelu is
+tilec-bench's examples: matmul is A[M,K] @ B[N,K]^T (both K-major, cuBLAS
+"TN"); matmul_bias_gelu is
 gelu(x[M,K] @ W[N,K]^T + bias, tanh approximation); bf16 in and out.
 Timed with triton.testing.do_bench (median), inputs rotated over sets.
 """
@@ -98,15 +99,15 @@ def main():
                        triton_us=float("nan"), eager_us=float("nan"), compile_us=float("nan"))
             if op == "matmul":
                 sets = [(torch.randn(m, k, device="cuda", dtype=dt),
-                         torch.randn(k, n, device="cuda", dtype=dt)) for _ in range(nsets)]
-                row["cublas_us"] = bench(torch.matmul, sets)
+                         torch.randn(n, k, device="cuda", dtype=dt)) for _ in range(nsets)]
+                row["cublas_us"] = bench(lambda a, b: torch.matmul(a, b.t()), sets)
                 if args.triton == "1":
                     a, b = sets[0]
-                    err = (triton_mm(a, b).float() - (a @ b).float()).abs().max().item()
+                    err = (triton_mm(a, b.t()).float() - (a @ b.t()).float()).abs().max().item()
                     if err > 1.0:
                         print(f"triton matmul wrong ({err}); skipped", flush=True)
                     else:
-                        row["triton_us"] = bench(triton_mm, sets)
+                        row["triton_us"] = bench(lambda a, b: triton_mm(a, b.t()), sets)
             else:
                 sets = [(torch.randn(m, k, device="cuda", dtype=dt),
                          torch.randn(n, k, device="cuda", dtype=dt),

@@ -12,7 +12,7 @@ namespace tilec::examples {
 /// rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
 /// rope (x [rows, cols / 128, 128], or [rows, 1, cols] when cols is not a
 /// multiple of 128; cos and sin [rows, 1, head_dim]), matmul (a [rows, depth]
-/// @ b [depth, cols]), matmul_bias_gelu (gelu(x [rows, depth] @ w^T + bias),
+/// @ b^T, b [cols, depth]), matmul_bias_gelu (gelu(x [rows, depth] @ w^T + bias),
 /// w [cols, depth]).
 const std::vector<std::string> &names();
 

@@ -69,6 +69,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmWarpsM", "gemm-warps-m", "int64_t", "0", "GEMM warps along M (0: chosen)">,
     Option<"gemmWarpsN", "gemm-warps-n", "int64_t", "0", "GEMM warps along N (0: chosen)">,
     Option<"gemmStages", "gemm-stages", "int64_t", "0", "GEMM shared-memory pipeline stages (0: chosen)">,
+    Option<"gemmWgmma", "gemm-wgmma", "int64_t", "1",
+           "On sm_90a, GEMMs with K-major 16-bit operands use warpgroup MMA (wgmma); 0: mma.sync">,
+    Option<"target", "target", "std::string", "\"sm_80\"",
+           "The GPU the kernels are for (sm_80 ... sm_90a): picks the tensor-core instructions">,
   ];
 }
 

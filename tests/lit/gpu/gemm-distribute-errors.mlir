@@ -1,0 +1,117 @@
+// RUN: tilec-opt --split-input-file --verify-diagnostics --tilec-distribute-gemm-tiles %s
+
+// What tilec-distribute-gemm-tiles rejects: unscheduled or badly scheduled
+// GEMM kernels, kernels without exactly one tile.matmul, operand types
+// without a kernel, and epilogue ops that are not per-element.
+
+// Distribution needs the GEMM schedule.
+// expected-error @+1 {{'func.func' op GEMM kernel is not scheduled (run tilec-schedule-row-kernels)}}
+func.func @unscheduled(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// A hand-written schedule is checked again: block_k 24 is not a multiple of
+// the mma k step.
+// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 24 : i64, block_m = 32 : i64, block_n = 32 : i64, group_m = 8 : i64, stages = 2 : i64, warps_m = 1 : i64, warps_n = 1 : i64} (warp tiles must be multiples of 16x16, block_k of 16}}
+func.func @bad_schedule(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 24 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is marked tile.gemm but has no tile.matmul}}
+func.func @no_matmul(%x: memref<?x64xf32>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %t = tile.load %x[%r] : memref<?x64xf32> -> tensor<64xf32>
+  tile.store %t, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op GEMM kernels with more than one tile.matmul are not supported yet}}
+func.func @two_matmuls(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  %q = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  %s = arith.addf %p, %q : tensor<64xf32>
+  tile.store %s, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// The epilogue is elementwise: a thread holds pairs of columns, not rows.
+func.func @reduction(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x1xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  // expected-error @+1 {{'tile.reduce_sum' op is not supported in a GEMM epilogue}}
+  %s = tile.reduce_sum %p : tensor<64xf32> -> f32
+  tile.store %s, %y[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// -----
+
+func.func @windowed_load(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %b: memref<?x32xf32>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.load' op windowed loads are not supported in a GEMM epilogue}}
+  %bt = tile.load %b[%r] {col_offset = -16 : i64} : memref<?x32xf32> -> tensor<64xf32>
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  %s = arith.addf %p, %bt : tensor<64xf32>
+  tile.store %s, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @windowed_store(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x32xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  // expected-error @+1 {{'tile.store' op windowed stores are not supported in a GEMM epilogue}}
+  tile.store %p, %y[%r] {col_offset = 32 : i64} : tensor<64xf32> -> memref<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @non_splat(%x: memref<?x4xbf16>, %w: memref<4x4xbf16>, %y: memref<?x4xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 4>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x4xbf16>, memref<4x4xbf16> -> tensor<4xf32>
+  // expected-error @+1 {{'arith.constant' op non-splat constants are not supported in a GEMM epilogue}}
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %s = arith.mulf %p, %c : tensor<4xf32>
+  tile.store %s, %y[%r] : tensor<4xf32> -> memref<?x4xf32>
+  return
+}
+
+// -----
+
+// tile.matmul takes any element type; the tensor-core kernel does not.
+func.func @f64(%x: memref<?x64xf64>, %w: memref<64x64xf64>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op GEMM operands must be f32, f16 or bf16, got 'f64'}}
+  %p = tile.matmul %x, %w[%r] : memref<?x64xf64>, memref<64x64xf64> -> tensor<64xf32>
+  tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @select_cols(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  %n = arith.negf %p : tensor<64xf32>
+  // expected-error @+1 {{'tile.select_cols' op is not supported in a GEMM epilogue}}
+  %s = tile.select_cols %p, %n {split = 32 : i64} : tensor<64xf32>
+  tile.store %s, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
