@@ -110,7 +110,8 @@ struct Panel {
   /// bank groups (128 bytes).
   Value swizzle(IndexMath &m, Value row, Value chunk) const {
     int64_t chunksPerRow = cols / kChunk;
-    if (chunksPerRow <= 1)
+    // XOR stays inside the row only for a power-of-two chunk count.
+    if (chunksPerRow <= 1 || !llvm::isPowerOf2_64(chunksPerRow))
       return chunk;
     int64_t span = std::min<int64_t>(chunksPerRow, 8);
     int64_t rowsPerGroup = std::max<int64_t>(1, 8 / chunksPerRow);
@@ -121,8 +122,10 @@ struct Panel {
 
 class GemmDistributor {
 public:
-  GemmDistributor(func::FuncOp fn, GemmSchedule s, tile::MatmulOp mm)
-      : fn(fn), s(s), mm(mm) {}
+  /// `mms`: the kernel's products, all of one lhs (e.g. the gate and up
+  /// projections of a SwiGLU MLP); each gets its own B panel and accumulators.
+  GemmDistributor(func::FuncOp fn, GemmSchedule s, SmallVector<tile::MatmulOp> mms)
+      : fn(fn), s(s), mms(std::move(mms)), mm(this->mms.front()) {}
 
   LogicalResult run(OpBuilder &moduleBuilder) {
     MLIRContext *ctx = fn.getContext();
@@ -202,7 +205,10 @@ public:
     pa = transA ? panelOf(s.blockK, s.blockM, 0) : panelOf(s.blockM, s.blockK, 0);
     int64_t bytesA = s.stages * s.blockM * s.blockK * elemBytes;
     // B panel: [block_k][block_n], or [block_n][block_k] for B stored [N, K].
-    pb = transB ? panelOf(s.blockN, s.blockK, bytesA) : panelOf(s.blockK, s.blockN, bytesA);
+    int64_t bytesB = s.stages * s.blockN * s.blockK * elemBytes;
+    for (size_t t = 0; t < mms.size(); ++t)
+      pbs.push_back(transB ? panelOf(s.blockN, s.blockK, bytesA + t * bytesB)
+                           : panelOf(s.blockK, s.blockN, bytesA + t * bytesB));
 
     // ---- main loop ----
     int64_t kTiles = llvm::divideCeil(K, s.blockK);
@@ -217,7 +223,8 @@ public:
         issueLoads(b, tid, m.c(st), m.c(st));
       token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
     }
-    SmallVector<Value> init(mi * ni, zero);
+    int64_t nm = mms.size();
+    SmallVector<Value> init(nm * mi * ni, zero);
     init.push_back(token);
     auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), init);
     {
@@ -240,11 +247,16 @@ public:
       Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
       Value stage = lm.rem(kt, s.stages);
       SmallVector<Value> acc(loop.getRegionIterArgs().drop_back());
-      for (int64_t kk = 0; kk < s.blockK / 16; ++kk) {
-        if (elem.isF32())
-          fmaStep(lb, stage, kk, mi, ni, acc);
-        else
-          computeStep(lb, stage, kk, mi, ni, acc);
+      for (int64_t t = 0; t < nm; ++t) {
+        // Accumulators of product t: [t * mi * ni, (t + 1) * mi * ni).
+        SmallVector<Value> part(acc.begin() + t * mi * ni, acc.begin() + (t + 1) * mi * ni);
+        for (int64_t kk = 0; kk < s.blockK / 16; ++kk) {
+          if (elem.isF32())
+            fmaStep(lb, stage, kk, mi, ni, part, pbs[t]);
+          else
+            computeStep(lb, stage, kk, mi, ni, part, pbs[t]);
+        }
+        std::copy(part.begin(), part.end(), acc.begin() + t * mi * ni);
       }
       acc.push_back(newToken);
       lb.create<scf::YieldOp>(loc, acc);
@@ -283,9 +295,14 @@ private:
       return b.create<memref::ViewOp>(loc, t, dyn, byteOffset, ValueRange()).getResult();
     };
     pa = Panel{view(s.blockM, pad), s.blockM, s.blockK, kChunk};
-    pb = Panel{view(s.blockN, m.add(pad, s.stages * stageA)), s.blockN, s.blockK, kChunk};
+    int64_t nm = mms.size();
+    for (int64_t t = 0; t < nm; ++t)
+      pbs.push_back(Panel{view(s.blockN, m.add(pad, s.stages * (stageA + t * stageB))),
+                          s.blockN, s.blockK, kChunk});
     Value baseA = m.add(raw, pad);
-    Value baseB = m.add(baseA, s.stages * stageA);
+    SmallVector<Value> baseB;
+    for (int64_t t = 0; t < nm; ++t)
+      baseB.push_back(m.add(baseA, s.stages * (stageA + t * stageB)));
     Value wg = m.div(m.div(tid, kWarpSize), 4);
     Value aWarpgroup = m.add(baseA, m.mul(wg, 64 * s.blockK * 2));
 
@@ -313,6 +330,7 @@ private:
     Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
     for (int64_t e = 0; e < accCount; ++e)
       acc = b.create<LLVM::InsertValueOp>(loc, acc, zero, ArrayRef<int64_t>{e});
+    SmallVector<Value> init(nm, acc);
 
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
     Value token;
@@ -322,12 +340,13 @@ private:
         issueLoads(b, tid, m.c(st), m.c(st));
       token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
     }
-    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), ValueRange{acc, token});
+    init.push_back(token);
+    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), init);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
       Value kt = loop.getInductionVar();
-      Value accIn = loop.getRegionIterArgs()[0], carried = loop.getRegionIterArgs()[1];
+      Value carried = loop.getRegionIterArgs().back();
       lb.create<nvgpu::DeviceAsyncWaitOp>(loc, carried, lb.getI32IntegerAttr(ahead - 1));
       // Make the copies (generic proxy) visible to wgmma (async proxy).
       lb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
@@ -345,10 +364,12 @@ private:
       Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
       Value stage = lm.rem(kt, s.stages);
       Value aStage = lm.add(aWarpgroup, lm.mulv(stage, lm.c(stageA)));
-      Value bStage = lm.add(baseB, lm.mulv(stage, lm.c(stageB)));
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
-      Value a = accIn;
+      SmallVector<Value> results;
       auto wtype = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+      for (int64_t t = 0; t < nm; ++t) {
+      Value bStage = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
+      Value a = loop.getRegionIterArgs()[t];
       for (int64_t k = 0; k < s.blockK / 16; ++k) {
         Value da = descriptor(lb, lm.add(aStage, k * 32));
         Value db = descriptor(lb, lm.add(bStage, k * 32));
@@ -362,21 +383,27 @@ private:
             NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
             NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
       }
+      results.push_back(a);
+      }
       lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
       lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(1));
-      lb.create<scf::YieldOp>(loc, ValueRange{a, newToken});
+      results.push_back(newToken);
+      lb.create<scf::YieldOp>(loc, results);
     }
     b.setInsertionPointAfter(loop);
     b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, b.getI64IntegerAttr(0));
-    Value result = loop.getResult(0);
     // Accumulator element 4j + e is the mma.sync m16n8 layout of n8 tile j
     // for the warp's 16 rows: the epilogue of the mma.sync path applies.
     SmallVector<Value> vecs;
-    for (int64_t j = 0; j < s.blockN / 8; ++j) {
-      SmallVector<Value> four;
-      for (int64_t e = 0; e < 4; ++e)
-        four.push_back(b.create<LLVM::ExtractValueOp>(loc, result, ArrayRef<int64_t>{4 * j + e}));
-      vecs.push_back(b.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
+    for (int64_t t = 0; t < nm; ++t) {
+      Value result = loop.getResult(t);
+      for (int64_t j = 0; j < s.blockN / 8; ++j) {
+        SmallVector<Value> four;
+        for (int64_t e = 0; e < 4; ++e)
+          four.push_back(
+              b.create<LLVM::ExtractValueOp>(loc, result, ArrayRef<int64_t>{4 * j + e}));
+        vecs.push_back(b.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
+      }
     }
     return emitEpilogue(b, 1, s.blockN / 8, vecs);
   }
@@ -385,16 +412,19 @@ private:
   void issueLoads(OpBuilder &b, Value tid, Value stage, Value kt) {
     IndexMath m{b, fn.getLoc()};
     Value k0 = m.mul(kt, s.blockK);
-    Value a = args.lookup(mm.getLhs()), bm = args.lookup(mm.getRhs());
+    Value a = args.lookup(mm.getLhs());
     // Panel element (r, c) is global (rowBase + r, colBase + c).
     if (transA)
       copyPanel(b, tid, a, pa, stage, k0, K, m0, M);
     else
       copyPanel(b, tid, a, pa, stage, m0, M, k0, K);
-    if (transB)
-      copyPanel(b, tid, bm, pb, stage, n0, N, k0, K);
-    else
-      copyPanel(b, tid, bm, pb, stage, k0, K, n0, N);
+    for (auto [t, product] : llvm::enumerate(mms)) {
+      Value bm = args.lookup(product.getRhs());
+      if (transB)
+        copyPanel(b, tid, bm, pbs[t], stage, n0, N, k0, K);
+      else
+        copyPanel(b, tid, bm, pbs[t], stage, k0, K, n0, N);
+    }
   }
 
   void copyPanel(OpBuilder &b, Value tid, Value global, const Panel &p, Value stage,
@@ -466,7 +496,7 @@ private:
 
   /// One 16-deep k step of the warp's tile on buffer `stage`.
   void computeStep(OpBuilder &b, Value stage, int64_t kk, int64_t mi, int64_t ni,
-                   SmallVector<Value> &acc) {
+                   SmallVector<Value> &acc, const Panel &pb) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     Value l16 = m.rem(lane, 16), l8 = m.rem(lane, 8), hi16 = m.div(lane, 16),
@@ -529,7 +559,7 @@ private:
   /// are lane/4 (+8) of each 16-row tile, its columns 2*(lane%4) (+1) of each
   /// 8-column tile. Exact f32 products, like PyTorch's default (no TF32).
   void fmaStep(OpBuilder &b, Value stage, int64_t kk, int64_t mi, int64_t ni,
-               SmallVector<Value> &acc) {
+               SmallVector<Value> &acc, const Panel &pb) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
@@ -572,6 +602,7 @@ private:
   /// holds: rows warpM0 + i*16 + h*8 + lane/4, columns warpN0 + j*8 +
   /// (lane%4)*2 + {0, 1}.
   LogicalResult emitEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc) {
+    int64_t nm = mms.size();
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
@@ -580,10 +611,13 @@ private:
         Value row = m.add(m.add(m0, warpM0), m.add(quad, i * 16 + h * 8));
         for (int64_t j = 0; j < ni; ++j) {
           Value col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
-          Value a = acc[i * ni + j];
-          Value pair = b.create<vector::ShuffleOp>(loc, a, a,
-                                                   ArrayRef<int64_t>{2 * h, 2 * h + 1});
-          if (failed(emitFragment(b, row, col, pair, j, i * 2 + h)))
+          SmallVector<Value> pairs;
+          for (int64_t t = 0; t < nm; ++t) {
+            Value a = acc[(t * mi + i) * ni + j];
+            pairs.push_back(b.create<vector::ShuffleOp>(loc, a, a,
+                                                        ArrayRef<int64_t>{2 * h, 2 * h + 1}));
+          }
+          if (failed(emitFragment(b, row, col, pairs, j, i * 2 + h)))
             return failure();
         }
       }
@@ -596,8 +630,8 @@ private:
     return t;
   }
 
-  LogicalResult emitFragment(OpBuilder &b, Value row, Value col, Value accPair, int64_t colKey,
-                             int64_t rowKey) {
+  LogicalResult emitFragment(OpBuilder &b, Value row, Value col, ArrayRef<Value> accPairs,
+                             int64_t colKey, int64_t rowKey) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     IRMapping map = args;
@@ -610,8 +644,8 @@ private:
         map.map(op.getResult(0), loadRow);
         continue;
       }
-      if (&op == mm.getOperation()) {
-        map.map(op.getResult(0), accPair);
+      if (auto product = dyn_cast<tile::MatmulOp>(op)) {
+        map.map(op.getResult(0), accPairs[llvm::find(mms, product) - mms.begin()]);
         continue;
       }
       if (auto load = dyn_cast<tile::LoadOp>(op)) {
@@ -640,7 +674,9 @@ private:
             if (evenCols) {
               SmallVector<Value> at(idx);
               at.push_back(m.min(col, N - 2));
-              return b.create<vector::LoadOp>(loc, vt, mem, at);
+              auto load = b.create<vector::LoadOp>(loc, vt, mem, at);
+              load.setAlignment(2 * memType.getElementTypeBitWidth() / 8); // a pair
+              return load;
             }
             SmallVector<Value> elems;
             for (int64_t j = 0; j < 2; ++j) {
@@ -718,7 +754,8 @@ private:
       auto ifOp = b.create<scf::IfOp>(loc, m.andi(rowOk, colOk(0)), false);
       OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       idx.push_back(col);
-      ib.create<vector::StoreOp>(loc, v, mem, idx);
+      auto store = ib.create<vector::StoreOp>(loc, v, mem, idx);
+      store.setAlignment(2 * llvm::cast<MemRefType>(mem.getType()).getElementTypeBitWidth() / 8);
       return;
     }
     for (int64_t j = 0; j < 2; ++j) {
@@ -742,14 +779,16 @@ private:
 
   func::FuncOp fn;
   GemmSchedule s;
-  tile::MatmulOp mm;
+  SmallVector<tile::MatmulOp> mms;
+  tile::MatmulOp mm; // the first: lhs, layouts, diagnostics
   Type elem;
   int64_t elemBytes = 2, kChunk = 8; // kChunk: elements of a 16-byte copy
   bool transA = false, transB = false;
   int64_t M = 0, N = 0, K = 0;
   IRMapping args;
   Value lane, m0, n0, warpM0, warpN0;
-  Panel pa, pb;
+  Panel pa;
+  SmallVector<Panel> pbs; // one B panel per product
   DenseMap<std::pair<Operation *, int64_t>, Value> loadCache;
 };
 
@@ -775,22 +814,23 @@ struct DistributeGemmTilesPass
     }
     OpBuilder kb = OpBuilder::atBlockEnd(gpuModule.getBody());
     for (func::FuncOp fn : kernels) {
-      tile::MatmulOp mm;
-      for (auto op : fn.getOps<tile::MatmulOp>()) {
-        if (mm) {
-          fn.emitOpError("GEMM kernels with more than one tile.matmul are not supported yet");
-          return signalPassFailure();
-        }
-        mm = op;
-      }
-      if (!mm) {
+      SmallVector<tile::MatmulOp> mms(fn.getOps<tile::MatmulOp>());
+      if (mms.empty()) {
         fn.emitOpError("is marked tile.gemm but has no tile.matmul");
         return signalPassFailure();
       }
+      for (tile::MatmulOp other : mms)
+        if (other.getLhs() != mms[0].getLhs() ||
+            other.getTransposeA() != mms[0].getTransposeA() ||
+            other.getTransposeB() != mms[0].getTransposeB() ||
+            other.getRhs().getType() != mms[0].getRhs().getType()) {
+          other.emitOpError("products of one GEMM kernel must share their lhs and layouts");
+          return signalPassFailure();
+        }
       FailureOr<GemmSchedule> s = readGemmSchedule(fn);
       if (failed(s))
         return signalPassFailure();
-      GemmDistributor distributor(fn, *s, mm);
+      GemmDistributor distributor(fn, *s, mms);
       if (failed(distributor.run(kb)))
         return signalPassFailure();
       fn.erase();

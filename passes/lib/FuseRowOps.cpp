@@ -129,8 +129,9 @@ private:
     return false;
   }
 
-  /// A GEMM kernel holds one matmul, computed first from fusion inputs, and
-  /// only epilogue ops (elementwise math on the product's rows) after it.
+  /// A GEMM kernel holds one matmul (or two of one lhs), computed first from
+  /// fusion inputs, and only epilogue ops (elementwise math on the products'
+  /// rows) after it.
   bool gemmMergeAllowed(int g, int h, const RowDomain &domain) {
     graph::MatmulOp mm;
     int count = 0;
@@ -142,15 +143,35 @@ private:
         }
     if (count == 0)
       return true;
-    if (count > 1 || !(naturalRowDomain(mm) == domain))
+    // Two products may share a kernel when they read one lhs in one layout
+    // (silu(x @ Wg) * (x @ Wu)): the lhs panel is loaded once for both.
+    SmallVector<graph::MatmulOp> products;
+    for (int k : {g, h})
+      for (Operation *op : groups[k].ops)
+        if (auto m = dyn_cast<graph::MatmulOp>(op))
+          products.push_back(m);
+    if (count > 2 || !(naturalRowDomain(mm) == domain))
       return false;
+    if (count == 2) {
+      graph::MatmulOp a = products[0], b = products[1];
+      if (a.getLhs() != b.getLhs() || a.getTransposeA() != b.getTransposeA() ||
+          a.getTransposeB() != b.getTransposeB() || a.getRhs().getType() != b.getRhs().getType() ||
+          a.getType() != b.getType())
+        return false;
+    }
     for (int k : {g, h})
       for (Operation *op : groups[k].ops) {
-        if (op != mm.getOperation() && !isGemmEpilogueOp(op))
+        if (!isa<graph::MatmulOp>(op) && !isGemmEpilogueOp(op))
           return false;
-        for (Value v : mm->getOperands())
-          if (v.getDefiningOp() == op)
-            return false;
+        for (graph::MatmulOp p : products)
+          for (Value v : p->getOperands()) {
+            if (v.getDefiningOp() == op)
+              return false; // a prologue
+            // The kernel reads the operands as GEMM panels; the epilogue reads
+            // rows of [M, N]: one buffer cannot be both (x @ W + W).
+            if (!isa<graph::MatmulOp>(op) && llvm::is_contained(op->getOperands(), v))
+              return false;
+          }
       }
     return true;
   }

@@ -25,6 +25,9 @@ namespace {
 // Vectors each thread keeps in flight: enough independent 16-byte loads to
 // cover memory latency without crowding registers.
 constexpr int64_t kTargetChunksPerThread = 4;
+// Shared memory a CTA may opt in to on sm_90 (227 KB); sm_80 has 163 KB,
+// which the default GEMM schedules for sm_80 stay under.
+constexpr int64_t kMaxSharedBytes = 232448;
 
 struct ScheduleRowKernelsPass
     : tilec::impl::ScheduleRowKernelsBase<ScheduleRowKernelsPass> {
@@ -75,18 +78,22 @@ struct ScheduleRowKernelsPass
     // thread), 32-deep k steps, 4 stages: 64 KB of shared memory, so three
     // CTAs fit an SM. Few rows (decode) take 64- or 32-row tiles.
     int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
-    int64_t elemBytes = 2;
+    int64_t elemBytes = 2, products = 0;
     bool kMajor = false; // lhs [M, K] and rhs [N, K]
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
       kMajor = !mm.getTransposeA() && mm.getTransposeB();
+      ++products;
     });
+    // Two products of one lhs (SwiGLU's gate and up projections) keep two
+    // sets of accumulators: half as many columns each.
     // Hopper: warpgroup MMA on 128 x 256 tiles (two warpgroups of 64 rows,
     // 128 accumulators a thread), 64-deep k steps (128-byte swizzled rows),
     // 4 stages: 193 KB of shared memory, one CTA an SM.
     bool wgmma = target == "sm_90a" && gemmWgmma != 0 && elemBytes == 2 && kMajor && rows > 64;
     if (wgmma) {
-      int64_t bm = gemmBlockM ? gemmBlockM : 128, bn = gemmBlockN ? gemmBlockN : 256;
+      int64_t bm = gemmBlockM ? gemmBlockM : 128;
+      int64_t bn = gemmBlockN ? gemmBlockN : (products > 1 ? 128 : 256);
       int64_t stages = gemmStages ? gemmStages : 4;
       if (bm % 64 != 0 || bn % 16 != 0 || bn > 256 || stages < 3 || (gemmBlockK && gemmBlockK != 64))
         return fn.emitOpError("bad wgmma GEMM schedule: block ")
@@ -94,7 +101,12 @@ struct ScheduleRowKernelsPass
                << " (block_m a multiple of 64, block_n a multiple of 16 up to 256, block_k 64, "
                   ">= 3 stages)";
       int64_t threads = bm / 64 * 128;
-      int64_t sharedBytes = stages * (bm + bn) * 64 * 2 + 1024;
+      int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024;
+      if (sharedBytes > kMaxSharedBytes)
+        return fn.emitOpError("bad wgmma GEMM schedule: ")
+               << stages << " stages of " << bm << " + " << products << " x " << bn
+               << " rows need " << sharedBytes << " bytes of shared memory, more than the "
+               << kMaxSharedBytes << " a CTA may have";
       int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
       Builder b(fn.getContext());
       auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
@@ -119,11 +131,18 @@ struct ScheduleRowKernelsPass
     if (elemBytes == 4) // f32 (FMA, no tensor cores): half the k step, 3 stages: 48 KB;
       bk = 16, stages = 3, wn = 4; // 64 x 32 warp tiles keep 64 accumulators a thread
     int64_t chunk = 16 / elemBytes; // elements of one 16-byte copy
-    if (rows <= 32) {
-      bm = 32, wm = 1, wn = 4; // warp tiles 32 x 32
+    if (rows <= 32 && elemBytes == 2) {
+      // Decode: the weights stream once; 64-column CTAs (more CTAs than SMs
+      // for N >= 8448) with 128-deep, 4-stage pipelines keep 96 KB in flight
+      // a CTA (docs/perf.md: 31.7 us vs 52 us for 16 x 14336 x 4096).
+      bm = 32, bn = 64, bk = 128, wm = 1, wn = 2, stages = 4; // warp tiles 32 x 32
+    } else if (rows <= 32) { // f32 decode: 48 KB in flight a CTA
+      bm = 32, bn = 64, bk = 32, wm = 1, wn = 2, stages = 4;
     } else if (rows <= 64) {
       bm = 64, wm = 1, wn = 4; // warp tiles 64 x 32
     }
+    if (products > 1 && elemBytes == 2 && rows > 32)
+      bn = 64; // 2 x 64 accumulators a thread
     if (gemmBlockM) bm = gemmBlockM;
     if (gemmBlockN) bn = gemmBlockN;
     if (gemmBlockK) bk = gemmBlockK;
@@ -139,9 +158,15 @@ struct ScheduleRowKernelsPass
       return fn.emitOpError("bad GEMM schedule: block ")
              << bm << "x" << bn << "x" << bk << ", warps " << wm << "x" << wn << ", stages "
              << stages
-             << " (warp tiles must be multiples of 16x16, block_k of 16, and each panel a "
-                "multiple of 16 bytes per thread)";
-    int64_t sharedBytes = stages * (bm * bk + bk * bn) * elemBytes;
+             << " (need >= 2 stages, <= 1024 threads, warp tiles multiples of 16x16, block_k "
+                "a multiple of 16, and each panel a multiple of 16 bytes per thread)";
+    int64_t sharedBytes = stages * (bm * bk + products * bk * bn) * elemBytes;
+    if (sharedBytes > kMaxSharedBytes)
+      return fn.emitOpError("bad GEMM schedule: ")
+             << stages << " stages of " << bm << "x" << bk << " and " << products << " x " << bk
+             << "x" << bn << " panels need " << sharedBytes
+             << " bytes of shared memory, more than the " << kMaxSharedBytes
+             << " a CTA may have";
     int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
     Builder b(fn.getContext());
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };

@@ -187,6 +187,23 @@ TEST(GemmEpilogue, BatchedLhsRowsFlattened) {
   expectGraphMatches(g, 1e-2);
 }
 
+// SwiGLU: two products of one lhs in one kernel (the lhs panel loaded once),
+// on the wgmma path (K-major), the mma.sync path ([K, N] weights) and the
+// decode schedule.
+TEST(GemmEpilogue, SwiGluTwoProductsOneKernel) {
+  for (auto [rows, kMajor] : std::vector<std::pair<int64_t, bool>>{
+           {200, true}, {130, false}, {16, true}}) {
+    SCOPED_TRACE("rows " + std::to_string(rows) + (kMajor ? " K-major" : " [K, N]"));
+    Graph g("swiglu");
+    Tensor x = g.input("x", {rows, 256}, DType::BF16);
+    Shape w = kMajor ? Shape{336, 256} : Shape{256, 336};
+    Tensor wg = g.input("w_gate", w, DType::BF16);
+    Tensor wu = g.input("w_up", w, DType::BF16);
+    g.output(silu(matmul(x, wg, false, kMajor)) * matmul(x, wu, false, kMajor));
+    expectGraphMatches(g, 1e-2, 1);
+  }
+}
+
 // A reduction consumer is not an epilogue: the softmax gets its own kernel.
 TEST(GemmEpilogue, SoftmaxAfterMatmulIsASecondKernel) {
   Graph g("mm_softmax");
