@@ -10,7 +10,8 @@ namespace tilec {
 
 std::string graphFingerprint(const Graph &graph, const CompileOptions &options) {
   std::ostringstream os;
-  os << options.target << (options.roundEveryOp ? "|round|" : "|") << options.scheduleOptions
+  os << options.target << (options.roundEveryOp ? "|round|" : "|")
+     << (options.fastMath ? "fast|" : "precise|") << options.scheduleOptions
      << '|' << graph.name() << '|';
   for (const Node &n : graph.nodes()) {
     os << static_cast<int>(n.kind) << ':' << dtypeName(n.dtype) << shapeString(n.shape);

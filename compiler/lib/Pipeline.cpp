@@ -140,7 +140,8 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
     return "cse,tilec-fuse";
   case Stage::Tile:
     return std::string("tilec-lower-fusion-to-tile") +
-           (options.roundEveryOp ? "{round-every-op=true}" : "") +
+           "{round-every-op=" + (options.roundEveryOp ? "true" : "false") +
+           " fast-math=" + (options.fastMath ? "true" : "false") + "}" +
            ",canonicalize,cse,tilec-schedule-row-kernels{target=" + options.target +
            (options.scheduleOptions.empty() ? "" : " " + options.scheduleOptions) + "}";
   case Stage::Gpu:

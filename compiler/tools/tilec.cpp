@@ -35,6 +35,8 @@ options:
   --round-every-op       round f16/bf16 results after every op (eager PyTorch
                          semantics); default: keep them in f32 inside a kernel
                          and round at stores and explicit casts
+  --precise-math         libdevice's correctly rounded exp, log, tanh and
+                         division instead of the approximate instructions
   --schedule="OPTS"      options of tilec-schedule-row-kernels, e.g.
                          "max-chunks-per-thread=4" (experiments)
   --mlir-print-ir-after-all  print the IR after every pass to stderr
@@ -74,6 +76,8 @@ int main(int argc, char **argv) {
       explain = true;
     else if (arg == "--round-every-op")
       options.roundEveryOp = true;
+    else if (arg == "--precise-math")
+      options.fastMath = false;
     else if (arg == "--mlir-print-ir-after-all")
       options.printIRAfterAll = true;
     else if (arg == "-o") {

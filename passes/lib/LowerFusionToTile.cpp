@@ -497,6 +497,12 @@ struct LowerFusionToTilePass
         }
         if (failed(kernel))
           return signalPassFailure();
+        if (fastMath)
+          kernel->walk([](Operation *op) {
+            if (isa<math::ExpOp, math::LogOp, math::TanhOp, arith::DivFOp>(op))
+              op->setAttr("fastmath", arith::FastMathFlagsAttr::get(op->getContext(),
+                                                                    arith::FastMathFlags::afn));
+          });
         symbols.insert(*kernel);
         OpBuilder hb(fusion);
         auto launch = hb.create<tile::LaunchOp>(

@@ -145,6 +145,10 @@ int main(int argc, char **argv) {
       options.roundEveryOp = true;
       continue;
     }
+    if (a == "--precise-math") {
+      options.fastMath = false;
+      continue;
+    }
     if (!value("--ops", ops) && !value("--dtypes", dtypes) && !value("--shapes", shapes) &&
         !value("--csv", csv) && !value("--schedule", options.scheduleOptions) &&
         !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv))

@@ -34,6 +34,10 @@ struct CompileOptions {
   /// where they are stored or explicitly cast (XLA's and TorchInductor's
   /// default "excess precision").
   bool roundEveryOp = false;
+  /// Approximate exp, log, tanh and f32 division (the hardware's ex2.approx,
+  /// lg2.approx, tanh.approx, div.approx: a few ulp, as Triton's tl.exp and
+  /// fast-math CUDA). Off: libdevice's correctly rounded versions.
+  bool fastMath = true;
   /// Options of the scheduling pass, space separated, as tilec-opt takes
   /// them: e.g. "max-chunks-per-thread=4 max-threads-per-block=1024".
   /// Empty: the scheduler's defaults.

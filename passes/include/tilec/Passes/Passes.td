@@ -30,6 +30,9 @@ def LowerFusionToTile : Pass<"tilec-lower-fusion-to-tile", "mlir::ModuleOp"> {
     Option<"roundEveryOp", "round-every-op", "bool", "false",
            "Round 16-bit results to their dtype after every op (eager semantics) "
            "instead of only at stores and explicit casts">,
+    Option<"fastMath", "fast-math", "bool", "false",
+           "Mark exp, log, tanh and divisions `afn`: they lower to the approximate "
+           "hardware instructions (ex2/lg2/tanh/div.approx) instead of libdevice">,
   ];
   let dependentDialects = ["tilec::tile::TileDialect", "mlir::func::FuncDialect",
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect",
