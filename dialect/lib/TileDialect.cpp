@@ -92,10 +92,12 @@ LogicalResult MatmulOp::verify() {
     return emitOpError("operands must be 2-D memrefs, got ") << lhs << " and " << rhs;
   if (lhs.getElementType() != rhs.getElementType())
     return emitOpError("operands must have one element type, got ") << lhs << " and " << rhs;
-  if (getTransposeA() && lhs.isDynamicDim(1))
+  if (getTransposeA() && !lhs.hasStaticShape())
     return emitOpError("a transposed lhs must have static dims, got ") << lhs;
   if (rhs.hasStaticShape() == false)
     return emitOpError("rhs must have static dims, got ") << rhs;
+  if (!getTransposeA() && lhs.isDynamicDim(1))
+    return emitOpError("lhs rows must have a static length (K), got ") << lhs;
   int64_t kA = getTransposeA() ? lhs.getDimSize(0) : lhs.getDimSize(1);
   int64_t kB = getTransposeB() ? rhs.getDimSize(1) : rhs.getDimSize(0);
   int64_t n = getTransposeB() ? rhs.getDimSize(0) : rhs.getDimSize(1);

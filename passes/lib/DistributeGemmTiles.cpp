@@ -45,6 +45,7 @@ struct GemmSchedule {
   int64_t blockM = 128, blockN = 128, blockK = 32, warpsM = 2, warpsN = 2, stages = 4,
           groupM = 8;
   bool wgmma = false; // Hopper warpgroup MMA (sm_90a): 4 warps per 64 rows
+  int64_t mmaPending = 1; // wgmma: k steps of MMAs left running at a step's end
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   int64_t threads() const { return warpsM * warpsN * kWarpSize; }
@@ -61,11 +62,14 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   GemmSchedule s{get("block_m"), get("block_n"), get("block_k"), get("warps_m"),
                  get("warps_n"), get("stages"), get("group_m")};
   s.wgmma = get("wgmma") != 0;
+  if (dict.get("mma_pending"))
+    s.mmaPending = get("mma_pending");
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
             s.stages >= 2 && s.groupM >= 1 && s.blockM % s.warpsM == 0 &&
             s.blockN % s.warpsN == 0 && s.warpM() % 16 == 0 && s.warpN() % 16 == 0 &&
             s.blockK % 16 == 0 && s.threads() <= 1024 &&
             (!s.wgmma || (s.warpsN == 1 && s.warpM() == 16 && s.blockM % 64 == 0 &&
+                          (s.mmaPending == 0 || s.mmaPending == 1) &&
                           s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
                           s.stages >= 3));
   if (!ok)
@@ -334,7 +338,9 @@ private:
 
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
     Value token;
-    int64_t ahead = s.stages - 2; // k-steps in flight ahead of the one computed
+    // k steps copied ahead of the one computed: a stage is refilled once the
+    // MMAs that read it are done, mma_pending + 1 steps after its use.
+    int64_t ahead = s.stages - 1 - s.mmaPending;
     for (int64_t st = 0; st < ahead; ++st) {
       if (st < kTiles)
         issueLoads(b, tid, m.c(st), m.c(st));
@@ -386,7 +392,7 @@ private:
       results.push_back(a);
       }
       lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
-      lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(1));
+      lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(s.mmaPending));
       results.push_back(newToken);
       lb.create<scf::YieldOp>(loc, results);
     }

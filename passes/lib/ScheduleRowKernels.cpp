@@ -25,9 +25,15 @@ namespace {
 // Vectors each thread keeps in flight: enough independent 16-byte loads to
 // cover memory latency without crowding registers.
 constexpr int64_t kTargetChunksPerThread = 4;
-// Shared memory a CTA may opt in to on sm_90 (227 KB); sm_80 has 163 KB,
-// which the default GEMM schedules for sm_80 stay under.
-constexpr int64_t kMaxSharedBytes = 232448;
+/// Shared memory a CTA may opt in to: 227 KB on sm_90, 163 KB on sm_80,
+/// 99 KB on sm_86 and sm_89.
+int64_t maxSharedBytes(llvm::StringRef target) {
+  if (target.starts_with("sm_90"))
+    return 232448;
+  if (target == "sm_80")
+    return 166912;
+  return 101376;
+}
 
 struct ScheduleRowKernelsPass
     : tilec::impl::ScheduleRowKernelsBase<ScheduleRowKernelsPass> {
@@ -95,24 +101,28 @@ struct ScheduleRowKernelsPass
       int64_t bm = gemmBlockM ? gemmBlockM : 128;
       int64_t bn = gemmBlockN ? gemmBlockN : (products > 1 ? 128 : 256);
       int64_t stages = gemmStages ? gemmStages : 4;
-      if (bm % 64 != 0 || bn % 16 != 0 || bn > 256 || stages < 3 || (gemmBlockK && gemmBlockK != 64))
+      if (bm % 64 != 0 || bn % 16 != 0 || bn > 256 || stages < 3 ||
+          (gemmBlockK && gemmBlockK != 64) || (gemmMmaPending != 0 && gemmMmaPending != 1))
         return fn.emitOpError("bad wgmma GEMM schedule: block ")
-               << bm << "x" << bn << ", stages " << stages
+               << bm << "x" << bn << "x" << (gemmBlockK ? gemmBlockK : 64) << ", stages "
+               << stages
                << " (block_m a multiple of 64, block_n a multiple of 16 up to 256, block_k 64, "
-                  ">= 3 stages)";
+                  ">= 3 stages, gemm-mma-pending 0 or 1)";
       int64_t threads = bm / 64 * 128;
       int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024;
+      int64_t kMaxSharedBytes = maxSharedBytes(target);
       if (sharedBytes > kMaxSharedBytes)
         return fn.emitOpError("bad wgmma GEMM schedule: ")
                << stages << " stages of " << bm << " + " << products << " x " << bn
                << " rows need " << sharedBytes << " bytes of shared memory, more than the "
-               << kMaxSharedBytes << " a CTA may have";
+               << kMaxSharedBytes << " a CTA may have on " << target;
       int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
       Builder b(fn.getContext());
       auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
       fn->setAttr("tile.schedule",
                   b.getDictionaryAttr({
                       b.getNamedAttr("wgmma", i64(1)),
+                      b.getNamedAttr("mma_pending", i64(gemmMmaPending)),
                       b.getNamedAttr("block_m", i64(bm)),
                       b.getNamedAttr("block_n", i64(bn)),
                       b.getNamedAttr("block_k", i64(64)),
@@ -160,13 +170,22 @@ struct ScheduleRowKernelsPass
              << stages
              << " (need >= 2 stages, <= 1024 threads, warp tiles multiples of 16x16, block_k "
                 "a multiple of 16, and each panel a multiple of 16 bytes per thread)";
-    int64_t sharedBytes = stages * (bm * bk + products * bk * bn) * elemBytes;
+    int64_t kMaxSharedBytes = maxSharedBytes(target);
+    auto bytesFor = [&] { return stages * (bm * bk + products * bk * bn) * elemBytes; };
+    // The chosen pipeline shrinks to the target's shared memory (fewer stages,
+    // then shorter k steps); explicit options are taken as given.
+    while (bytesFor() > kMaxSharedBytes && !gemmStages && stages > 2)
+      --stages;
+    while (bytesFor() > kMaxSharedBytes && !gemmBlockK && bk > 32 &&
+           (bm * bk / 2 / chunk) % threads == 0 && (bn * bk / 2 / chunk) % threads == 0)
+      bk /= 2;
+    int64_t sharedBytes = bytesFor();
     if (sharedBytes > kMaxSharedBytes)
       return fn.emitOpError("bad GEMM schedule: ")
              << stages << " stages of " << bm << "x" << bk << " and " << products << " x " << bk
              << "x" << bn << " panels need " << sharedBytes
              << " bytes of shared memory, more than the " << kMaxSharedBytes
-             << " a CTA may have";
+             << " a CTA may have on " << target;
     int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
     Builder b(fn.getContext());
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };

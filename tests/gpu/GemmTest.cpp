@@ -64,8 +64,9 @@ void expectGraphMatches(Graph &g, double tolerance, int kernels = 1) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   RunResult r = runOnGpu(g, ctx, seed);
   ASSERT_EQ(r.got.size(), g.outputs().size());
-  if (kernels >= 0)
+  if (kernels >= 0) {
     EXPECT_EQ(r.kernels, static_cast<size_t>(kernels));
+  }
   std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
   for (size_t i = 0; i < ref.size(); ++i) {
     EXPECT_LT(relativeError(r.got[i], ref[i]), tolerance) << "output " << i;

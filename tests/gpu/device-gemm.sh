@@ -33,6 +33,16 @@ if [ -n "${TILEC_GEMM_SCHEDULES:-}" ]; then
   done
 fi
 
+if [ "${TILEC_FASTMATH_AB:-0}" = 1 ]; then
+  # Fast math (default) against --precise-math, same run: the GEMM epilogue
+  # and the row ops with exp/division.
+  step "fast math A/B"
+  for flag in "" --precise-math; do
+    timeout 60 "$B/bin/tilec-bench" --ops= --gemm=8192x8192x8192,16384x14336x4096 --gemm-ops=matmul_bias_gelu $flag 2>&1 | tail -n +3 | sed "s/^/gemm${flag:- --fast-math}: /"
+    timeout 120 "$B/bin/tilec-bench" --ops=elementwise_chain,silu_mul,softmax,layer_norm --shapes=8192x4096,4096x8192,16384x4096 $flag 2>&1 | tail -n +3 | sed "s/^/rows${flag:- --fast-math}: /"
+  done 2>&1 | tee "$OUT/fastmath.txt"
+fi
+
 step "peers"
 timeout ${TILEC_PEERS_TIMEOUT:-240} python3 tests/gpu/peers_gemm.py --ops=matmul --shapes="$MM" --csv "$OUT/gemm_peers.csv" > "$OUT/gemm_peers.txt" 2>&1
 timeout 120 python3 tests/gpu/peers_gemm.py --ops=matmul_bias_gelu --shapes="$EPI" --csv /tmp/p2.csv >> "$OUT/gemm_peers.txt" 2>&1

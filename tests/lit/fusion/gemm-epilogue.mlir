@@ -4,8 +4,11 @@
 // elementwise math, casts, broadcasts, constants) into one graph.fusion whose
 // domain is the product's [rows..., N]. A matmul never absorbs its operands'
 // producers (no prologue: the GEMM reads its operands from memory), a fusion
-// holds at most one matmul, reductions after a matmul stay in a fusion of
-// their own, and batched products (3-D rhs) get a fusion without a domain.
+// holds one matmul, or two that read one lhs in one layout with equal result
+// types (SwiGLU's gate and up projections: one lhs panel for both), no
+// epilogue op reads a matmul operand (the GEMM reads it as panels, not rows),
+// reductions after a matmul stay in a fusion of their own, and batched
+// products (3-D rhs) get a fusion without a domain.
 
 // Linear + bias + GELU: one fusion of four ops, the matmul first.
 // hbm_bytes_saved: three 256x1024 bf16 intermediates (matmul, broadcast,
@@ -157,32 +160,191 @@ func.func @mlp_chain(%x: tensor<32x64xbf16>, %w1: tensor<64x128xbf16>, %w2: tens
 
 // -----
 
-// SwiGLU: silu(x @ wg) * (x @ wu). The mul reads both products, but no fusion
-// holds two matmuls: x @ wu is a fusion of its own, and silu and the mul
-// join x @ wg, reading the other product as an input.
+// SwiGLU: silu(x @ wg) * (x @ wu). Both products read x in one layout with
+// equal result types: one fusion of four ops, both matmuls first.
+// hbm_bytes_saved: three 16x512 bf16 intermediates (the two products and
+// the silu), each one write plus one read: 3 * 2 * 16384 = 98304, plus x read
+// once instead of twice: 8192; 106496 in all.
 // CHECK-LABEL: func.func @swiglu
 //  CHECK-SAME:   (%[[X:[^:]+]]: tensor<16x256xbf16>, %[[WG:[^:]+]]: tensor<512x256xbf16>, %[[WU:[^:]+]]: tensor<512x256xbf16>)
-//  CHECK-NEXT:   %[[U:.+]] = graph.fusion(%[[X]], %[[WU]] : tensor<16x256xbf16>, tensor<512x256xbf16>)
-//  CHECK-SAME:     attributes {domain = array<i64: 16, 512>, fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64}
-//  CHECK-NEXT:   ^bb0
-//  CHECK-NEXT:     %[[MU:.+]] = graph.matmul
-//  CHECK-NEXT:     graph.yield %[[MU]]
-//  CHECK-NEXT:   }
-//  CHECK-NEXT:   %[[Y:.+]] = graph.fusion(%[[X]], %[[WG]], %[[U]] : tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<16x512xbf16>)
-//  CHECK-SAME:     attributes {domain = array<i64: 16, 512>, fused_ops = 3 : i64, hbm_bytes_saved = 65536 : i64}
-//  CHECK-NEXT:   ^bb0(%[[BX:[^:]+]]: tensor<16x256xbf16>, %[[BWG:[^:]+]]: tensor<512x256xbf16>, %[[BU:[^:]+]]: tensor<16x512xbf16>):
+//  CHECK-NEXT:   %[[Y:.+]] = graph.fusion(%[[X]], %[[WG]], %[[WU]] : tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>)
+//  CHECK-SAME:     attributes {domain = array<i64: 16, 512>, fused_ops = 4 : i64, hbm_bytes_saved = 106496 : i64}
+//  CHECK-SAME:     -> tensor<16x512xbf16> {
+//  CHECK-NEXT:   ^bb0(%[[BX:[^:]+]]: tensor<16x256xbf16>, %[[BWG:[^:]+]]: tensor<512x256xbf16>, %[[BWU:[^:]+]]: tensor<512x256xbf16>):
 //  CHECK-NEXT:     %[[MG:.+]] = graph.matmul %[[BX]], %[[BWG]] {transpose_b = true}
+//  CHECK-NEXT:     %[[MU:.+]] = graph.matmul %[[BX]], %[[BWU]] {transpose_b = true}
 //  CHECK-NEXT:     %[[S:.+]] = graph.silu %[[MG]]
-//  CHECK-NEXT:     %[[P:.+]] = graph.mul %[[S]], %[[BU]]
-//  CHECK-NEXT:     graph.yield %[[P]]
+//  CHECK-NEXT:     %[[P:.+]] = graph.mul %[[S]], %[[MU]]
+//  CHECK-NEXT:     graph.yield %[[P]] : tensor<16x512xbf16>
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   return %[[Y]]
+//   CHECK-NOT:   graph.fusion
 func.func @swiglu(%x: tensor<16x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<16x512xbf16> {
   %g = graph.matmul %x, %wg {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
   %u = graph.matmul %x, %wu {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
   %s = graph.silu %g : (tensor<16x512xbf16>) -> tensor<16x512xbf16>
   %y = graph.mul %s, %u : (tensor<16x512xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
   return %y : tensor<16x512xbf16>
+}
+
+// -----
+
+// Two products of different lhs (x and z) do not share a kernel: the first
+// stays alone and the mul joins the second, reading the first as an input.
+// CHECK-LABEL: func.func @two_lhs
+//  CHECK-SAME:   (%[[X:[^:]+]]: tensor<16x256xbf16>, %[[Z:[^:]+]]: tensor<16x256xbf16>, %[[WG:[^:]+]]: tensor<512x256xbf16>, %[[WU:[^:]+]]: tensor<512x256xbf16>)
+//  CHECK-NEXT:   %[[G:.+]] = graph.fusion(%[[X]], %[[WG]] : tensor<16x256xbf16>, tensor<512x256xbf16>)
+//  CHECK-SAME:     attributes {domain = array<i64: 16, 512>, fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64}
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   %[[Y:.+]] = graph.fusion(%[[Z]], %[[WU]], %[[G]] : tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<16x512xbf16>)
+//  CHECK-SAME:     attributes {domain = array<i64: 16, 512>, fused_ops = 2 : i64
+//  CHECK-NEXT:   ^bb0(%[[BZ:[^:]+]]: tensor<16x256xbf16>, %[[BWU:[^:]+]]: tensor<512x256xbf16>, %[[BG:[^:]+]]: tensor<16x512xbf16>):
+//  CHECK-NEXT:     %[[MU:.+]] = graph.matmul %[[BZ]], %[[BWU]] {transpose_b = true}
+//  CHECK-NEXT:     %[[P:.+]] = graph.mul %[[BG]], %[[MU]]
+//  CHECK-NEXT:     graph.yield %[[P]]
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[Y]]
+func.func @two_lhs(%x: tensor<16x256xbf16>, %z: tensor<16x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<16x512xbf16> {
+  %g = graph.matmul %x, %wg {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %u = graph.matmul %z, %wu {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %y = graph.mul %g, %u : (tensor<16x512xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
+  return %y : tensor<16x512xbf16>
+}
+
+// -----
+
+// One lhs, but the rhs layouts differ ([N, K] and [K, N]): two fusions.
+// CHECK-LABEL: func.func @two_layouts
+//  CHECK-NEXT:   %[[G:.+]] = graph.fusion(%{{[^,]+}}, %{{[^ ]+}} : tensor<16x256xbf16>, tensor<512x256xbf16>)
+//  CHECK-SAME:     fused_ops = 1 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul %{{[^,]+}}, %{{[^ ]+}} {transpose_b = true}
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   graph.fusion(%{{[^,]+}}, %{{[^,]+}}, %[[G]] : tensor<16x256xbf16>, tensor<256x512xbf16>, tensor<16x512xbf16>)
+//  CHECK-SAME:     fused_ops = 2 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul %{{[^,]+}}, %{{[^ ]+}} : (tensor<16x256xbf16>, tensor<256x512xbf16>)
+//  CHECK-NEXT:     graph.mul
+//  CHECK-NEXT:     graph.yield
+func.func @two_layouts(%x: tensor<16x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<256x512xbf16>) -> tensor<16x512xbf16> {
+  %g = graph.matmul %x, %wg {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %u = graph.matmul %x, %wu : (tensor<16x256xbf16>, tensor<256x512xbf16>) -> tensor<16x512xbf16>
+  %y = graph.mul %g, %u : (tensor<16x512xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
+  return %y : tensor<16x512xbf16>
+}
+
+// -----
+
+// One lhs and layout, but an f32 and a bf16 product: two fusions (the cast
+// joins the bf16 product's).
+// CHECK-LABEL: func.func @two_result_types
+//  CHECK-NEXT:   %[[G:.+]] = graph.fusion
+//  CHECK-SAME:     fused_ops = 1 : i64
+//  CHECK-SAME:     -> tensor<16x512xf32>
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul {{.+}} -> tensor<16x512xf32>
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   graph.fusion({{.+}}, %[[G]] :
+//  CHECK-SAME:     fused_ops = 3 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul {{.+}} -> tensor<16x512xbf16>
+//  CHECK-NEXT:     graph.cast
+//  CHECK-NEXT:     graph.mul
+//  CHECK-NEXT:     graph.yield
+func.func @two_result_types(%x: tensor<16x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> tensor<16x512xf32> {
+  %g = graph.matmul %x, %wg {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xf32>
+  %u = graph.matmul %x, %wu {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %uc = graph.cast %u : (tensor<16x512xbf16>) -> tensor<16x512xf32>
+  %y = graph.mul %g, %uc : (tensor<16x512xf32>, tensor<16x512xf32>) -> tensor<16x512xf32>
+  return %y : tensor<16x512xf32>
+}
+
+// -----
+
+// At most two products a kernel: (x @ wa) * (x @ wb) + (x @ wc) fuses the
+// first two with the mul and the add; x @ wc is a fusion of its own.
+// CHECK-LABEL: func.func @three_products
+//  CHECK-SAME:   (%[[X:[^:]+]]: tensor<16x256xbf16>, %[[WA:[^:]+]]: tensor<512x256xbf16>, %[[WB:[^:]+]]: tensor<512x256xbf16>, %[[WC:[^:]+]]: tensor<512x256xbf16>)
+//  CHECK-NEXT:   %[[C:.+]] = graph.fusion(%[[X]], %[[WC]] : tensor<16x256xbf16>, tensor<512x256xbf16>)
+//  CHECK-SAME:     fused_ops = 1 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   %[[Y:.+]] = graph.fusion(%[[X]], %[[WA]], %[[WB]], %[[C]] : tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>, tensor<16x512xbf16>)
+//  CHECK-SAME:     fused_ops = 4 : i64
+//  CHECK-NEXT:   ^bb0(%[[BX:[^:]+]]: tensor<16x256xbf16>, %[[BWA:[^:]+]]: tensor<512x256xbf16>, %[[BWB:[^:]+]]: tensor<512x256xbf16>, %[[BC:[^:]+]]: tensor<16x512xbf16>):
+//  CHECK-NEXT:     %[[A:.+]] = graph.matmul %[[BX]], %[[BWA]]
+//  CHECK-NEXT:     %[[B:.+]] = graph.matmul %[[BX]], %[[BWB]]
+//  CHECK-NEXT:     %[[AB:.+]] = graph.mul %[[A]], %[[B]]
+//  CHECK-NEXT:     %[[S:.+]] = graph.add %[[AB]], %[[BC]]
+//  CHECK-NEXT:     graph.yield %[[S]]
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[Y]]
+func.func @three_products(%x: tensor<16x256xbf16>, %wa: tensor<512x256xbf16>, %wb: tensor<512x256xbf16>, %wc: tensor<512x256xbf16>) -> tensor<16x512xbf16> {
+  %a = graph.matmul %x, %wa {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %b = graph.matmul %x, %wb {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %c = graph.matmul %x, %wc {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+  %ab = graph.mul %a, %b : (tensor<16x512xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
+  %y = graph.add %ab, %c : (tensor<16x512xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
+  return %y : tensor<16x512xbf16>
+}
+
+// -----
+
+// x @ w + w (square w): the epilogue would read w as rows of [M, N] while the
+// GEMM reads it as panels: the add gets a fusion of its own.
+// CHECK-LABEL: func.func @reads_rhs
+//  CHECK-SAME:   (%[[X:[^:]+]]: tensor<64x64xbf16>, %[[W:[^:]+]]: tensor<64x64xbf16>)
+//  CHECK-NEXT:   %[[P:.+]] = graph.fusion(%[[X]], %[[W]] : tensor<64x64xbf16>, tensor<64x64xbf16>)
+//  CHECK-SAME:     fused_ops = 1 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   %[[S:.+]] = graph.fusion(%[[P]], %[[W]] : tensor<64x64xbf16>, tensor<64x64xbf16>)
+//  CHECK-SAME:     fused_ops = 1 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.add
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[S]]
+func.func @reads_rhs(%x: tensor<64x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  %0 = graph.matmul %x, %w : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  %1 = graph.add %0, %w : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  return %1 : tensor<64x64xbf16>
+}
+
+// -----
+
+// The same for the lhs, after an epilogue op that does fuse: tanh(x @ w)
+// is one GEMM fusion, the add of x another.
+// CHECK-LABEL: func.func @reads_lhs
+//  CHECK-SAME:   (%[[X:[^:]+]]: tensor<64x64xbf16>, %[[W:[^:]+]]: tensor<64x64xbf16>)
+//  CHECK-NEXT:   %[[T:.+]] = graph.fusion(%[[X]], %[[W]] : tensor<64x64xbf16>, tensor<64x64xbf16>)
+//  CHECK-SAME:     fused_ops = 2 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul
+//  CHECK-NEXT:     graph.tanh
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   %[[S:.+]] = graph.fusion(%[[T]], %[[X]] : tensor<64x64xbf16>, tensor<64x64xbf16>)
+//  CHECK-SAME:     fused_ops = 1 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.add
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[S]]
+func.func @reads_lhs(%x: tensor<64x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<64x64xbf16> {
+  %0 = graph.matmul %x, %w : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  %t = graph.tanh %0 : (tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  %1 = graph.add %t, %x : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
+  return %1 : tensor<64x64xbf16>
 }
 
 // -----

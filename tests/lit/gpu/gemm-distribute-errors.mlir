@@ -1,8 +1,9 @@
 // RUN: tilec-opt --split-input-file --verify-diagnostics --tilec-distribute-gemm-tiles %s
 
 // What tilec-distribute-gemm-tiles rejects: unscheduled or badly scheduled
-// GEMM kernels, kernels without exactly one tile.matmul, operand types
-// without a kernel, and epilogue ops that are not per-element.
+// GEMM kernels, kernels without a tile.matmul or with products that do not
+// share their lhs and layouts, operand types without a kernel, and epilogue
+// ops that are not per-element.
 
 // Distribution needs the GEMM schedule.
 // expected-error @+1 {{'func.func' op GEMM kernel is not scheduled (run tilec-schedule-row-kernels)}}
@@ -37,12 +38,40 @@ func.func @no_matmul(%x: memref<?x64xf32>, %y: memref<?x64xf32>) attributes {til
 
 // -----
 
-// expected-error @+1 {{'func.func' op GEMM kernels with more than one tile.matmul are not supported yet}}
-func.func @two_matmuls(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+// Several products in one kernel (SwiGLU's gate and up projections) share
+// the A panel: they must read one lhs, in one layout, with rhs of one type.
+// The second product is the one reported.
+func.func @two_layouts(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 6144 : i64}} {
   %r = tile.row_id
   %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  // expected-error @+1 {{'tile.matmul' op products of one GEMM kernel must share their lhs and layouts}}
   %q = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
   %s = arith.addf %p, %q : tensor<64xf32>
+  tile.store %s, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @two_lhs(%x: memref<?x64xbf16>, %z: memref<?x64xbf16>, %w: memref<64x64xbf16>, %v: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 6144 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  // expected-error @+1 {{'tile.matmul' op products of one GEMM kernel must share their lhs and layouts}}
+  %q = tile.matmul %z, %v[%r] {transpose_b = true} : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  %s = arith.mulf %p, %q : tensor<64xf32>
+  tile.store %s, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// One lhs and layout, but the rhs types differ (the second one strided).
+func.func @two_rhs_types(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %v: memref<64x64xbf16, strided<[128, 1]>>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 6144 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  // expected-error @+1 {{'tile.matmul' op products of one GEMM kernel must share their lhs and layouts}}
+  %q = tile.matmul %x, %v[%r] : memref<?x64xbf16>, memref<64x64xbf16, strided<[128, 1]>> -> tensor<64xf32>
+  %s = arith.mulf %p, %q : tensor<64xf32>
   tile.store %s, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
   return
 }
@@ -113,5 +142,27 @@ func.func @select_cols(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref
   // expected-error @+1 {{'tile.select_cols' op is not supported in a GEMM epilogue}}
   %s = tile.select_cols %p, %n {split = 32 : i64} : tensor<64xf32>
   tile.store %s, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// A wgmma schedule needs K-major 16-bit operands: rhs [K, N] is not.
+func.func @wgmma_kn(%x: memref<?x64xbf16>, %w: memref<64x256xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 256>, tile.schedule = {wgmma = 1 : i64, block_m = 128 : i64, block_n = 256 : i64, block_k = 64 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 8 : i64, grid = 1 : i64, threads = 256 : i64, shared_bytes = 197632 : i64}} {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op the wgmma schedule needs 16-bit operands stored K-major (lhs [M, K], rhs [N, K])}}
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x256xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// A hand-written wgmma schedule is checked too: block_k must be 64.
+// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 32 : i64, block_m = 128 : i64, block_n = 256 : i64, group_m = 8 : i64, stages = 4 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64} (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, block_k 64, block_n <= 256, >= 3 stages)}}
+func.func @wgmma_block_k(%x: memref<?x64xbf16>, %w: memref<256x64xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 256>, tile.schedule = {wgmma = 1 : i64, block_m = 128 : i64, block_n = 256 : i64, block_k = 32 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 8 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<256x64xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
   return
 }

@@ -13,7 +13,7 @@
 // CHECK-COUNT-8:   nvvm.mma.sync A[{{.+}}]  B[{{.+}}]  C[{{.+}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT:       nvvm.mma.sync
 // CHECK:         arith.truncf %{{.+}} : vector<2xf32> to vector<2xf16>
-// CHECK:         vector.store %{{.+}}, %arg2[{{.+}}] : memref<?x64xf16>, vector<2xf16>
+// CHECK:         vector.store %{{.+}}, %arg2[{{.+}}] {alignment = 4 : i64} : memref<?x64xf16>, vector<2xf16>
 func.func @f16(%x: memref<?x64xf16>, %w: memref<64x64xf16>, %y: memref<?x64xf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 2 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
   %r = tile.row_id
   %p = tile.matmul %x, %w[%r] : memref<?x64xf16>, memref<64x64xf16> -> tensor<64xf32>

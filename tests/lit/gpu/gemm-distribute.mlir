@@ -8,7 +8,11 @@
 // read fragments with ldmatrix (.trans where the panel is k-major for A or
 // k-major for B) and issue mma.sync m16n8k16 into f32 accumulators; the row
 // program is re-emitted on each pair of accumulator columns, its stores
-// masked with scf.if. Schedules here are small (32 x 32 tiles, one warp):
+// masked with scf.if; loads and stores of whole pairs say their alignment
+// (4 bytes for 16-bit pairs, 8 for f32). Shared rows are XOR-swizzled by
+// 16-byte chunk when their chunk count is a power of two. A kernel may hold
+// several products of one lhs (SwiGLU): one A panel, a B panel and a set of
+// accumulators each. Schedules here are small (32 x 32 tiles, one warp):
 // warp tile 32 x 32 = mi 2 x ni 4 mma tiles, block_k 16 = one k step.
 
 // bf16, rhs [N, K] (transpose_b), a bias, 40 rows (the last CTA row is
@@ -50,14 +54,15 @@
 // CHECK:             scf.yield
 // CHECK-NEXT:      }
 // Epilogue, first pair: row m0 + lane / 4, columns n0 + 2 * (lane % 4) + {0, 1};
-// the bias pair is loaded (clamped to N - 2), the sum rounded to bf16 and
-// stored where the row is below 40 and the column below 64.
+// the bias pair is loaded (clamped to N - 2; an even column, so 4-byte
+// aligned), the sum rounded to bf16 and stored where the row is below 40 and
+// the column below 64.
 // CHECK:           %[[PAIR:.+]] = vector.shuffle %[[ACC]]#0, %[[ACC]]#0 [0, 1] : vector<4xf32>, vector<4xf32>
 // CHECK-NEXT:      %[[C40:.+]] = arith.constant 40 : index
 // CHECK-NEXT:      %[[ROWOK:.+]] = arith.cmpi ult, %[[ROW:.+]], %[[C40]] : index
 // CHECK:           %[[C62:.+]] = arith.constant 62 : index
 // CHECK-NEXT:      %[[BCOL:.+]] = arith.minui %[[COL:.+]], %[[C62]] : index
-// CHECK-NEXT:      %[[BV:.+]] = vector.load %[[B]][%[[BCOL]]] : memref<64xbf16>, vector<2xbf16>
+// CHECK-NEXT:      %[[BV:.+]] = vector.load %[[B]][%[[BCOL]]] {alignment = 4 : i64} : memref<64xbf16>, vector<2xbf16>
 // CHECK-NEXT:      %[[BF:.+]] = arith.extf %[[BV]] : vector<2xbf16> to vector<2xf32>
 // CHECK-NEXT:      %[[SUM:.+]] = arith.addf %[[PAIR]], %[[BF]] : vector<2xf32>
 // CHECK-NEXT:      %[[OUT:.+]] = arith.truncf %[[SUM]] : vector<2xf32> to vector<2xbf16>
@@ -65,12 +70,12 @@
 // CHECK-NEXT:      %[[COLOK:.+]] = arith.cmpi ult, %[[COL]], %[[C64]] : index
 // CHECK-NEXT:      %[[OK:.+]] = arith.andi %[[ROWOK]], %[[COLOK]] : i1
 // CHECK-NEXT:      scf.if %[[OK]] {
-// CHECK-NEXT:        vector.store %[[OUT]], %[[Y]][%[[ROW]], %[[COL]]] : memref<?x64xbf16>, vector<2xbf16>
+// CHECK-NEXT:        vector.store %[[OUT]], %[[Y]][%[[ROW]], %[[COL]]] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
 // CHECK-NEXT:      }
 // The bias depends on the column only: one load per column pair j (4), reused
 // by the other rows; 2 * 2 * 4 = 16 stores in all.
-// CHECK-COUNT-3:   vector.load %[[B]]
-// CHECK-COUNT-13:  vector.store %{{.+}}, %[[Y]]
+// CHECK-COUNT-3:   vector.load %[[B]][{{.+}}] {alignment = 4 : i64}
+// CHECK-COUNT-13:  vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64}
 // CHECK-NOT:       vector.load
 // CHECK-NOT:       vector.store
 // CHECK:           gpu.return
@@ -106,7 +111,7 @@ func.func @bias_tb(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %b: memref<64x
 // CHECK:         %[[PAIR:.+]] = vector.shuffle
 // CHECK-NOT:     arith.truncf
 // CHECK:         scf.if
-// CHECK-NEXT:      vector.store %[[PAIR]], %[[Y]][{{.+}}] : memref<?x64xf32>, vector<2xf32>
+// CHECK-NEXT:      vector.store %[[PAIR]], %[[Y]][{{.+}}] {alignment = 8 : i64} : memref<?x64xf32>, vector<2xf32>
 // CHECK:         gpu.return
 func.func @kn_rhs(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.max_registers = 96 : i64, tile.domain = array<i64: 64, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 3 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 6144 : i64}} {
   %r = tile.row_id
@@ -199,7 +204,7 @@ func.func @k_odd(%x: memref<?x36xbf16>, %w: memref<64x36xbf16>, %y: memref<?x64x
 // CHECK:           scf.yield
 // CHECK:         math.exp %{{.+}} : vector<2xf32>
 // CHECK:         scf.if
-// CHECK-NEXT:      vector.store %{{.+}}, %arg2[{{.+}}] : memref<?x32xf32>, vector<2xf32>
+// CHECK-NEXT:      vector.store %{{.+}}, %arg2[{{.+}}] {alignment = 8 : i64} : memref<?x32xf32>, vector<2xf32>
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         gpu.return
 func.func @f32(%x: memref<?x32xf32>, %w: memref<32x32xf32>, %y: memref<?x32xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 32>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 3 : i64, group_m = 8 : i64, grid = 1 : i64, threads = 32 : i64, shared_bytes = 12288 : i64}} {
@@ -250,6 +255,124 @@ func.func @odd_n(%x: memref<?x32xbf16>, %w: memref<32x33xbf16>, %s: memref<?x1xf
   %st = tile.splat %sv : f32 -> tensor<33xf32>
   %m = arith.mulf %p, %st : tensor<33xf32>
   tile.store %m, %y[%r] : tensor<33xf32> -> memref<?x33xf32>
+  return
+}
+
+// -----
+
+// block_k 48: A panel rows of 48 bf16 are 6 16-byte chunks, not a power of
+// two, so XOR-ing the chunk index with the row bits could leave the row:
+// the A panel is not swizzled (copies and ldmatrix use the chunk as is).
+// The B panel [48 k][32 n] has 4 chunks a row and stays swizzled.
+// CHECK-LABEL: gpu.func @chunks_not_pow2
+// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x96xbf16>, %[[W:[^:]+]]: memref<96x64xbf16>, %{{[^:]+}}: memref<?x64xf32>) kernel
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x48xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x48x32xbf16, #gpu.address_space<workgroup>>
+// CHECK-NOT:     arith.xori
+// CHECK:         %[[CH:.+]] = arith.remui %{{.+}}, %c6{{(_[0-9]+)?}} : index
+// CHECK-NOT:     arith.xori
+// CHECK:         arith.muli %[[CH]]
+// CHECK-NOT:     arith.xori
+// CHECK:         %[[DST:.+]] = arith.muli %[[CH]], %{{.+}} : index
+// CHECK-NOT:     arith.xori
+// CHECK:         nvgpu.device_async_copy %[[X]][{{.+}}], %[[PA]][%{{.+}}, %{{.+}}, %[[DST]]]
+// CHECK-NOT:     arith.xori
+// CHECK-COUNT-5: nvgpu.device_async_copy %[[X]]
+// CHECK-NOT:     nvgpu.device_async_copy %[[X]]
+// CHECK:         %[[BCH:.+]] = arith.xori
+// CHECK:         %[[BDST:.+]] = arith.muli %[[BCH]], %{{.+}} : index
+// CHECK:         nvgpu.device_async_copy %[[W]][{{.+}}], %[[PB]][%{{.+}}, %{{.+}}, %[[BDST]]]
+// CHECK:         scf.for
+// CHECK:           nvgpu.device_async_create_group
+// CHECK-NOT:       arith.xori
+// CHECK-COUNT-2:   nvgpu.ldmatrix %[[PA]]
+// CHECK:           arith.xori
+// CHECK:           nvgpu.ldmatrix %[[PB]]
+func.func @chunks_not_pow2(%x: memref<?x96xbf16>, %w: memref<96x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 48 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 2 : i64, threads = 32 : i64, shared_bytes = 12288 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x96xbf16>, memref<96x64xbf16> -> tensor<64xf32>
+  tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// SwiGLU: two products of one lhs (x @ wg, x @ wu, both [N, K]). The A panel
+// is loaded once; each product gets its own B panel, at consecutive offsets
+// of the dynamic shared memory (3 stages: A at 0, the gate's B at
+// 3 * 32 * 16 * 2 = 3072, the up projection's at 6144), and its own mi * ni
+// = 8 accumulators: the gate's are loop results 0-7, the up projection's
+// 8-15. The epilogue reads both products' pairs.
+// CHECK-LABEL: gpu.func @swiglu
+// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x64xbf16>, %[[WG:[^:]+]]: memref<64x64xbf16>, %[[WU:[^:]+]]: memref<64x64xbf16>, %[[Y:[^:]+]]: memref<?x64xbf16>) kernel
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PG:.+]] = memref.view %{{.+}}[%c3072][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PU:.+]] = memref.view %{{.+}}[%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
+// Prologue: 2 k-steps, each 2 copies into every panel.
+// CHECK-COUNT-2: nvgpu.device_async_copy %[[X]][{{.+}}], %[[PA]][{{.+}}], 8, %{{.+}} {bypassL1}
+// CHECK-COUNT-2: nvgpu.device_async_copy %[[WG]][{{.+}}], %[[PG]][{{.+}}], 8, %{{.+}} {bypassL1}
+// CHECK-COUNT-2: nvgpu.device_async_copy %[[WU]][{{.+}}], %[[PU]][{{.+}}], 8, %{{.+}} {bypassL1}
+// CHECK-NEXT:    nvgpu.device_async_create_group
+// CHECK-COUNT-6: nvgpu.device_async_copy
+// CHECK-NEXT:    nvgpu.device_async_create_group
+// CHECK-NOT:     nvgpu.device_async_copy
+// CHECK:         %[[ACC:.+]]:17 = scf.for %{{.+}} iter_args(%[[G0:arg[0-9]+]] = %{{[^,]+}}, {{(([^,]+, ){7})}}%[[U0:arg[0-9]+]] = %{{[^,]+}}, {{.+}}) -> ({{((vector<4xf32>, ){16})}}!nvgpu.device.async.token) {
+// CHECK:           scf.if
+// CHECK-COUNT-2:     nvgpu.device_async_copy %[[X]][{{.+}}], %[[PA]]
+// CHECK-COUNT-2:     nvgpu.device_async_copy %[[WG]][{{.+}}], %[[PG]]
+// CHECK-COUNT-2:     nvgpu.device_async_copy %[[WU]][{{.+}}], %[[PU]][{{.+}}], 8, %{{.+}} {bypassL1}
+// CHECK-NEXT:      }
+// The gate: its B fragments from its panel, the first mma into accumulator 0.
+// CHECK-COUNT-2:   nvgpu.ldmatrix %[[PA]]
+// CHECK:           %[[FG:.+]] = nvgpu.ldmatrix %[[PG]][{{.+}}] {numTiles = 4 : i32, transpose = false}
+// CHECK-NEXT:      %[[EG:.+]] = vector.extract %[[FG]][0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK-NEXT:      %[[IG:.+]] = vector.bitcast %[[EG]] : vector<2xbf16> to vector<1xi32>
+// CHECK-NEXT:      %[[BG:.+]] = vector.extract %[[IG]][0] : i32 from vector<1xi32>
+// CHECK:           nvgpu.ldmatrix %[[PG]]
+// CHECK-NOT:       nvgpu.ldmatrix
+// CHECK:           %[[CG:.+]] = vector.extract %[[G0]][0] : f32 from vector<4xf32>
+// CHECK:           nvvm.mma.sync A[{{.+}}]  B[%[[BG]], %{{.+}}]  C[%[[CG]], %{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK-COUNT-7:   nvvm.mma.sync
+// CHECK-NOT:       nvvm.mma.sync
+// The up projection: A again (the same panel), B from its own panel, the first
+// mma into accumulator 8.
+// CHECK-COUNT-2:   nvgpu.ldmatrix %[[PA]]
+// CHECK:           %[[FU:.+]] = nvgpu.ldmatrix %[[PU]][{{.+}}] {numTiles = 4 : i32, transpose = false}
+// CHECK-NEXT:      %[[EU:.+]] = vector.extract %[[FU]][0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK-NEXT:      %[[IU:.+]] = vector.bitcast %[[EU]] : vector<2xbf16> to vector<1xi32>
+// CHECK-NEXT:      %[[BU:.+]] = vector.extract %[[IU]][0] : i32 from vector<1xi32>
+// CHECK:           nvgpu.ldmatrix %[[PU]]
+// CHECK-NOT:       nvgpu.ldmatrix
+// CHECK:           %[[CU:.+]] = vector.extract %[[U0]][0] : f32 from vector<4xf32>
+// CHECK:           nvvm.mma.sync A[{{.+}}]  B[%[[BU]], %{{.+}}]  C[%[[CU]], %{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK-COUNT-7:   nvvm.mma.sync
+// CHECK-NOT:       nvvm.mma.sync
+// CHECK:           scf.yield
+// CHECK-NEXT:    }
+// First pair: silu-like exp(-g) * u on accumulators 0 (gate) and 8 (up).
+// CHECK:         %[[GP:.+]] = vector.shuffle %[[ACC]]#0, %[[ACC]]#0 [0, 1] : vector<4xf32>, vector<4xf32>
+// CHECK-NEXT:    %[[UP:.+]] = vector.shuffle %[[ACC]]#8, %[[ACC]]#8 [0, 1] : vector<4xf32>, vector<4xf32>
+// CHECK:         %[[N:.+]] = arith.negf %[[GP]] : vector<2xf32>
+// CHECK-NEXT:    %[[E:.+]] = math.exp %[[N]] : vector<2xf32>
+// CHECK-NEXT:    %[[M:.+]] = arith.mulf %[[E]], %[[UP]] : vector<2xf32>
+// CHECK-NEXT:    %[[T:.+]] = arith.truncf %[[M]] : vector<2xf32> to vector<2xbf16>
+// CHECK:         scf.if
+// CHECK-NEXT:      vector.store %[[T]], %[[Y]][{{.+}}] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// Next pair of the same row: accumulators 1 and 9; 16 pairs, 16 stores.
+// CHECK:         vector.shuffle %[[ACC]]#1, %[[ACC]]#1 [0, 1]
+// CHECK-NEXT:    vector.shuffle %[[ACC]]#9, %[[ACC]]#9 [0, 1]
+// CHECK-COUNT-15: vector.store %{{.+}}, %[[Y]]
+// CHECK-NOT:     vector.store
+// CHECK:         gpu.return
+func.func @swiglu(%x: memref<?x64xbf16>, %wg: memref<64x64xbf16>, %wu: memref<64x64xbf16>, %y: memref<?x64xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 40, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 3 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 9216 : i64}} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] {transpose_b = true} : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  %u = tile.matmul %x, %wu[%r] {transpose_b = true} : memref<?x64xbf16>, memref<64x64xbf16> -> tensor<64xf32>
+  %n = arith.negf %g : tensor<64xf32>
+  %e = math.exp %n : tensor<64xf32>
+  %m = arith.mulf %e, %u : tensor<64xf32>
+  %t = arith.truncf %m : tensor<64xf32> to tensor<64xbf16>
+  tile.store %t, %y[%r] : tensor<64xbf16> -> memref<?x64xbf16>
   return
 }
 

@@ -196,6 +196,47 @@ func.func @row_scale(%arg0: tensor<100x128xbf16>, %arg1: tensor<128x33xbf16>, %a
 
 // -----
 
+// SwiGLU (tilec-fuse puts both products of one lhs in one fusion): one
+// GEMM kernel with two tile.matmul reading the same lhs argument, each with
+// its own rhs; the epilogue reads both products.
+// CHECK-LABEL: func.func @swiglu_kernel0
+//  CHECK-SAME:   (%[[X:[^:]+]]: memref<?x256xbf16>, %[[WG:[^:]+]]: memref<512x256xbf16>, %[[WU:[^:]+]]: memref<512x256xbf16>, %[[OUT:[^:]+]]: memref<?x512xbf16>)
+//  CHECK-SAME:   attributes {tile.domain = array<i64: 16, 512>, tile.gemm, tile.kernel
+//  CHECK-NEXT:   %[[ROW:.+]] = tile.row_id
+//  CHECK-NEXT:   %[[G:.+]] = tile.matmul %[[X]], %[[WG]][%[[ROW]]] {transpose_b = true} : memref<?x256xbf16>, memref<512x256xbf16> -> tensor<512xf32>
+//  CHECK-NEXT:   %[[U:.+]] = tile.matmul %[[X]], %[[WU]][%[[ROW]]] {transpose_b = true} : memref<?x256xbf16>, memref<512x256xbf16> -> tensor<512xf32>
+// silu(g) = g * (1 / (1 + exp(-g))), then times u.
+//  CHECK-NEXT:   %[[N:.+]] = arith.negf %[[G]] : tensor<512xf32>
+//  CHECK-NEXT:   math.exp %[[N]]
+//       CHECK:   %[[S:.+]] = arith.mulf %[[G]], %{{.+}} : tensor<512xf32>
+//  CHECK-NEXT:   %[[P:.+]] = arith.mulf %[[S]], %[[U]] : tensor<512xf32>
+//  CHECK-NEXT:   %[[T:.+]] = arith.truncf %[[P]] : tensor<512xf32> to tensor<512xbf16>
+//  CHECK-NEXT:   tile.store %[[T]], %[[OUT]][%[[ROW]]] : tensor<512xbf16> -> memref<?x512xbf16>
+//  CHECK-NEXT:   return
+//   CHECK-NOT:   tile.matmul
+// CHECK-LABEL: func.func @swiglu(
+//  CHECK-NEXT:   %[[L:.+]] = tile.launch @swiglu_kernel0(%{{.+}}, %{{.+}}, %{{.+}}) {fused_ops = 4 : i64, hbm_bytes_saved = 106496 : i64}
+//  CHECK-NEXT:   return %[[L]]
+// With round-every-op each bf16 product is rounded right after its matmul.
+// ROUND-LABEL: func.func @swiglu_kernel0
+//       ROUND:   %[[G:.+]] = tile.matmul %[[X:[^,]+]], %{{.+}} {transpose_b = true}
+//  ROUND-NEXT:   arith.truncf %[[G]] : tensor<512xf32> to tensor<512xbf16>
+//  ROUND-NEXT:   %[[U:.+]] = tile.matmul %[[X]], %{{.+}} {transpose_b = true}
+//  ROUND-NEXT:   arith.truncf %[[U]] : tensor<512xf32> to tensor<512xbf16>
+func.func @swiglu(%arg0: tensor<16x256xbf16>, %arg1: tensor<512x256xbf16>, %arg2: tensor<512x256xbf16>) -> tensor<16x512xbf16> {
+  %0 = graph.fusion(%arg0, %arg1, %arg2 : tensor<16x256xbf16>, tensor<512x256xbf16>, tensor<512x256xbf16>) attributes {domain = array<i64: 16, 512>, fused_ops = 4 : i64, hbm_bytes_saved = 106496 : i64} -> tensor<16x512xbf16> {
+  ^bb0(%arg3: tensor<16x256xbf16>, %arg4: tensor<512x256xbf16>, %arg5: tensor<512x256xbf16>):
+    %1 = graph.matmul %arg3, %arg4 {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+    %2 = graph.matmul %arg3, %arg5 {transpose_b = true} : (tensor<16x256xbf16>, tensor<512x256xbf16>) -> tensor<16x512xbf16>
+    %3 = graph.silu %1 : (tensor<16x512xbf16>) -> tensor<16x512xbf16>
+    %4 = graph.mul %3, %2 : (tensor<16x512xbf16>, tensor<16x512xbf16>) -> tensor<16x512xbf16>
+    graph.yield %4 : tensor<16x512xbf16>
+  }
+  return %0 : tensor<16x512xbf16>
+}
+
+// -----
+
 // A fusion without a matmul is not a GEMM kernel.
 // CHECK-LABEL: func.func @plain_kernel0
 //  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 64>, tile.kernel, tile.row_buffer = 0 : i64} {

@@ -1,29 +1,58 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-block-m=64 gemm-block-n=256 gemm-block-k=64 gemm-warps-m=2 gemm-warps-n=4 gemm-stages=3 max-registers=128" %s | FileCheck %s --check-prefix=OPTS
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 gemm-block-m=64 gemm-block-n=256 gemm-block-k=32 gemm-warps-m=2 gemm-warps-n=4 gemm-stages=3 max-registers=128" %s | FileCheck %s --check-prefix=OPTS
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-stages=2" %s | FileCheck %s --check-prefix=STAGES
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a" %s | FileCheck %s --check-prefix=WGMMA
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-wgmma=0" %s | FileCheck %s --check-prefix=NOWG
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-m=64 gemm-block-n=64 gemm-block-k=64 gemm-stages=3" %s | FileCheck %s --check-prefix=WGOPTS
 
 // GEMM kernels (tile.gemm) get a tensor-core schedule instead of a row
 // schedule (ScheduleRowKernels.cpp, scheduleGemm):
 //   16-bit operands: block 128 x 128 x 32, warps 2 x 2, 4 stages
 //   f32 operands (FMA): block_k 16, 3 stages, warps 2 x 4
-//   rows <= 64: block_m 64, warps 1 x 4; rows <= 32: block_m 32, warps 1 x 4
+//   rows <= 64: block_m 64, warps 1 x 4
+//   rows <= 32 (decode), 16-bit: block 32 x 64 x 128, warps 1 x 2, 4 stages
+//   rows <= 32 (decode), f32:    block 32 x 64 x 32,  warps 1 x 2, 4 stages
+//   two products of one lhs (SwiGLU), 16-bit, rows > 32: block_n 64
 //   each gemm-* option, when set, replaces its value
 //   threads      = warps_m * warps_n * 32
-//   shared_bytes = stages * (block_m + block_n) * block_k * element bytes
+//   shared_bytes = stages * (block_m + products * block_n) * block_k * element bytes
 //   grid         = ceil(rows / block_m) * ceil(N / block_n), group_m 8
+// With target=sm_90a, 16-bit K-major operands (lhs [M, K], rhs [N, K]) and
+// more than 64 rows take the wgmma schedule instead (unless gemm-wgmma=0):
+//   block 128 x 256 x 64 (block_n 128 for two products), 4 stages, one
+//   warpgroup (4 warps of 16 rows) per 64 rows: warps_m = block_m / 16,
+//   warps_n 1, threads = block_m / 64 * 128, wgmma = 1
+//   shared_bytes = stages * (block_m + products * block_n) * 64 * 2 + 1024
+//   (the 1024: room to align the panels to the 128-byte swizzle atom)
+// gemm-block-m, gemm-block-n and gemm-stages replace its values too
+// (gemm-block-k may only repeat its 64). WGOPTS sets them for every kernel.
 // OPTS sets every block, warp and stage option (the shape rules no longer
-// matter); STAGES sets only the pipeline depth.
+// matter; its tiles keep even two f32 products under the 232448 bytes of
+// shared memory a CTA may have); STAGES sets only the pipeline depth. The
+// default target (sm_80) and NOWG never use wgmma. The wgmma checks accept
+// an mma_pending = 1 entry (the default of a pipelining option in progress).
 
 // A large bf16 GEMM: the default. 4 * (128 + 128) * 32 * 2 = 65536 bytes,
 // 32 * 32 CTAs.
 // CHECK-LABEL: func.func @large_bf16
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 1024 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 //   CHECK-NOT:   tile.max_registers
-// 3 * (64 + 256) * 64 * 2 = 122880 bytes; 64 * 16 CTAs; 8 warps.
+// 3 * (64 + 256) * 32 * 2 = 61440 bytes; 64 * 16 CTAs; 8 warps.
 // OPTS-LABEL: func.func @large_bf16
-//  OPTS-SAME:   tile.max_registers = 128 : i64, tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 256 : i64, grid = 1024 : i64, group_m = 8 : i64, shared_bytes = 122880 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
+//  OPTS-SAME:   tile.max_registers = 128 : i64, tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 256 : i64, grid = 1024 : i64, group_m = 8 : i64, shared_bytes = 61440 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
 // STAGES-LABEL: func.func @large_bf16
 //  STAGES-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 1024 : i64, group_m = 8 : i64, shared_bytes = 32768 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// K-major bf16 on sm_90a: wgmma, two warpgroups of 64 rows (8 warps, 256
+// threads), 4 * (128 + 256) * 64 * 2 + 1024 = 197632 bytes, 32 * 16 CTAs.
+// WGMMA-LABEL: func.func @large_bf16
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 512 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+// gemm-wgmma=0: the mma.sync default, as for sm_80.
+// NOWG-LABEL: func.func @large_bf16
+//  NOWG-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 1024 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// One warpgroup of 64 rows (128 threads), 3 * (64 + 64) * 64 * 2 + 1024 =
+// 50176 bytes, 64 * 64 CTAs.
+// WGOPTS-LABEL: func.func @large_bf16
+//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 4096 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 50176 : i64, stages = 3 : i64, threads = 128 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 func.func @large_bf16(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 4096>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<4096x4096xbf16> -> tensor<4096xf32>
@@ -36,9 +65,11 @@ func.func @large_bf16(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: m
 
 // Rows flattened from a 3-D domain (4 * 32 = 128 rows): still the default
 // tile; f16 is scheduled like bf16. N = 1000: ceil(1000 / 128) = 8 column
-// blocks.
+// blocks. The rhs is [K, N] (not K-major): no wgmma on sm_90a either.
 // CHECK-LABEL: func.func @batched_rows_f16
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// WGMMA-LABEL: func.func @batched_rows_f16
+//  WGMMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 func.func @batched_rows_f16(%a: memref<?x256xf16>, %b: memref<256x1000xf16>, %c: memref<?x1000xf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4, 32, 1000>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] : memref<?x256xf16>, memref<256x1000xf16> -> tensor<1000xf32>
@@ -63,14 +94,49 @@ func.func @rows_64(%a: memref<?x128xbf16>, %b: memref<128x256xbf16>, %c: memref<
 
 // -----
 
-// Decode (8 rows <= 32): block_m 32, warps 1 x 4 (32 x 32 warp tiles).
-// 4 * (32 + 128) * 32 * 2 = 40960 bytes; 1 * 8 CTAs.
+// K-major with 64 rows: at the wgmma threshold (rows > 64), so mma.sync on
+// sm_90a too, with the 64-row tile.
+// CHECK-LABEL: func.func @kmajor_64
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 2 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+// WGMMA-LABEL: func.func @kmajor_64
+//  WGMMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 2 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+func.func @kmajor_64(%a: memref<?x128xbf16>, %b: memref<256x128xbf16>, %c: memref<?x256xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 256>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x128xbf16>, memref<256x128xbf16> -> tensor<256xf32>
+  %t = arith.truncf %p : tensor<256xf32> to tensor<256xbf16>
+  tile.store %t, %c[%r] : tensor<256xbf16> -> memref<?x256xbf16>
+  return
+}
+
+// -----
+
+// 65 rows (f16, K-major): wgmma on sm_90a, ceil(65 / 128) * ceil(300 / 256)
+// = 2 CTAs; on sm_80 (and with gemm-wgmma=0) the default tile (65 > 64
+// rows), 1 * 3 CTAs.
+// CHECK-LABEL: func.func @kmajor_65
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// WGMMA-LABEL: func.func @kmajor_65
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 2 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+// NOWG-LABEL: func.func @kmajor_65
+//  NOWG-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+func.func @kmajor_65(%a: memref<?x128xf16>, %b: memref<300x128xf16>, %c: memref<?x300xf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 65, 300>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x128xf16>, memref<300x128xf16> -> tensor<300xf32>
+  %t = arith.truncf %p : tensor<300xf32> to tensor<300xf16>
+  tile.store %t, %c[%r] : tensor<300xf16> -> memref<?x300xf16>
+  return
+}
+
+// -----
+
+// Decode (8 rows <= 32): block 32 x 64 x 128, warps 1 x 2 (32 x 32 warp
+// tiles), 4 stages. 4 * (32 + 64) * 128 * 2 = 98304 bytes; 1 * 16 CTAs.
 // CHECK-LABEL: func.func @decode
-//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 32 : i64, block_n = 128 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 40960 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 16 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
 // OPTS-LABEL: func.func @decode
-//  OPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 256 : i64, grid = 4 : i64, group_m = 8 : i64, shared_bytes = 122880 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
+//  OPTS-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 256 : i64, grid = 4 : i64, group_m = 8 : i64, shared_bytes = 61440 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
 // STAGES-LABEL: func.func @decode
-//  STAGES-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 32 : i64, block_n = 128 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 20480 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+//  STAGES-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 16 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 2 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
 func.func @decode(%a: memref<?x4096xbf16>, %b: memref<4096x1024xbf16>, %c: memref<?x1024xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 8, 1024>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] : memref<?x4096xbf16>, memref<4096x1024xbf16> -> tensor<1024xf32>
@@ -81,26 +147,58 @@ func.func @decode(%a: memref<?x4096xbf16>, %b: memref<4096x1024xbf16>, %c: memre
 
 // -----
 
+// 32 rows is still decode; 33 is not (the 64-row tile).
+// CHECK-LABEL: func.func @rows_32
+//  CHECK-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+func.func @rows_32(%a: memref<?x256xbf16>, %b: memref<512x256xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 512>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x256xbf16>, memref<512x256xbf16> -> tensor<512xf32>
+  %t = arith.truncf %p : tensor<512xf32> to tensor<512xbf16>
+  tile.store %t, %c[%r] : tensor<512xbf16> -> memref<?x512xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @rows_33
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+func.func @rows_33(%a: memref<?x256xbf16>, %b: memref<512x256xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 33, 512>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x256xbf16>, memref<512x256xbf16> -> tensor<512xf32>
+  %t = arith.truncf %p : tensor<512xf32> to tensor<512xbf16>
+  tile.store %t, %c[%r] : tensor<512xbf16> -> memref<?x512xbf16>
+  return
+}
+
+// -----
+
 // f32 operands (FMAs): block_k 16, 3 stages, warps 2 x 4 (64 x 32 warp
 // tiles). 3 * (128 + 128) * 16 * 4 = 49152 bytes; ceil(300 / 128) = 3 row
-// blocks * 8 column blocks.
+// blocks * 8 column blocks. K-major f32 stays on FMAs on sm_90a.
 // CHECK-LABEL: func.func @f32
 //  CHECK-SAME:   tile.schedule = {block_k = 16 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 24 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
+// With OPTS, 3 * (64 + 256) * 32 * 4 = 122880 bytes, 5 * 4 CTAs.
+// OPTS-LABEL: func.func @f32
+//  OPTS-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 256 : i64, grid = 20 : i64, group_m = 8 : i64, shared_bytes = 122880 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
 // STAGES-LABEL: func.func @f32
 //  STAGES-SAME:   tile.schedule = {block_k = 16 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 24 : i64, group_m = 8 : i64, shared_bytes = 32768 : i64, stages = 2 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
-func.func @f32(%a: memref<?x512xf32>, %b: memref<512x1000xf32>, %c: memref<?x1000xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 300, 1000>} {
+// WGMMA-LABEL: func.func @f32
+//  WGMMA-SAME:   tile.schedule = {block_k = 16 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 24 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
+func.func @f32(%a: memref<?x512xf32>, %b: memref<1000x512xf32>, %c: memref<?x1000xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 300, 1000>} {
   %r = tile.row_id
-  %p = tile.matmul %a, %b[%r] : memref<?x512xf32>, memref<512x1000xf32> -> tensor<1000xf32>
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x512xf32>, memref<1000x512xf32> -> tensor<1000xf32>
   tile.store %p, %c[%r] : tensor<1000xf32> -> memref<?x1000xf32>
   return
 }
 
 // -----
 
-// f32 decode: the few-rows tile (32 rows, warps 1 x 4) with the f32 k step
-// and depth. 3 * (32 + 128) * 16 * 4 = 30720 bytes.
+// f32 decode: block 32 x 64 x 32, warps 1 x 2, 4 stages.
+// 4 * (32 + 64) * 32 * 4 = 49152 bytes; 512 / 64 = 8 CTAs.
 // CHECK-LABEL: func.func @f32_decode
-//  CHECK-SAME:   tile.schedule = {block_k = 16 : i64, block_m = 32 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 8 : i64, shared_bytes = 30720 : i64, stages = 3 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+// STAGES-LABEL: func.func @f32_decode
+//  STAGES-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 24576 : i64, stages = 2 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
 func.func @f32_decode(%a: memref<?x512xf32>, %b: memref<512x512xf32>, %c: memref<?x512xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 16, 512>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] : memref<?x512xf32>, memref<512x512xf32> -> tensor<512xf32>
@@ -110,14 +208,113 @@ func.func @f32_decode(%a: memref<?x512xf32>, %b: memref<512x512xf32>, %c: memref
 
 // -----
 
-// A transposed lhs (memref<KxM>): the element size comes from it too.
+// A transposed lhs (memref<KxM>): the element size comes from it too; not
+// K-major, so no wgmma.
 // CHECK-LABEL: func.func @trans_a
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 1 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
-func.func @trans_a(%a: memref<64x96xbf16>, %b: memref<64x128xbf16>, %c: memref<?x128xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 96, 128>} {
+// WGMMA-LABEL: func.func @trans_a
+//  WGMMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 1 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+func.func @trans_a(%a: memref<64x96xbf16>, %b: memref<128x64xbf16>, %c: memref<?x128xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 96, 128>} {
   %r = tile.row_id
-  %p = tile.matmul %a, %b[%r] {transpose_a = true} : memref<64x96xbf16>, memref<64x128xbf16> -> tensor<128xf32>
+  %p = tile.matmul %a, %b[%r] {transpose_a = true, transpose_b = true} : memref<64x96xbf16>, memref<128x64xbf16> -> tensor<128xf32>
   %t = arith.truncf %p : tensor<128xf32> to tensor<128xbf16>
   tile.store %t, %c[%r] : tensor<128xbf16> -> memref<?x128xbf16>
+  return
+}
+
+// -----
+
+// SwiGLU (two products of one lhs, K-major bf16), 512 rows: block_n 64 keeps
+// 2 x 64 accumulators a thread; 4 * (128 * 32 + 2 * 32 * 64) * 2 = 65536
+// bytes; 4 * 224 CTAs.
+// CHECK-LABEL: func.func @swiglu
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 896 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// gemm-block-n replaces the two-product block_n too:
+// 3 * (64 * 32 + 2 * 32 * 256) * 2 = 110592 bytes.
+// OPTS-LABEL: func.func @swiglu
+//  OPTS-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 256 : i64, grid = 448 : i64, group_m = 8 : i64, shared_bytes = 110592 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
+// wgmma: block_n 128 (2 x 64 accumulators a thread),
+// 4 * (128 + 2 * 128) * 64 * 2 + 1024 = 197632 bytes; 4 * 112 CTAs.
+// WGMMA-LABEL: func.func @swiglu
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 448 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+// NOWG-LABEL: func.func @swiglu
+//  NOWG-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 896 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// 3 * (64 + 2 * 64) * 64 * 2 + 1024 = 74752 bytes, 8 * 224 CTAs.
+// WGOPTS-LABEL: func.func @swiglu
+//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 1792 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 74752 : i64, stages = 3 : i64, threads = 128 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: memref<14336x4096xbf16>, %y: memref<?x14336xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 512, 14336>} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %u = tile.matmul %x, %wu[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %m = arith.mulf %g, %u : tensor<14336xf32>
+  %t = arith.truncf %m : tensor<14336xf32> to tensor<14336xbf16>
+  tile.store %t, %y[%r] : tensor<14336xbf16> -> memref<?x14336xbf16>
+  return
+}
+
+// -----
+
+// SwiGLU decode (16 rows): the decode tile (already 64 columns), two B
+// panels: 4 * (32 * 128 + 2 * 128 * 64) * 2 = 163840 bytes; 224 CTAs. Not
+// wgmma (<= 64 rows).
+// CHECK-LABEL: func.func @swiglu_decode
+//  CHECK-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 224 : i64, group_m = 8 : i64, shared_bytes = 163840 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+// WGMMA-LABEL: func.func @swiglu_decode
+//  WGMMA-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 224 : i64, group_m = 8 : i64, shared_bytes = 163840 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+// STAGES-LABEL: func.func @swiglu_decode
+//  STAGES-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 224 : i64, group_m = 8 : i64, shared_bytes = 81920 : i64, stages = 2 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+func.func @swiglu_decode(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: memref<14336x4096xbf16>, %y: memref<?x14336xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 16, 14336>} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %u = tile.matmul %x, %wu[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %m = arith.mulf %g, %u : tensor<14336xf32>
+  %t = arith.truncf %m : tensor<14336xf32> to tensor<14336xbf16>
+  tile.store %t, %y[%r] : tensor<14336xbf16> -> memref<?x14336xbf16>
+  return
+}
+
+// -----
+
+// Two products on 64 rows, rhs [K, N]: the 64-row tile with block_n 64
+// (four 64 x 16 warp tiles); 4 * (64 * 32 + 2 * 32 * 64) * 2 = 49152 bytes.
+// CHECK-LABEL: func.func @swiglu_rows_64
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+func.func @swiglu_rows_64(%x: memref<?x128xbf16>, %wg: memref<128x256xbf16>, %wu: memref<128x256xbf16>, %y: memref<?x256xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 256>} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] : memref<?x128xbf16>, memref<128x256xbf16> -> tensor<256xf32>
+  %u = tile.matmul %x, %wu[%r] : memref<?x128xbf16>, memref<128x256xbf16> -> tensor<256xf32>
+  %m = arith.mulf %g, %u : tensor<256xf32>
+  %t = arith.truncf %m : tensor<256xf32> to tensor<256xbf16>
+  tile.store %t, %y[%r] : tensor<256xbf16> -> memref<?x256xbf16>
+  return
+}
+
+// -----
+
+// Two f32 products keep the f32 tile (block_n 128); the second B panel adds
+// to the shared memory: 3 * (128 * 16 + 2 * 16 * 128) * 4 = 73728 bytes. In
+// decode, 4 * (32 * 32 + 2 * 32 * 64) * 4 = 81920 bytes.
+// CHECK-LABEL: func.func @swiglu_f32
+//  CHECK-SAME:   tile.schedule = {block_k = 16 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 12 : i64, group_m = 8 : i64, shared_bytes = 73728 : i64, stages = 3 : i64, threads = 256 : i64, warps_m = 2 : i64, warps_n = 4 : i64}
+func.func @swiglu_f32(%x: memref<?x256xf32>, %wg: memref<512x256xf32>, %wu: memref<512x256xf32>, %y: memref<?x512xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 300, 512>} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] {transpose_b = true} : memref<?x256xf32>, memref<512x256xf32> -> tensor<512xf32>
+  %u = tile.matmul %x, %wu[%r] {transpose_b = true} : memref<?x256xf32>, memref<512x256xf32> -> tensor<512xf32>
+  %m = arith.mulf %g, %u : tensor<512xf32>
+  tile.store %m, %y[%r] : tensor<512xf32> -> memref<?x512xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @swiglu_f32_decode
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 81920 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+func.func @swiglu_f32_decode(%x: memref<?x256xf32>, %wg: memref<512x256xf32>, %wu: memref<512x256xf32>, %y: memref<?x512xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 8, 512>} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] {transpose_b = true} : memref<?x256xf32>, memref<512x256xf32> -> tensor<512xf32>
+  %u = tile.matmul %x, %wu[%r] {transpose_b = true} : memref<?x256xf32>, memref<512x256xf32> -> tensor<512xf32>
+  %m = arith.mulf %g, %u : tensor<512xf32>
+  tile.store %m, %y[%r] : tensor<512xf32> -> memref<?x512xf32>
   return
 }
 
