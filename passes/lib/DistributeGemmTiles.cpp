@@ -192,9 +192,9 @@ public:
     Value dyn = b.create<gpu::DynamicSharedMemoryOp>(
         loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), ws));
     if (s.wgmma) {
-      if (elem.isF32() || transA || !transB)
-        return mm.emitOpError("the wgmma schedule needs 16-bit operands stored K-major "
-                              "(lhs [M, K], rhs [N, K])");
+      if (elem.isF32() || transA || (!transB && s.blockN % 64 != 0))
+        return mm.emitOpError("the wgmma schedule needs 16-bit operands, lhs [M, K], and "
+                              "block_n a multiple of 64 for a [K, N] rhs");
       if (failed(runWgmma(b, tid, dyn)))
         return failure();
       b.create<gpu::ReturnOp>(loc);
@@ -300,9 +300,19 @@ private:
     };
     pa = Panel{view(s.blockM, pad), s.blockM, s.blockK, kChunk};
     int64_t nm = mms.size();
-    for (int64_t t = 0; t < nm; ++t)
-      pbs.push_back(Panel{view(s.blockN, m.add(pad, s.stages * (stageA + t * stageB))),
-                          s.blockN, s.blockK, kChunk});
+    // A [K, N] rhs is read MN-major: the panel is block_n / 64 blocks of
+    // block_k rows of 64 columns (128 bytes), i.e. rows (n / 64) * block_k + k.
+    blockedB = !transB;
+    for (int64_t t = 0; t < nm; ++t) {
+      Value off = m.add(pad, s.stages * (stageA + t * stageB));
+      if (blockedB) {
+        auto tb = MemRefType::get({s.stages, s.blockN / 64 * s.blockK, 64}, elem, AffineMap(), ws);
+        pbs.push_back(Panel{b.create<memref::ViewOp>(loc, tb, dyn, off, ValueRange()).getResult(),
+                            s.blockN / 64 * s.blockK, 64, kChunk});
+      } else {
+        pbs.push_back(Panel{view(s.blockN, off), s.blockN, s.blockK, kChunk});
+      }
+    }
     Value baseA = m.add(raw, pad);
     SmallVector<Value> baseB;
     for (int64_t t = 0; t < nm; ++t)
@@ -314,16 +324,21 @@ private:
     auto c64 = [&](OpBuilder &bb, int64_t v) -> Value {
       return bb.create<arith::ConstantOp>(loc, bb.getI64IntegerAttr(v));
     };
-    // Descriptor: start address >> 4 (bits 0-13), leading byte offset 16 >> 4
-    // (unused for swizzled K-major), stride byte offset 1024 >> 4 (8-row
-    // groups), layout 1 = 128-byte swizzle (bits 62-63).
-    auto descriptor = [&](OpBuilder &bb, Value address) -> Value {
+    // Descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4
+    // (bits 16-29), stride byte offset >> 4 (bits 32-45), layout 1 =
+    // 128-byte swizzle (bits 62-63). K-major: the leading offset is unused
+    // (16), the stride is 1024 (8-row groups). MN-major (a [K, N] rhs): the
+    // leading offset steps between 64-column blocks (block_k * 128 bytes),
+    // the stride between groups of 8 k rows (1024).
+    auto descriptor = [&](OpBuilder &bb, Value address, int64_t lbo) -> Value {
       Value a = bb.create<arith::IndexCastOp>(loc, i64, address);
       Value lo = bb.create<arith::ShRUIOp>(loc, bb.create<arith::AndIOp>(loc, a, c64(bb, 0x3FFFF)),
                                           c64(bb, 4));
-      int64_t fixed = (int64_t(1) << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
+      int64_t fixed = ((lbo >> 4) << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
       return bb.create<arith::OrIOp>(loc, lo, c64(bb, fixed));
     };
+    int64_t lboB = blockedB ? s.blockK * 128 : 16;
+    int64_t kStepB = blockedB ? 16 * 128 : 32; // bytes between k16 steps
 
     int64_t kTiles = llvm::divideCeil(K, s.blockK);
     int64_t accCount = s.blockN / 2; // m64nN: 64 * N / 128 f32 a thread
@@ -377,8 +392,8 @@ private:
       Value bStage = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
       Value a = loop.getRegionIterArgs()[t];
       for (int64_t k = 0; k < s.blockK / 16; ++k) {
-        Value da = descriptor(lb, lm.add(aStage, k * 32));
-        Value db = descriptor(lb, lm.add(bStage, k * 32));
+        Value da = descriptor(lb, lm.add(aStage, k * 32), 16);
+        Value db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
         a = lb.create<NVVM::WgmmaMmaAsyncOp>(
             loc, accType, a, da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
             NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
@@ -387,7 +402,8 @@ private:
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
             NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), NVVM::MMAIntOverflowAttr());
+            NVVM::MMALayoutAttr::get(ctx, blockedB ? NVVM::MMALayout::row : NVVM::MMALayout::col),
+            NVVM::MMAIntOverflowAttr());
       }
       results.push_back(a);
       }
@@ -426,15 +442,24 @@ private:
       copyPanel(b, tid, a, pa, stage, m0, M, k0, K);
     for (auto [t, product] : llvm::enumerate(mms)) {
       Value bm = args.lookup(product.getRhs());
-      if (transB)
+      if (transB) {
         copyPanel(b, tid, bm, pbs[t], stage, n0, N, k0, K);
-      else
+      } else if (blockedB) {
+        // One block_k x 64 copy per 64-column block, at panel rows j * block_k.
+        for (int64_t j = 0; j < s.blockN / 64; ++j)
+          copyPanel(b, tid, bm, Panel{pbs[t].smem, s.blockK, 64, kChunk}, stage, k0, K,
+                    m.add(n0, j * 64), N, j * s.blockK);
+      } else {
         copyPanel(b, tid, bm, pbs[t], stage, k0, K, n0, N);
+      }
     }
   }
 
+  /// Copies p.rows x p.cols of `global` from (rowBase, colBase) into panel
+  /// rows panelRow0 + r (swizzled by that row).
   void copyPanel(OpBuilder &b, Value tid, Value global, const Panel &p, Value stage,
-                 Value rowBase, int64_t rowLimit, Value colBase, int64_t colLimit) {
+                 Value rowBase, int64_t rowLimit, Value colBase, int64_t colLimit,
+                 int64_t panelRow0 = 0) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     int64_t chunksPerRow = p.cols / kChunk;
@@ -445,7 +470,8 @@ private:
       Value id = m.add(tid, i * s.threads());
       Value r = m.div(id, chunksPerRow), ch = m.rem(id, chunksPerRow);
       Value gr = m.add(rowBase, r), gc = m.add(colBase, m.mul(ch, kChunk));
-      Value dstCol = m.mul(p.swizzle(m, r, ch), kChunk);
+      Value dstRow = m.add(r, panelRow0);
+      Value dstCol = m.mul(p.swizzle(m, dstRow, ch), kChunk);
       Value rowOk = m.lt(gr, rowLimit);
       Value guard;
       if (total % s.threads() != 0)
@@ -463,7 +489,7 @@ private:
           Value n = bb.create<arith::SelectOp>(loc, rowOk, avail, mm2.c(0));
           bb.create<nvgpu::DeviceAsyncCopyOp>(
               loc, nvgpu::DeviceAsyncTokenType::get(bb.getContext()), p.smem,
-              ValueRange{stage, r, dstCol}, global, ValueRange{srcRow, srcCol},
+              ValueRange{stage, dstRow, dstCol}, global, ValueRange{srcRow, srcCol},
               bb.getIndexAttr(kChunk), n, bb.getUnitAttr()); // .cg: bypass L1
         } else {
           // Masked element loads (rows not 16-byte aligned).
@@ -478,7 +504,7 @@ private:
           }
           Value vec = bb.create<vector::FromElementsOp>(
               loc, VectorType::get({kChunk}, elem), elems);
-          bb.create<vector::StoreOp>(loc, vec, p.smem, ValueRange{stage, r, dstCol});
+          bb.create<vector::StoreOp>(loc, vec, p.smem, ValueRange{stage, dstRow, dstCol});
         }
       };
       if (guard) {
@@ -790,6 +816,7 @@ private:
   Type elem;
   int64_t elemBytes = 2, kChunk = 8; // kChunk: elements of a 16-byte copy
   bool transA = false, transB = false;
+  bool blockedB = false; // wgmma with a [K, N] rhs: 64-column blocks
   int64_t M = 0, N = 0, K = 0;
   IRMapping args;
   Value lane, m0, n0, warpM0, warpN0;

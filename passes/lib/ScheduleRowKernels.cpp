@@ -85,10 +85,10 @@ struct ScheduleRowKernelsPass
     // CTAs fit an SM. Few rows (decode) take 64- or 32-row tiles.
     int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
     int64_t elemBytes = 2, products = 0;
-    bool kMajor = false; // lhs [M, K] and rhs [N, K]
+    bool kMajor = false; // lhs [M, K] and rhs [N, K] (or [K, N] read MN-major)
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
-      kMajor = !mm.getTransposeA() && mm.getTransposeB();
+      kMajor = !mm.getTransposeA() && (mm.getTransposeB() || gemmWgmmaMN);
       ++products;
     });
     // Two products of one lhs (SwiGLU's gate and up projections) keep two

@@ -33,7 +33,7 @@ for t in tilec:
     us = float(t["us"])
     flops = 2.0 * int(t["m"]) * int(t["n"]) * int(t["k"])
     cb, tr, e, c = (num(p, k) for k in ("cublas_us", "triton_us", "eager_us", "compile_us"))
-    peers_us = [x for x in ((cb, tr) if t["op"] == "matmul" else (e, c)) if x == x]
+    peers_us = [x for x in ((cb, tr) if t["op"].startswith("matmul") and t["op"] != "matmul_bias_gelu" else (e, c)) if x == x]
     best = min(peers_us) if peers_us else float("nan")
     tf = lambda x: flops / (x * 1e-6) / 1e12 if x == x else float("nan")
     print(f"{t['op']:17s} {t['m']+'x'+t['n']+'x'+t['k']:17s} {us:9.1f} {tf(us):6.1f} "

@@ -74,6 +74,8 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmStages", "gemm-stages", "int64_t", "0", "GEMM shared-memory pipeline stages (0: chosen)">,
     Option<"gemmWgmma", "gemm-wgmma", "int64_t", "1",
            "On sm_90a, GEMMs with K-major 16-bit operands use warpgroup MMA (wgmma); 0: mma.sync">,
+    Option<"gemmWgmmaMN", "gemm-wgmma-mn", "bool", "true",
+           "wgmma also for a [K, N] rhs, read MN-major from 64-column blocks (false: mma.sync)">,
     Option<"gemmMmaPending", "gemm-mma-pending", "int64_t", "1",
            "wgmma: k steps of MMAs left running when the next step starts (1: overlap MMAs "
            "with the barrier, copies run stages-2 steps ahead; 0: stages-1 ahead)">,
