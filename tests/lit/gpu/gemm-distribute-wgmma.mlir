@@ -247,12 +247,17 @@ func.func @f16(%x: memref<?x64xf16>, %w: memref<512x64xf16>, %y: memref<?x512xf3
 
 // -----
 
-// Not K-major (rhs [K, N]): mma.sync on sm_90a too.
+// A [K, N] rhs is read MN-major: its panel is block_n / 64 = 4 blocks of
+// block_k = 64 rows of 64 columns (memref<4 x 256 x 64>), copied from the
+// [K, N] rows, and wgmma reads B transposed (layout row) with a leading
+// byte offset of 64 * 128 = 8192 between the 64-column blocks.
 // CHECK-LABEL: gpu.func @kn_rhs
-// CHECK-NOT:     wgmma
-// CHECK:         nvgpu.ldmatrix {{.+}} {numTiles = 4 : i32, transpose = true}
-// CHECK:         nvvm.mma.sync
-// CHECK-NOT:     wgmma
+// CHECK-NOT:     nvgpu.ldmatrix
+// CHECK:         memref.view {{.+}} to memref<4x256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvgpu.device_async_copy %arg1[{{.+}}], %{{.+}}[{{.+}}], 8, {{.+}} {bypassL1} : memref<64x256xbf16> to memref<4x256x64xbf16
+// CHECK:         arith.constant 4611686293338849280 : i64
+// CHECK:         nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK-NOT:     nvvm.mma.sync
 // CHECK:         gpu.return
 func.func @kn_rhs(%x: memref<?x64xbf16>, %w: memref<64x256xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 256>} {
   %r = tile.row_id

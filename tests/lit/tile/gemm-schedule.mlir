@@ -65,11 +65,11 @@ func.func @large_bf16(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: m
 
 // Rows flattened from a 3-D domain (4 * 32 = 128 rows): still the default
 // tile; f16 is scheduled like bf16. N = 1000: ceil(1000 / 128) = 8 column
-// blocks. The rhs is [K, N] (not K-major): no wgmma on sm_90a either.
+// blocks. The rhs is [K, N]: on sm_90a wgmma reads it MN-major (4 column blocks of 256).
 // CHECK-LABEL: func.func @batched_rows_f16
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // WGMMA-LABEL: func.func @batched_rows_f16
-//  WGMMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 4 : i64, group_m = 8 : i64, mma_pending = 1 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 func.func @batched_rows_f16(%a: memref<?x256xf16>, %b: memref<256x1000xf16>, %c: memref<?x1000xf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4, 32, 1000>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] : memref<?x256xf16>, memref<256x1000xf16> -> tensor<1000xf32>
