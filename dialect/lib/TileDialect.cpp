@@ -88,8 +88,9 @@ LogicalResult SelectColsOp::verify() {
 LogicalResult MatmulOp::verify() {
   auto lhs = llvm::cast<MemRefType>(getLhs().getType());
   auto rhs = llvm::cast<MemRefType>(getRhs().getType());
-  if (lhs.getRank() != 2 || rhs.getRank() != 2)
-    return emitOpError("operands must be 2-D memrefs, got ") << lhs << " and " << rhs;
+  if (lhs.getRank() != 2 || (rhs.getRank() != 2 && rhs.getRank() != 3))
+    return emitOpError("operands must be 2-D memrefs (a 3-D rhs for batched products), got ")
+           << lhs << " and " << rhs;
   if (lhs.getElementType() != rhs.getElementType())
     return emitOpError("operands must have one element type, got ") << lhs << " and " << rhs;
   if (getTransposeA() && !lhs.hasStaticShape())
@@ -99,8 +100,9 @@ LogicalResult MatmulOp::verify() {
   if (!getTransposeA() && lhs.isDynamicDim(1))
     return emitOpError("lhs rows must have a static length (K), got ") << lhs;
   int64_t kA = getTransposeA() ? lhs.getDimSize(0) : lhs.getDimSize(1);
-  int64_t kB = getTransposeB() ? rhs.getDimSize(1) : rhs.getDimSize(0);
-  int64_t n = getTransposeB() ? rhs.getDimSize(0) : rhs.getDimSize(1);
+  int64_t r0 = rhs.getRank() - 2; // the batch dim of a 3-D rhs comes first
+  int64_t kB = getTransposeB() ? rhs.getDimSize(r0 + 1) : rhs.getDimSize(r0);
+  int64_t n = getTransposeB() ? rhs.getDimSize(r0) : rhs.getDimSize(r0 + 1);
   if (kA != kB)
     return emitOpError("contraction dims differ: ") << kA << " (lhs " << lhs << ") vs " << kB
                                                    << " (rhs " << rhs << ")";

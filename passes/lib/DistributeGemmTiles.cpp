@@ -146,9 +146,17 @@ public:
       M *= d;
     N = domain.asArrayRef().back();
     K = transA ? lhsType.getDimSize(0) : lhsType.getDimSize(1);
+    // A batched rhs [batch, K, N] (or [batch, N, K]): the rows are batch
+    // blocks of M / batch rows, each multiplied by its own rhs.
+    if (rhsType.getRank() == 3) {
+      batch = rhsType.getDimSize(0);
+      if (transA || M % batch != 0)
+        return mm.emitOpError("a batched product needs an untransposed lhs with ")
+               << batch << " blocks of rows, got " << M << " rows";
+      M /= batch;
+    }
     elemBytes = elem.getIntOrFloatBitWidth() / 8;
     kChunk = 16 / elemBytes;
-    (void)rhsType;
 
     auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(),
                                                     fn.getFunctionType(), TypeRange(),
@@ -174,6 +182,13 @@ public:
     Value warp = m.div(tid, kWarpSize);
     Value warpRow = m.div(warp, s.warpsN), warpCol = m.rem(warp, s.warpsN);
     int64_t blocksM = llvm::divideCeil(M, s.blockM), blocksN = llvm::divideCeil(N, s.blockN);
+    // Batches are consecutive runs of blocksM * blocksN CTAs.
+    batchRow0 = m.c(0);
+    if (batch > 1) {
+      batchIdx = m.div(pid, blocksM * blocksN);
+      batchRow0 = m.mul(batchIdx, M);
+      pid = m.rem(pid, blocksM * blocksN);
+    }
     // Grouped order: CTA pid covers block row first + pid % rows of its group.
     int64_t perGroup = s.groupM * blocksN;
     Value group = m.div(pid, perGroup);
@@ -439,27 +454,29 @@ private:
     if (transA)
       copyPanel(b, tid, a, pa, stage, k0, K, m0, M);
     else
-      copyPanel(b, tid, a, pa, stage, m0, M, k0, K);
+      copyPanel(b, tid, a, pa, stage, m0, M, k0, K, 0, batchRow0);
     for (auto [t, product] : llvm::enumerate(mms)) {
       Value bm = args.lookup(product.getRhs());
       if (transB) {
-        copyPanel(b, tid, bm, pbs[t], stage, n0, N, k0, K);
+        copyPanel(b, tid, bm, pbs[t], stage, n0, N, k0, K, 0, Value(), batchIdx);
       } else if (blockedB) {
         // One block_k x 64 copy per 64-column block, at panel rows j * block_k.
         for (int64_t j = 0; j < s.blockN / 64; ++j)
           copyPanel(b, tid, bm, Panel{pbs[t].smem, s.blockK, 64, kChunk}, stage, k0, K,
-                    m.add(n0, j * 64), N, j * s.blockK);
+                    m.add(n0, j * 64), N, j * s.blockK, Value(), batchIdx);
       } else {
-        copyPanel(b, tid, bm, pbs[t], stage, k0, K, n0, N);
+        copyPanel(b, tid, bm, pbs[t], stage, k0, K, n0, N, 0, Value(), batchIdx);
       }
     }
   }
 
   /// Copies p.rows x p.cols of `global` from (rowBase, colBase) into panel
-  /// rows panelRow0 + r (swizzled by that row).
+  /// rows panelRow0 + r (swizzled by that row). Rows are checked against
+  /// rowLimit, then offset by `rowOffset` (a batch's first row); a 3-D
+  /// `global` is indexed at `batchIndex` first.
   void copyPanel(OpBuilder &b, Value tid, Value global, const Panel &p, Value stage,
                  Value rowBase, int64_t rowLimit, Value colBase, int64_t colLimit,
-                 int64_t panelRow0 = 0) {
+                 int64_t panelRow0 = 0, Value rowOffset = Value(), Value batchIndex = Value()) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     int64_t chunksPerRow = p.cols / kChunk;
@@ -480,7 +497,16 @@ private:
         IndexMath mm2{bb, loc};
         // Clamped source coordinates keep every address inside the matrix.
         Value srcRow = mm2.min(gr, rowLimit - 1);
+        if (rowOffset)
+          srcRow = mm2.add(srcRow, rowOffset);
         Value srcCol = mm2.min(gc, colLimit - 1);
+        auto srcAt = [&](Value col) {
+          SmallVector<Value> idx;
+          if (batchIndex)
+            idx.push_back(batchIndex);
+          idx.append({srcRow, col});
+          return idx;
+        };
         if (async) {
           // Elements past the edge are zero-filled (srcElements < 8).
           Value left = bb.create<arith::SelectOp>(
@@ -489,7 +515,7 @@ private:
           Value n = bb.create<arith::SelectOp>(loc, rowOk, avail, mm2.c(0));
           bb.create<nvgpu::DeviceAsyncCopyOp>(
               loc, nvgpu::DeviceAsyncTokenType::get(bb.getContext()), p.smem,
-              ValueRange{stage, dstRow, dstCol}, global, ValueRange{srcRow, srcCol},
+              ValueRange{stage, dstRow, dstCol}, global, srcAt(srcCol),
               bb.getIndexAttr(kChunk), n, bb.getUnitAttr()); // .cg: bypass L1
         } else {
           // Masked element loads (rows not 16-byte aligned).
@@ -499,7 +525,7 @@ private:
             Value col = mm2.add(gc, j);
             Value ok = mm2.andi(rowOk, mm2.lt(col, colLimit));
             Value c = mm2.min(col, colLimit - 1);
-            Value v = bb.create<memref::LoadOp>(loc, global, ValueRange{srcRow, c});
+            Value v = bb.create<memref::LoadOp>(loc, global, srcAt(c));
             elems.push_back(bb.create<arith::SelectOp>(loc, ok, v, zeroE));
           }
           Value vec = bb.create<vector::FromElementsOp>(
@@ -667,8 +693,10 @@ private:
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     IRMapping map = args;
+    // `row` counts within the batch; memory rows are batchRow0 + row.
     Value rowOk = m.lt(row, M);
-    Value loadRow = m.min(row, M - 1);
+    Value loadRow = m.add(m.min(row, M - 1), batchRow0);
+    row = m.add(row, batchRow0);
     bool evenCols = N % 2 == 0;
     auto colOk = [&](int64_t j) { return m.lt(m.add(col, j), N); };
     for (Operation &op : fn.getBody().front().without_terminator()) {
@@ -817,6 +845,8 @@ private:
   int64_t elemBytes = 2, kChunk = 8; // kChunk: elements of a 16-byte copy
   bool transA = false, transB = false;
   bool blockedB = false; // wgmma with a [K, N] rhs: 64-column blocks
+  int64_t batch = 1;      // > 1: a batched rhs; M is the rows of one batch
+  Value batchIdx, batchRow0;
   int64_t M = 0, N = 0, K = 0;
   IRMapping args;
   Value lane, m0, n0, warpM0, warpN0;

@@ -173,13 +173,20 @@ private:
       bool isLhs = mm.getLhs() == arg;
       if (isLhs && mm.getRhs() == arg)
         return mm.emitOpError("with one tensor as both operands is not supported in a GEMM kernel");
-      if (shape.size() != 2 && !(isLhs && !mm.getTransposeA()))
-        return mm.emitOpError("batched operands are not supported in a GEMM kernel yet: ")
+      if (shape.size() != 2 && isLhs && mm.getTransposeA())
+        return mm.emitOpError("a transposed batched lhs is not supported in a GEMM kernel yet: ")
                << type;
-      if (isLhs && !mm.getTransposeA())
+      if (isLhs && !mm.getTransposeA()) {
         t = MemRefType::get({ShapedType::kDynamic, shape.back()}, type.getElementType());
-      else
+      } else if (shape.size() > 2) { // batched rhs: [batch, K, N], batch dims flattened
+        int64_t batch = 1;
+        for (int64_t d : shape.drop_back(2))
+          batch *= d;
+        t = MemRefType::get({batch, shape[shape.size() - 2], shape.back()},
+                            type.getElementType());
+      } else {
         t = MemRefType::get(shape, type.getElementType());
+      }
       if (mt && mt != t)
         return mm.emitOpError("operand ") << type << " is read in two different layouts";
       mt = t;

@@ -102,10 +102,10 @@ static int64_t lastAxis(Value v) { return shapeOf(v).size() - 1; }
 
 std::optional<RowDomain> naturalRowDomain(Operation *op) {
   if (auto mm = dyn_cast<graph::MatmulOp>(op)) {
-    // A GEMM kernel iterates over the rows of its result. Batched products
-    // (a 3-D rhs) and transposed lhs with batch dims are not GEMM kernels yet.
-    if (shapeOf(mm.getRhs()).size() != 2 ||
-        (mm.getTransposeA() && shapeOf(mm.getLhs()).size() != 2))
+    // A GEMM kernel iterates over the rows of its result; a batched rhs
+    // [..., K, N] has the lhs's batch dims. A transposed lhs with batch dims
+    // is not a GEMM kernel yet.
+    if (mm.getTransposeA() && shapeOf(mm.getLhs()).size() != 2)
       return std::nullopt;
     return RowDomain::fromFullShape(shapeOf(mm.getResult()));
   }

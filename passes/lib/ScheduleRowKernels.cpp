@@ -84,13 +84,19 @@ struct ScheduleRowKernelsPass
     // thread), 32-deep k steps, 4 stages: 64 KB of shared memory, so three
     // CTAs fit an SM. Few rows (decode) take 64- or 32-row tiles.
     int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
-    int64_t elemBytes = 2, products = 0;
+    int64_t elemBytes = 2, products = 0, batch = 1;
     bool kMajor = false; // lhs [M, K] and rhs [N, K] (or [K, N] read MN-major)
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
       kMajor = !mm.getTransposeA() && (mm.getTransposeB() || gemmWgmmaMN);
       ++products;
+      auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
+      if (rhs.getRank() == 3)
+        batch = rhs.getDimSize(0);
     });
+    // A batched rhs: the rows form `batch` blocks, tiled separately.
+    if (batch > 1 && rows % batch == 0)
+      rows /= batch;
     // Two products of one lhs (SwiGLU's gate and up projections) keep two
     // sets of accumulators: half as many columns each.
     // Hopper: warpgroup MMA on 128 x 256 tiles (two warpgroups of 64 rows,
@@ -116,7 +122,7 @@ struct ScheduleRowKernelsPass
                << stages << " stages of " << bm << " + " << products << " x " << bn
                << " rows need " << sharedBytes << " bytes of shared memory, more than the "
                << kMaxSharedBytes << " a CTA may have on " << target;
-      int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+      int64_t grid = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
       Builder b(fn.getContext());
       auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
       fn->setAttr("tile.schedule",
@@ -186,7 +192,7 @@ struct ScheduleRowKernelsPass
              << "x" << bn << " panels need " << sharedBytes
              << " bytes of shared memory, more than the " << kMaxSharedBytes
              << " a CTA may have on " << target;
-    int64_t grid = llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+    int64_t grid = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
     Builder b(fn.getContext());
     auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
     fn->setAttr("tile.schedule",

@@ -205,6 +205,25 @@ TEST(GemmEpilogue, SwiGluTwoProductsOneKernel) {
   }
 }
 
+// Batched products (a rhs per batch, as attention's Q K^T and P V): rows of
+// each batch are tiled separately; both tensor-core paths and decode.
+TEST(GemmBatched, RhsPerBatch) {
+  struct Case { int64_t b, m, n, k; bool tb; };
+  for (Case c : std::vector<Case>{{3, 50, 80, 64, false},    // mma.sync (<= 64 rows)
+                                  {2, 200, 96, 128, true},   // wgmma, K-major
+                                  {4, 130, 136, 72, false},  // wgmma, [K, N] rhs
+                                  {2, 16, 520, 256, true}}) { // decode
+    SCOPED_TRACE(std::to_string(c.b) + "x" + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                 "x" + std::to_string(c.k) + (c.tb ? " Bt" : ""));
+    Graph g("batched");
+    Tensor a = g.input("a", {c.b, c.m, c.k}, DType::BF16);
+    Tensor w = g.input("b", c.tb ? Shape{c.b, c.n, c.k} : Shape{c.b, c.k, c.n}, DType::BF16);
+    Tensor bias = g.input("bias", {c.n}, DType::BF16);
+    g.output(matmul(a, w, false, c.tb) + bias);
+    expectGraphMatches(g, 1e-2, 1);
+  }
+}
+
 // A reduction consumer is not an epilogue: the softmax gets its own kernel.
 TEST(GemmEpilogue, SoftmaxAfterMatmulIsASecondKernel) {
   Graph g("mm_softmax");

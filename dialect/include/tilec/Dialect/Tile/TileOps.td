@@ -102,7 +102,8 @@ def Tile_MatmulOp : Tile_Op<"matmul", [MemoryEffects<[MemRead]>]> {
   let description = [{
     lhs is memref<?xKxT> (memref<KxMxT> with `transpose_a`), rhs is
     memref<KxNxT> (memref<NxKxT> with `transpose_b`); the result is row
-    `row` of the product, tensor<Nxf32>. A kernel with this op is a GEMM
+    `row` of the product, tensor<Nxf32>. A batched rhs memref<BxKxNxT>
+    splits the lhs rows into B equal blocks, block b multiplied by rhs[b]. A kernel with this op is a GEMM
     kernel (`tile.gemm`): its row program is the epilogue applied to each
     row of the accumulator, and the distribution pass computes whole CTA
     tiles of rows and columns on tensor cores.
