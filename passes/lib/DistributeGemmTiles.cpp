@@ -149,6 +149,7 @@ public:
     // A batched rhs [batch, K, N] (or [batch, N, K]): the rows are batch
     // blocks of M / batch rows, each multiplied by its own rhs.
     if (rhsType.getRank() == 3) {
+      batched = true;
       batch = rhsType.getDimSize(0);
       if (transA || M % batch != 0)
         return mm.emitOpError("a batched product needs an untransposed lhs with ")
@@ -184,7 +185,7 @@ public:
     int64_t blocksM = llvm::divideCeil(M, s.blockM), blocksN = llvm::divideCeil(N, s.blockN);
     // Batches are consecutive runs of blocksM * blocksN CTAs.
     batchRow0 = m.c(0);
-    if (batch > 1) {
+    if (batched) {
       batchIdx = m.div(pid, blocksM * blocksN);
       batchRow0 = m.mul(batchIdx, M);
       pid = m.rem(pid, blocksM * blocksN);
@@ -845,7 +846,8 @@ private:
   int64_t elemBytes = 2, kChunk = 8; // kChunk: elements of a 16-byte copy
   bool transA = false, transB = false;
   bool blockedB = false; // wgmma with a [K, N] rhs: 64-column blocks
-  int64_t batch = 1;      // > 1: a batched rhs; M is the rows of one batch
+  bool batched = false;   // a 3-D rhs: M is the rows of one batch
+  int64_t batch = 1;
   Value batchIdx, batchRow0;
   int64_t M = 0, N = 0, K = 0;
   IRMapping args;

@@ -212,7 +212,8 @@ TEST(GemmBatched, RhsPerBatch) {
   for (Case c : std::vector<Case>{{3, 50, 80, 64, false},    // mma.sync (<= 64 rows)
                                   {2, 200, 96, 128, true},   // wgmma, K-major
                                   {4, 130, 136, 72, false},  // wgmma, [K, N] rhs
-                                  {2, 16, 520, 256, true}}) { // decode
+                                  {2, 16, 520, 256, true},    // decode
+                                  {1, 70, 48, 32, false}}) {  // a batch of one
     SCOPED_TRACE(std::to_string(c.b) + "x" + std::to_string(c.m) + "x" + std::to_string(c.n) +
                  "x" + std::to_string(c.k) + (c.tb ? " Bt" : ""));
     Graph g("batched");

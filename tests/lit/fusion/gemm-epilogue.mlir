@@ -7,8 +7,10 @@
 // holds one matmul, or two that read one lhs in one layout with equal result
 // types (SwiGLU's gate and up projections: one lhs panel for both), no
 // epilogue op reads a matmul operand (the GEMM reads it as panels, not rows),
-// reductions after a matmul stay in a fusion of their own, and batched
-// products (3-D rhs) get a fusion without a domain.
+// reductions after a matmul stay in a fusion of their own. A batched
+// product (a rhs [batch..., K, N] with the lhs's batch dims) is a GEMM
+// fusion too, its domain [batch..., M, N]; a transposed lhs with batch dims
+// gets a fusion without a domain.
 
 // Linear + bias + GELU: one fusion of four ops, the matmul first.
 // hbm_bytes_saved: three 256x1024 bf16 intermediates (matmul, broadcast,
@@ -349,19 +351,21 @@ func.func @reads_lhs(%x: tensor<64x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<6
 
 // -----
 
-// A batched product (3-D rhs) is not a GEMM kernel yet: it stays alone in a
-// fusion without a domain, and its elementwise consumer gets its own.
+// A batched product (3-D rhs [B, N, K], transpose_b, as in attention
+// scores) is a GEMM fusion over the rows of every batch: the exp joins it.
+// hbm_bytes_saved: the 4x16x32 f32 product, one write plus one read:
+// 2 * 8192 = 16384.
 // CHECK-LABEL: func.func @batched_rhs
-//  CHECK-NEXT:   %[[S:.+]] = graph.fusion(%{{[^,]+}}, %{{[^ ]+}} : tensor<4x16x64xbf16>, tensor<4x32x64xbf16>)
-//  CHECK-SAME:     attributes {fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<4x16x32xf32> {
-//  CHECK-NEXT:   ^bb0
-//  CHECK-NEXT:     graph.matmul
-//  CHECK-NEXT:     graph.yield
+//  CHECK-SAME:   (%[[Q:[^:]+]]: tensor<4x16x64xbf16>, %[[K:[^:]+]]: tensor<4x32x64xbf16>)
+//  CHECK-NEXT:   %[[S:.+]] = graph.fusion(%[[Q]], %[[K]] : tensor<4x16x64xbf16>, tensor<4x32x64xbf16>)
+//  CHECK-SAME:     attributes {domain = array<i64: 4, 16, 32>, fused_ops = 2 : i64, hbm_bytes_saved = 16384 : i64} -> tensor<4x16x32xf32> {
+//  CHECK-NEXT:   ^bb0(%[[BQ:[^:]+]]: tensor<4x16x64xbf16>, %[[BK:[^:]+]]: tensor<4x32x64xbf16>):
+//  CHECK-NEXT:     %[[MM:.+]] = graph.matmul %[[BQ]], %[[BK]] {transpose_b = true} : (tensor<4x16x64xbf16>, tensor<4x32x64xbf16>) -> tensor<4x16x32xf32>
+//  CHECK-NEXT:     %[[E:.+]] = graph.exp %[[MM]]
+//  CHECK-NEXT:     graph.yield %[[E]]
 //  CHECK-NEXT:   }
-//  CHECK-NEXT:   graph.fusion(%[[S]] : tensor<4x16x32xf32>)
-//  CHECK-SAME:     attributes {domain = array<i64: 4, 16, 32>, fused_ops = 1 : i64
-//  CHECK-NEXT:   ^bb0
-//  CHECK-NEXT:     graph.exp
+//  CHECK-NEXT:   return %[[S]]
+//   CHECK-NOT:   graph.fusion
 func.func @batched_rhs(%q: tensor<4x16x64xbf16>, %k: tensor<4x32x64xbf16>) -> tensor<4x16x32xf32> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<4x16x64xbf16>, tensor<4x32x64xbf16>) -> tensor<4x16x32xf32>
   %e = graph.exp %s : (tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
@@ -370,7 +374,50 @@ func.func @batched_rhs(%q: tensor<4x16x64xbf16>, %k: tensor<4x32x64xbf16>) -> te
 
 // -----
 
-// A transposed lhs with batch dims is not a GEMM kernel yet either.
+// A batched product [4, 64, 32] x [4, 32, 48] + a bias: one fusion of three
+// ops with domain [4, 64, 48].
+// hbm_bytes_saved: two 4x64x48 bf16 intermediates (matmul, broadcast), each
+// one write plus one read: 2 * 2 * 24576 = 98304.
+// CHECK-LABEL: func.func @batched_bias
+//  CHECK-SAME:   (%[[X:[^:]+]]: tensor<4x64x32xbf16>, %[[W:[^:]+]]: tensor<4x32x48xbf16>, %[[B:[^:]+]]: tensor<48xbf16>)
+//  CHECK-NEXT:   %[[F:.+]] = graph.fusion(%[[X]], %[[W]], %[[B]] : tensor<4x64x32xbf16>, tensor<4x32x48xbf16>, tensor<48xbf16>)
+//  CHECK-SAME:     attributes {domain = array<i64: 4, 64, 48>, fused_ops = 3 : i64, hbm_bytes_saved = 98304 : i64}
+//  CHECK-SAME:     -> tensor<4x64x48xbf16> {
+//  CHECK-NEXT:   ^bb0(%[[BX:[^:]+]]: tensor<4x64x32xbf16>, %[[BW:[^:]+]]: tensor<4x32x48xbf16>, %[[BB:[^:]+]]: tensor<48xbf16>):
+//  CHECK-NEXT:     %[[MM:.+]] = graph.matmul %[[BX]], %[[BW]] : (tensor<4x64x32xbf16>, tensor<4x32x48xbf16>) -> tensor<4x64x48xbf16>
+//  CHECK-NEXT:     %[[BC:.+]] = graph.broadcast %[[BB]] : (tensor<48xbf16>) -> tensor<4x64x48xbf16>
+//  CHECK-NEXT:     %[[ADD:.+]] = graph.add %[[MM]], %[[BC]]
+//  CHECK-NEXT:     graph.yield %[[ADD]] : tensor<4x64x48xbf16>
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[F]] : tensor<4x64x48xbf16>
+//   CHECK-NOT:   graph.
+func.func @batched_bias(%x: tensor<4x64x32xbf16>, %w: tensor<4x32x48xbf16>, %b: tensor<48xbf16>) -> tensor<4x64x48xbf16> {
+  %0 = graph.matmul %x, %w : (tensor<4x64x32xbf16>, tensor<4x32x48xbf16>) -> tensor<4x64x48xbf16>
+  %1 = graph.broadcast %b : (tensor<48xbf16>) -> tensor<4x64x48xbf16>
+  %2 = graph.add %0, %1 : (tensor<4x64x48xbf16>, tensor<4x64x48xbf16>) -> tensor<4x64x48xbf16>
+  return %2 : tensor<4x64x48xbf16>
+}
+
+// -----
+
+// Two batch dims [2, 3]: the domain keeps both.
+// CHECK-LABEL: func.func @batched_4d
+//  CHECK-NEXT:   graph.fusion(%{{[^,]+}}, %{{[^ ]+}} : tensor<2x3x64x32xbf16>, tensor<2x3x32x48xbf16>)
+//  CHECK-SAME:     attributes {domain = array<i64: 2, 3, 64, 48>, fused_ops = 2 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul
+//  CHECK-NEXT:     graph.tanh
+//  CHECK-NEXT:     graph.yield
+func.func @batched_4d(%x: tensor<2x3x64x32xbf16>, %w: tensor<2x3x32x48xbf16>) -> tensor<2x3x64x48xbf16> {
+  %0 = graph.matmul %x, %w : (tensor<2x3x64x32xbf16>, tensor<2x3x32x48xbf16>) -> tensor<2x3x64x48xbf16>
+  %1 = graph.tanh %0 : (tensor<2x3x64x48xbf16>) -> tensor<2x3x64x48xbf16>
+  return %1 : tensor<2x3x64x48xbf16>
+}
+
+// -----
+
+// A transposed lhs with batch dims is not a GEMM kernel yet: a fusion
+// without a domain.
 // CHECK-LABEL: func.func @batched_transposed_lhs
 //  CHECK-NEXT:   graph.fusion(%{{[^,]+}}, %{{[^ ]+}} : tensor<2x64x8xbf16>, tensor<64x32xbf16>)
 //  CHECK-SAME:     attributes {fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<2x8x32xbf16> {

@@ -166,3 +166,25 @@ func.func @wgmma_block_k(%x: memref<?x64xbf16>, %w: memref<256x64xbf16>, %y: mem
   tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
   return
 }
+
+// -----
+
+// A batched rhs [3, K, N] splits the rows into 3 equal blocks: 82 rows do not.
+func.func @batch_rows(%x: memref<?x64xbf16>, %w: memref<3x64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 2, 41, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 12 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op a batched product needs an untransposed lhs with 3 blocks of rows, got 82 rows}}
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<3x64x64xbf16> -> tensor<64xf32>
+  tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// A batched rhs with a transposed lhs [K, M].
+func.func @batch_trans_a(%x: memref<64x128xbf16>, %w: memref<2x64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 8 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op a batched product needs an untransposed lhs with 2 blocks of rows, got 128 rows}}
+  %p = tile.matmul %x, %w[%r] {transpose_a = true} : memref<64x128xbf16>, memref<2x64x64xbf16> -> tensor<64xf32>
+  tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}

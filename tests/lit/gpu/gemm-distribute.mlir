@@ -25,8 +25,8 @@
 // CHECK:           gpu.block_id x
 // CHECK:           %[[SMEM:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // A panel [4][32 rows][16 k] at byte 0, B panel [4][32 n][16 k] at 4 * 32 * 16 * 2.
-// CHECK:           %[[PA:.+]] = memref.view %[[SMEM]][%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x32x16xbf16, #gpu.address_space<workgroup>>
-// CHECK:           %[[PB:.+]] = memref.view %[[SMEM]][%c4096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[PA:.+]] = memref.view %[[SMEM]][%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:           %[[PB:.+]] = memref.view %[[SMEM]][%c4096{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x32x16xbf16, #gpu.address_space<workgroup>>
 // Prologue: stages - 1 = 3 k-steps, each 2 + 2 copies of 8 bf16 per thread
 // (32 x 16 elements = 64 chunks over 32 threads) and a commit group.
 // CHECK-COUNT-2:   nvgpu.device_async_copy %[[X]][{{.+}}], %[[PA]][{{.+}}], 8, %{{.+}} {bypassL1} : memref<?x64xbf16> to memref<4x32x16xbf16, #gpu.address_space<workgroup>>
@@ -60,7 +60,12 @@
 // CHECK:           %[[PAIR:.+]] = vector.shuffle %[[ACC]]#0, %[[ACC]]#0 [0, 1] : vector<4xf32>, vector<4xf32>
 // CHECK-NEXT:      %[[C40:.+]] = arith.constant 40 : index
 // CHECK-NEXT:      %[[ROWOK:.+]] = arith.cmpi ult, %[[ROW:.+]], %[[C40]] : index
-// CHECK:           %[[C62:.+]] = arith.constant 62 : index
+// Unbatched, the rows of memory are the rows of the product: offset 0.
+// CHECK-NEXT:      %[[C39:.+]] = arith.constant 39 : index
+// CHECK-NEXT:      %[[LROW:.+]] = arith.minui %[[ROW]], %[[C39]] : index
+// CHECK-NEXT:      arith.addi %[[LROW]], %[[ZERO:c0(_[0-9]+)?]] : index
+// CHECK-NEXT:      %[[SROW:.+]] = arith.addi %[[ROW]], %[[ZERO]] : index
+// CHECK-NEXT:      %[[C62:.+]] = arith.constant 62 : index
 // CHECK-NEXT:      %[[BCOL:.+]] = arith.minui %[[COL:.+]], %[[C62]] : index
 // CHECK-NEXT:      %[[BV:.+]] = vector.load %[[B]][%[[BCOL]]] {alignment = 4 : i64} : memref<64xbf16>, vector<2xbf16>
 // CHECK-NEXT:      %[[BF:.+]] = arith.extf %[[BV]] : vector<2xbf16> to vector<2xf32>
@@ -70,7 +75,7 @@
 // CHECK-NEXT:      %[[COLOK:.+]] = arith.cmpi ult, %[[COL]], %[[C64]] : index
 // CHECK-NEXT:      %[[OK:.+]] = arith.andi %[[ROWOK]], %[[COLOK]] : i1
 // CHECK-NEXT:      scf.if %[[OK]] {
-// CHECK-NEXT:        vector.store %[[OUT]], %[[Y]][%[[ROW]], %[[COL]]] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK-NEXT:        vector.store %[[OUT]], %[[Y]][%[[SROW]], %[[COL]]] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
 // CHECK-NEXT:      }
 // The bias depends on the column only: one load per column pair j (4), reused
 // by the other rows; 2 * 2 * 4 = 16 stores in all.
@@ -100,8 +105,8 @@ func.func @bias_tb(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %b: memref<64x
 // CHECK-LABEL: gpu.func @kn_rhs
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x64xbf16>, %[[W:[^:]+]]: memref<64x64xbf16>, %[[Y:[^:]+]]: memref<?x64xf32>) kernel
 // CHECK-SAME:    attributes {known_block_size = array<i32: 32, 1, 1>, nvvm.maxnreg = 96 : i64,
-// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
-// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c3072][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x16x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c3072{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x16x32xbf16, #gpu.address_space<workgroup>>
 // CHECK:         nvgpu.device_async_copy %[[W]][{{.+}}], %[[PB]][{{.+}}], 8, %{{.+}} {bypassL1} : memref<64x64xbf16> to memref<3x16x32xbf16, #gpu.address_space<workgroup>>
 // CHECK:         scf.for
 // CHECK-NEXT:      nvgpu.device_async_wait %{{.+}} {numGroups = 1 : i32}
@@ -125,8 +130,8 @@ func.func @kn_rhs(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x64
 // A transposed lhs [K, M]: the A panel is [k][m], read with ldmatrix.trans;
 // B [N, K] without. 2 stages: wait for all groups.
 // CHECK-LABEL: gpu.func @trans_a
-// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x16x32xbf16, #gpu.address_space<workgroup>>
-// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c2048][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x16x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c2048{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
 // CHECK:         nvgpu.device_async_copy %arg0[{{.+}}], %[[PA]][{{.+}}], 8, %{{.+}} {bypassL1} : memref<64x64xbf16> to memref<2x16x32xbf16, #gpu.address_space<workgroup>>
 // CHECK:         scf.for
 // CHECK-NEXT:      nvgpu.device_async_wait %{{.+}} {numGroups = 0 : i32}
@@ -189,8 +194,8 @@ func.func @k_odd(%x: memref<?x36xbf16>, %w: memref<64x36xbf16>, %y: memref<?x64x
 // CHECK-LABEL: gpu.func @f32
 // CHECK-NOT:     nvgpu.ldmatrix
 // CHECK-NOT:     nvvm.mma.sync
-// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xf32, #gpu.address_space<workgroup>>
-// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x16x32xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xf32, #gpu.address_space<workgroup>>
+// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c6144{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x16x32xf32, #gpu.address_space<workgroup>>
 // CHECK:         nvgpu.device_async_copy %arg0[{{.+}}], %[[PA]][{{.+}}], 4, %{{.+}} {bypassL1} : memref<?x32xf32> to memref<3x32x16xf32, #gpu.address_space<workgroup>>
 // CHECK:         scf.for
 // CHECK-NEXT:      nvgpu.device_async_wait %{{.+}} {numGroups = 1 : i32}
@@ -266,8 +271,8 @@ func.func @odd_n(%x: memref<?x32xbf16>, %w: memref<32x33xbf16>, %s: memref<?x1xf
 // The B panel [48 k][32 n] has 4 chunks a row and stays swizzled.
 // CHECK-LABEL: gpu.func @chunks_not_pow2
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x96xbf16>, %[[W:[^:]+]]: memref<96x64xbf16>, %{{[^:]+}}: memref<?x64xf32>) kernel
-// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x48xbf16, #gpu.address_space<workgroup>>
-// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x48x32xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x48xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c6144{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x48x32xbf16, #gpu.address_space<workgroup>>
 // CHECK-NOT:     arith.xori
 // CHECK:         %[[CH:.+]] = arith.remui %{{.+}}, %c6{{(_[0-9]+)?}} : index
 // CHECK-NOT:     arith.xori
@@ -305,9 +310,9 @@ func.func @chunks_not_pow2(%x: memref<?x96xbf16>, %w: memref<96x64xbf16>, %y: me
 // 8-15. The epilogue reads both products' pairs.
 // CHECK-LABEL: gpu.func @swiglu
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x64xbf16>, %[[WG:[^:]+]]: memref<64x64xbf16>, %[[WU:[^:]+]]: memref<64x64xbf16>, %[[Y:[^:]+]]: memref<?x64xbf16>) kernel
-// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
-// CHECK:         %[[PG:.+]] = memref.view %{{.+}}[%c3072][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
-// CHECK:         %[[PU:.+]] = memref.view %{{.+}}[%c6144][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PG:.+]] = memref.view %{{.+}}[%c3072{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PU:.+]] = memref.view %{{.+}}[%c6144{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x16xbf16, #gpu.address_space<workgroup>>
 // Prologue: 2 k-steps, each 2 copies into every panel.
 // CHECK-COUNT-2: nvgpu.device_async_copy %[[X]][{{.+}}], %[[PA]][{{.+}}], 8, %{{.+}} {bypassL1}
 // CHECK-COUNT-2: nvgpu.device_async_copy %[[WG]][{{.+}}], %[[PG]][{{.+}}], 8, %{{.+}} {bypassL1}
@@ -373,6 +378,85 @@ func.func @swiglu(%x: memref<?x64xbf16>, %wg: memref<64x64xbf16>, %wu: memref<64
   %m = arith.mulf %e, %u : tensor<64xf32>
   %t = arith.truncf %m : tensor<64xf32> to tensor<64xbf16>
   tile.store %t, %y[%r] : tensor<64xbf16> -> memref<?x64xbf16>
+  return
+}
+
+// -----
+
+// A batched rhs [2, N, K] (transpose_b), 2 batches of 40 rows: batches are
+// runs of blocks_m * blocks_n = 2 * 2 = 4 CTAs. The batch is
+// block_id / 4, its first row batch * 40, and the grouped order runs over
+// block_id % 4. A rows are clamped to the batch's last row (39) and then
+// offset by its first; B copies index the 3-D rhs at the batch first. The
+// epilogue masks the row within the batch (< 40) and stores at the row
+// offset by the batch's first.
+// CHECK-LABEL: gpu.func @batched(
+// CHECK-SAME:    %[[X:[^:]+]]: memref<?x64xbf16>, %[[W:[^:]+]]: memref<2x64x64xbf16>, %[[Y:[^:]+]]: memref<?x64xbf16>) kernel
+// CHECK-SAME:    tile.domain = array<i64: 2, 40, 64>
+// CHECK:         %[[BID:.+]] = gpu.block_id x
+// CHECK:         %[[C4:.+]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[BATCH:.+]] = arith.divui %[[BID]], %[[C4]] : index
+// CHECK-NEXT:    %[[C40:.+]] = arith.constant 40 : index
+// CHECK-NEXT:    %[[ROW0:.+]] = arith.muli %[[BATCH]], %[[C40]] : index
+// CHECK-NEXT:    %[[C4B:.+]] = arith.constant 4 : index
+// CHECK-NEXT:    %[[PID:.+]] = arith.remui %[[BID]], %[[C4B]] : index
+// Group of 8 block rows: 8 * 2 = 16 CTAs (more than a batch has).
+// CHECK-NEXT:    %[[C16:.+]] = arith.constant 16 : index
+// CHECK-NEXT:    arith.divui %[[PID]], %[[C16]] : index
+// CHECK:         %[[PA:.+]] = memref.view %{{.+}}[%c0{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[PB:.+]] = memref.view %{{.+}}[%c2048{{(_[0-9]+)?}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[C39:.+]] = arith.constant 39 : index
+// CHECK-NEXT:    %[[RA:.+]] = arith.minui %{{.+}}, %[[C39]] : index
+// CHECK-NEXT:    %[[SA:.+]] = arith.addi %[[RA]], %[[ROW0]] : index
+// CHECK:         nvgpu.device_async_copy %[[X]][%[[SA]], %{{[^],]+}}], %[[PA]][{{.+}}], 8, %{{.+}} {bypassL1} : memref<?x64xbf16> to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         nvgpu.device_async_copy %[[X]][{{.+}}], %[[PA]]
+// CHECK-COUNT-2: nvgpu.device_async_copy %[[W]][%[[BATCH]], %{{[^],]+}}, %{{[^],]+}}], %[[PB]][{{.+}}], 8, %{{.+}} {bypassL1} : memref<2x64x64xbf16> to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK-NEXT:    nvgpu.device_async_create_group
+// CHECK:         scf.for
+// CHECK:           scf.if
+// CHECK-COUNT-2:     nvgpu.device_async_copy %[[W]][%[[BATCH]], %{{[^],]+}}, %{{[^],]+}}], %[[PB]]
+// CHECK:           scf.yield
+// CHECK-NEXT:    }
+// CHECK:         vector.shuffle
+// CHECK-NEXT:    %[[C40E:.+]] = arith.constant 40 : index
+// CHECK-NEXT:    %[[ROWOK:.+]] = arith.cmpi ult, %[[ER:.+]], %[[C40E]] : index
+// CHECK-NEXT:    %[[C39E:.+]] = arith.constant 39 : index
+// CHECK-NEXT:    %[[LR:.+]] = arith.minui %[[ER]], %[[C39E]] : index
+// CHECK-NEXT:    arith.addi %[[LR]], %[[ROW0]] : index
+// CHECK-NEXT:    %[[SROW:.+]] = arith.addi %[[ER]], %[[ROW0]] : index
+// CHECK:         scf.if
+// CHECK-NEXT:      vector.store %{{.+}}, %[[Y]][%[[SROW]], %{{.+}}] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK:         gpu.return
+func.func @batched(%x: memref<?x64xbf16>, %w: memref<2x64x64xbf16>, %y: memref<?x64xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 2, 40, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 8 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<2x64x64xbf16> -> tensor<64xf32>
+  %t = arith.truncf %p : tensor<64xf32> to tensor<64xbf16>
+  tile.store %t, %y[%r] : tensor<64xbf16> -> memref<?x64xbf16>
+  return
+}
+
+// -----
+
+// A batched rhs [2, K, N] whose rows are not 16-byte aligned (K = 36, N =
+// 20): masked element loads, the rhs's at the batch first. One column block:
+// a batch is 2 CTAs.
+// CHECK-LABEL: gpu.func @batched_masked
+// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x36xbf16>, %[[W:[^:]+]]: memref<2x36x20xbf16>, %[[Y:[^:]+]]: memref<?x20xf32>) kernel
+// CHECK:         %[[BID:.+]] = gpu.block_id x
+// CHECK:         %[[C2:.+]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[BATCH:.+]] = arith.divui %[[BID]], %[[C2]] : index
+// CHECK-NEXT:    %[[C40:.+]] = arith.constant 40 : index
+// CHECK-NEXT:    arith.muli %[[BATCH]], %[[C40]] : index
+// CHECK-NOT:     nvgpu.device_async_copy
+// CHECK:         memref.load %[[X]][%{{[^],]+}}, %{{[^],]+}}] : memref<?x36xbf16>
+// CHECK-NOT:     nvgpu.device_async_copy
+// CHECK:         memref.load %[[W]][%[[BATCH]], %{{[^],]+}}, %{{[^],]+}}] : memref<2x36x20xbf16>
+// CHECK-NOT:     nvgpu.device_async_copy
+// CHECK:         gpu.return
+func.func @batched_masked(%x: memref<?x36xbf16>, %w: memref<2x36x20xbf16>, %y: memref<?x20xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 2, 40, 20>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x36xbf16>, memref<2x36x20xbf16> -> tensor<20xf32>
+  tile.store %p, %y[%r] : tensor<20xf32> -> memref<?x20xf32>
   return
 }
 

@@ -32,15 +32,16 @@ func.func @rhs_in_epilogue(%arg0: tensor<64x64xbf16>, %arg1: tensor<64x64xbf16>)
 
 // -----
 
-// A hand-written fusion with a domain around a batched product (3-D rhs).
-func.func @batched_rhs(%arg0: tensor<4x16x64xbf16>, %arg1: tensor<4x64x32xbf16>) -> tensor<4x16x32xf32> {
-  %0 = graph.fusion(%arg0, %arg1 : tensor<4x16x64xbf16>, tensor<4x64x32xbf16>) attributes {domain = array<i64: 4, 16, 32>, fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<4x16x32xf32> {
-  ^bb0(%arg2: tensor<4x16x64xbf16>, %arg3: tensor<4x64x32xbf16>):
-    // expected-error @+1 {{'graph.matmul' op batched operands are not supported in a GEMM kernel yet: 'tensor<4x64x32xbf16>'}}
-    %1 = graph.matmul %arg2, %arg3 : (tensor<4x16x64xbf16>, tensor<4x64x32xbf16>) -> tensor<4x16x32xf32>
-    graph.yield %1 : tensor<4x16x32xf32>
+// A batched product with a transposed lhs [B, K, M] (the fusion pass gives
+// it no domain; this one is hand-written with a domain).
+func.func @batched_trans_lhs(%arg0: tensor<2x64x8xbf16>, %arg1: tensor<2x64x32xbf16>) -> tensor<2x8x32xf32> {
+  %0 = graph.fusion(%arg0, %arg1 : tensor<2x64x8xbf16>, tensor<2x64x32xbf16>) attributes {domain = array<i64: 2, 8, 32>, fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<2x8x32xf32> {
+  ^bb0(%arg2: tensor<2x64x8xbf16>, %arg3: tensor<2x64x32xbf16>):
+    // expected-error @+1 {{'graph.matmul' op a transposed batched lhs is not supported in a GEMM kernel yet: 'tensor<2x64x8xbf16>'}}
+    %1 = graph.matmul %arg2, %arg3 {transpose_a = true} : (tensor<2x64x8xbf16>, tensor<2x64x32xbf16>) -> tensor<2x8x32xf32>
+    graph.yield %1 : tensor<2x8x32xf32>
   }
-  return %0 : tensor<4x16x32xf32>
+  return %0 : tensor<2x8x32xf32>
 }
 
 // -----
@@ -73,15 +74,16 @@ func.func @slice_of_product(%arg0: tensor<32x64xbf16>, %arg1: tensor<64x64xbf16>
 
 // -----
 
-// The fusion pass leaves batched products without a domain: reported by name.
-func.func @no_domain(%arg0: tensor<4x16x64xbf16>, %arg1: tensor<4x32x64xbf16>) -> tensor<4x16x32xf32> {
+// The fusion pass leaves a transposed lhs with batch dims without a domain:
+// reported by name.
+func.func @no_domain(%arg0: tensor<2x64x8xbf16>, %arg1: tensor<64x32xbf16>) -> tensor<2x8x32xbf16> {
   // expected-error @+1 {{'graph.fusion' op has no row domain: 'graph.matmul' is not supported by tilec's row kernels yet}}
-  %0 = graph.fusion(%arg0, %arg1 : tensor<4x16x64xbf16>, tensor<4x32x64xbf16>) attributes {fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<4x16x32xf32> {
-  ^bb0(%arg2: tensor<4x16x64xbf16>, %arg3: tensor<4x32x64xbf16>):
-    %1 = graph.matmul %arg2, %arg3 {transpose_b = true} : (tensor<4x16x64xbf16>, tensor<4x32x64xbf16>) -> tensor<4x16x32xf32>
-    graph.yield %1 : tensor<4x16x32xf32>
+  %0 = graph.fusion(%arg0, %arg1 : tensor<2x64x8xbf16>, tensor<64x32xbf16>) attributes {fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<2x8x32xbf16> {
+  ^bb0(%arg2: tensor<2x64x8xbf16>, %arg3: tensor<64x32xbf16>):
+    %1 = graph.matmul %arg2, %arg3 {transpose_a = true} : (tensor<2x64x8xbf16>, tensor<64x32xbf16>) -> tensor<2x8x32xbf16>
+    graph.yield %1 : tensor<2x8x32xbf16>
   }
-  return %0 : tensor<4x16x32xf32>
+  return %0 : tensor<2x8x32xbf16>
 }
 
 // -----
@@ -103,8 +105,57 @@ func.func @trans_lhs_in_epilogue(%arg0: tensor<64x64xbf16>, %arg1: tensor<64x64x
 // tile.matmul verifier.
 func.func @rank(%a: memref<?x64x2xbf16>, %b: memref<64x32xbf16>) {
   %r = tile.row_id
-  // expected-error @+1 {{'tile.matmul' op operands must be 2-D memrefs, got 'memref<?x64x2xbf16>' and 'memref<64x32xbf16>'}}
+  // expected-error @+1 {{'tile.matmul' op operands must be 2-D memrefs (a 3-D rhs for batched products), got 'memref<?x64x2xbf16>' and 'memref<64x32xbf16>'}}
   %p = tile.matmul %a, %b[%r] : memref<?x64x2xbf16>, memref<64x32xbf16> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// A batched rhs has one batch dim (LowerFusionToTile flattens them).
+func.func @rank_4d_rhs(%a: memref<?x64xbf16>, %b: memref<2x2x64x32xbf16>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op operands must be 2-D memrefs (a 3-D rhs for batched products), got 'memref<?x64xbf16>' and 'memref<2x2x64x32xbf16>'}}
+  %p = tile.matmul %a, %b[%r] : memref<?x64xbf16>, memref<2x2x64x32xbf16> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// A batched rhs [B, K, N]: K and N are its last two dims, not the batch.
+func.func @k_batched(%a: memref<?x64xbf16>, %b: memref<4x32x64xbf16>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op contraction dims differ: 64 (lhs 'memref<?x64xbf16>') vs 32 (rhs 'memref<4x32x64xbf16>')}}
+  %p = tile.matmul %a, %b[%r] : memref<?x64xbf16>, memref<4x32x64xbf16> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// [B, N, K] with transpose_b.
+func.func @k_batched_trans_b(%a: memref<?x64xbf16>, %b: memref<4x64x32xbf16>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op contraction dims differ: 64 (lhs 'memref<?x64xbf16>') vs 32 (rhs 'memref<4x64x32xbf16>')}}
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x64xbf16>, memref<4x64x32xbf16> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @cols_batched(%a: memref<?x64xbf16>, %b: memref<4x64x32xbf16>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op result must have 32 columns, got 'tensor<64xf32>'}}
+  %p = tile.matmul %a, %b[%r] : memref<?x64xbf16>, memref<4x64x32xbf16> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// The batch count must be static too.
+func.func @dyn_batched_rhs(%a: memref<?x64xbf16>, %b: memref<?x64x32xbf16>) {
+  %r = tile.row_id
+  // expected-error @+1 {{'tile.matmul' op rhs must have static dims, got 'memref<?x64x32xbf16>'}}
+  %p = tile.matmul %a, %b[%r] : memref<?x64xbf16>, memref<?x64x32xbf16> -> tensor<32xf32>
   return
 }
 

@@ -132,6 +132,80 @@ func.func @linear_3d(%arg0: tensor<2x8x64xbf16>, %arg1: tensor<64x32xbf16>) -> t
 
 // -----
 
+// A batched product [4, 64, 32] x [4, 32, 48] + a bias: the lhs rows are
+// flattened (memref<?x32>, 4 batches of 64 rows), the rhs keeps its batch
+// dim, memref<4x32x48xbf16>, and tile.matmul takes it as it is.
+// CHECK-LABEL: func.func @batched_bias_kernel0
+//  CHECK-SAME:   (%[[X:[^:]+]]: memref<?x32xbf16>, %[[W:[^:]+]]: memref<4x32x48xbf16>, %[[B:[^:]+]]: memref<48xbf16>, %[[OUT:[^:]+]]: memref<?x48xbf16>)
+//  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 64, 48>, tile.gemm, tile.kernel
+//  CHECK-NEXT:   %[[ROW:.+]] = tile.row_id
+//  CHECK-NEXT:   %[[BT:.+]] = tile.load %[[B]] : memref<48xbf16> -> tensor<48xbf16>
+//  CHECK-NEXT:   %[[P:.+]] = tile.matmul %[[X]], %[[W]][%[[ROW]]] : memref<?x32xbf16>, memref<4x32x48xbf16> -> tensor<48xf32>
+//  CHECK-NEXT:   %[[BF:.+]] = arith.extf %[[BT]] : tensor<48xbf16> to tensor<48xf32>
+//  CHECK-NEXT:   %[[S:.+]] = arith.addf %[[P]], %[[BF]] : tensor<48xf32>
+//  CHECK-NEXT:   %[[T:.+]] = arith.truncf %[[S]] : tensor<48xf32> to tensor<48xbf16>
+//  CHECK-NEXT:   tile.store %[[T]], %[[OUT]][%[[ROW]]] : tensor<48xbf16> -> memref<?x48xbf16>
+//  CHECK-NEXT:   return
+// CHECK-LABEL: func.func @batched_bias(
+//  CHECK-NEXT:   tile.launch @batched_bias_kernel0(%{{.+}}, %{{.+}}, %{{.+}}) {fused_ops = 3 : i64, hbm_bytes_saved = 98304 : i64}
+//  CHECK-SAME:     : (tensor<4x64x32xbf16>, tensor<4x32x48xbf16>, tensor<48xbf16>) -> tensor<4x64x48xbf16>
+func.func @batched_bias(%arg0: tensor<4x64x32xbf16>, %arg1: tensor<4x32x48xbf16>, %arg2: tensor<48xbf16>) -> tensor<4x64x48xbf16> {
+  %0 = graph.fusion(%arg0, %arg1, %arg2 : tensor<4x64x32xbf16>, tensor<4x32x48xbf16>, tensor<48xbf16>) attributes {domain = array<i64: 4, 64, 48>, fused_ops = 3 : i64, hbm_bytes_saved = 98304 : i64} -> tensor<4x64x48xbf16> {
+  ^bb0(%arg3: tensor<4x64x32xbf16>, %arg4: tensor<4x32x48xbf16>, %arg5: tensor<48xbf16>):
+    %1 = graph.matmul %arg3, %arg4 : (tensor<4x64x32xbf16>, tensor<4x32x48xbf16>) -> tensor<4x64x48xbf16>
+    %2 = graph.broadcast %arg5 : (tensor<48xbf16>) -> tensor<4x64x48xbf16>
+    %3 = graph.add %1, %2 : (tensor<4x64x48xbf16>, tensor<4x64x48xbf16>) -> tensor<4x64x48xbf16>
+    graph.yield %3 : tensor<4x64x48xbf16>
+  }
+  return %0 : tensor<4x64x48xbf16>
+}
+
+// -----
+
+// Two batch dims [2, 3]: the rhs's are flattened, memref<6x32x48xbf16>.
+// CHECK-LABEL: func.func @batched_4d_kernel0
+//  CHECK-SAME:   (%[[X:[^:]+]]: memref<?x32xbf16>, %[[W:[^:]+]]: memref<6x32x48xbf16>, %[[OUT:[^:]+]]: memref<?x48xf32>)
+//  CHECK-SAME:   tile.domain = array<i64: 2, 3, 64, 48>, tile.gemm, tile.kernel
+//  CHECK-NEXT:   %[[ROW:.+]] = tile.row_id
+//  CHECK-NEXT:   %[[P:.+]] = tile.matmul %[[X]], %[[W]][%[[ROW]]] : memref<?x32xbf16>, memref<6x32x48xbf16> -> tensor<48xf32>
+//  CHECK-NEXT:   tile.store %[[P]], %[[OUT]][%[[ROW]]] : tensor<48xf32> -> memref<?x48xf32>
+func.func @batched_4d(%arg0: tensor<2x3x64x32xbf16>, %arg1: tensor<2x3x32x48xbf16>) -> tensor<2x3x64x48xf32> {
+  %0 = graph.fusion(%arg0, %arg1 : tensor<2x3x64x32xbf16>, tensor<2x3x32x48xbf16>) attributes {domain = array<i64: 2, 3, 64, 48>, fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<2x3x64x48xf32> {
+  ^bb0(%arg2: tensor<2x3x64x32xbf16>, %arg3: tensor<2x3x32x48xbf16>):
+    %1 = graph.matmul %arg2, %arg3 : (tensor<2x3x64x32xbf16>, tensor<2x3x32x48xbf16>) -> tensor<2x3x64x48xf32>
+    graph.yield %1 : tensor<2x3x64x48xf32>
+  }
+  return %0 : tensor<2x3x64x48xf32>
+}
+
+// -----
+
+// A batched rhs [B, N, K] with transpose_b (attention scores) stays
+// memref<BxNxK>; a per-batch input [4, 1, 32] is read at row / 16 (the
+// batch of the row).
+// CHECK-LABEL: func.func @batched_trans_b_kernel0
+//  CHECK-SAME:   (%[[Q:[^:]+]]: memref<?x64xbf16>, %[[K:[^:]+]]: memref<4x32x64xbf16>, %[[M:[^:]+]]: memref<?x32xf32>, %[[OUT:[^:]+]]: memref<?x32xf32>)
+//  CHECK-SAME:   tile.domain = array<i64: 4, 16, 32>, tile.gemm, tile.kernel
+//  CHECK-NEXT:   %[[ROW:.+]] = tile.row_id
+//  CHECK-NEXT:   %[[P:.+]] = tile.matmul %[[Q]], %[[K]][%[[ROW]]] {transpose_b = true} : memref<?x64xbf16>, memref<4x32x64xbf16> -> tensor<32xf32>
+//  CHECK-NEXT:   %[[C16:.+]] = arith.constant 16 : index
+//  CHECK-NEXT:   %[[BATCH:.+]] = arith.divui %[[ROW]], %[[C16]] : index
+//  CHECK-NEXT:   %[[MT:.+]] = tile.load %[[M]][%[[BATCH]]] : memref<?x32xf32> -> tensor<32xf32>
+//  CHECK-NEXT:   %[[S:.+]] = arith.addf %[[P]], %[[MT]] : tensor<32xf32>
+//  CHECK-NEXT:   tile.store %[[S]], %[[OUT]][%[[ROW]]] : tensor<32xf32> -> memref<?x32xf32>
+func.func @batched_trans_b(%arg0: tensor<4x16x64xbf16>, %arg1: tensor<4x32x64xbf16>, %arg2: tensor<4x1x32xf32>) -> tensor<4x16x32xf32> {
+  %0 = graph.fusion(%arg0, %arg1, %arg2 : tensor<4x16x64xbf16>, tensor<4x32x64xbf16>, tensor<4x1x32xf32>) attributes {domain = array<i64: 4, 16, 32>, fused_ops = 3 : i64, hbm_bytes_saved = 0 : i64} -> tensor<4x16x32xf32> {
+  ^bb0(%arg3: tensor<4x16x64xbf16>, %arg4: tensor<4x32x64xbf16>, %arg5: tensor<4x1x32xf32>):
+    %1 = graph.matmul %arg3, %arg4 {transpose_b = true} : (tensor<4x16x64xbf16>, tensor<4x32x64xbf16>) -> tensor<4x16x32xf32>
+    %2 = graph.broadcast %arg5 : (tensor<4x1x32xf32>) -> tensor<4x16x32xf32>
+    %3 = graph.add %1, %2 : (tensor<4x16x32xf32>, tensor<4x16x32xf32>) -> tensor<4x16x32xf32>
+    graph.yield %3 : tensor<4x16x32xf32>
+  }
+  return %0 : tensor<4x16x32xf32>
+}
+
+// -----
+
 // The lhs also read by the epilogue (x @ w + x with K == N): one buffer,
 // memref<?x128>, serves both; the epilogue loads its row.
 // CHECK-LABEL: func.func @lhs_residual_kernel0

@@ -17,6 +17,9 @@
 //   threads      = warps_m * warps_n * 32
 //   shared_bytes = stages * (block_m + products * block_n) * block_k * element bytes
 //   grid         = ceil(rows / block_m) * ceil(N / block_n), group_m 8
+// A batched rhs memref<BxKxN> (or BxNxK) splits the rows into B blocks
+// tiled separately: `rows` above (and below, for wgmma) is the rows of one
+// batch, rows / B, and grid = B * ceil(rows / B / block_m) * ceil(N / block_n).
 // With target=sm_90a, 16-bit K-major operands (lhs [M, K], rhs [N, K]) and
 // more than 64 rows take the wgmma schedule instead (unless gemm-wgmma=0):
 //   block 128 x 256 x 64 (block_n 128 for two products), 4 stages, one
@@ -75,6 +78,56 @@ func.func @batched_rows_f16(%a: memref<?x256xf16>, %b: memref<256x1000xf16>, %c:
   %p = tile.matmul %a, %b[%r] : memref<?x256xf16>, memref<256x1000xf16> -> tensor<1000xf32>
   %t = arith.truncf %p : tensor<1000xf32> to tensor<1000xf16>
   tile.store %t, %c[%r] : tensor<1000xf16> -> memref<?x1000xf16>
+  return
+}
+
+// -----
+
+// A batched rhs [4, K, N]: 4 blocks of 130 rows. sm_80: 128 x 128 tiles,
+// grid = 4 * ceil(130 / 128) * ceil(136 / 128) = 4 * 2 * 2 = 16. sm_90a:
+// wgmma (130 rows per batch > 64, the [K, N] rhs read MN-major), 128 x 256
+// tiles, grid = 4 * 2 * 1 = 8.
+// CHECK-LABEL: func.func @batched_rhs
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 16 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+// WGMMA-LABEL: func.func @batched_rhs
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 8 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+// NOWG-LABEL: func.func @batched_rhs
+//  NOWG-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 16 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
+func.func @batched_rhs(%a: memref<?x72xbf16>, %b: memref<4x72x136xbf16>, %c: memref<?x136xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4, 130, 136>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] : memref<?x72xbf16>, memref<4x72x136xbf16> -> tensor<136xf32>
+  %t = arith.truncf %p : tensor<136xf32> to tensor<136xbf16>
+  tile.store %t, %c[%r] : tensor<136xbf16> -> memref<?x136xbf16>
+  return
+}
+
+// -----
+
+// 150 rows, but a batched rhs [3, K, N]: 50 rows per batch take the
+// 64-row tile (a shared rhs would take 128-row tiles, as @batched_rows_f16
+// does), on sm_90a too (not over 64 rows: no wgmma).
+// 4 * (64 + 128) * 32 * 2 = 49152 bytes; grid = 3 * 1 * 1 = 3.
+// CHECK-LABEL: func.func @batched_rows_50
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+// WGMMA-LABEL: func.func @batched_rows_50
+//  WGMMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+func.func @batched_rows_50(%a: memref<?x64xbf16>, %b: memref<3x64x80xbf16>, %c: memref<?x80xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 3, 50, 80>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] : memref<?x64xbf16>, memref<3x64x80xbf16> -> tensor<80xf32>
+  tile.store %p, %c[%r] : tensor<80xf32> -> memref<?x80xf32>
+  return
+}
+
+// -----
+
+// 8 batches of 16 rows ([B, N, K] rhs): the decode tile 32 x 64 x 128,
+// 4 * (32 + 64) * 128 * 2 = 98304 bytes; grid = 8 * 1 * ceil(256 / 64) = 32.
+// CHECK-LABEL: func.func @batched_decode
+//  CHECK-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 32 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+func.func @batched_decode(%a: memref<?x128xbf16>, %b: memref<8x256x128xbf16>, %c: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 8, 16, 256>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x128xbf16>, memref<8x256x128xbf16> -> tensor<256xf32>
+  tile.store %p, %c[%r] : tensor<256xf32> -> memref<?x256xf32>
   return
 }
 
