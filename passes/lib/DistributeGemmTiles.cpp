@@ -1,5 +1,9 @@
 // tilec-distribute-gemm-tiles: lowers scheduled GEMM kernels to gpu.func on
-// tensor cores (the Ampere path: cp.async, ldmatrix, mma.sync; sm_80 and up).
+// tensor cores: the Ampere path (cp.async, ldmatrix, mma.sync; sm_80 and up,
+// described below), the Hopper path (wgmma from swizzled shared memory:
+// runWgmma) and an FMA path for f32 operands (fmaStep). Several products of
+// one lhs share a kernel (one B panel and accumulator set each); a batched
+// rhs splits the rows into blocks, each multiplied by its own rhs.
 //
 // A GEMM kernel's tile program computes one row: the row of the product
 // (tile.matmul) followed by its epilogue (elementwise ops, loads of bias
@@ -10,7 +14,8 @@
 //    share a B panel and a few A panels in L2).
 //  * Each of `stages` shared-memory buffers holds a block_k slice of the A
 //    and B panels. Global -> shared copies are 16-byte cp.async (zero-filled
-//    past the matrix edges) issued `stages - 1` k-steps ahead; rows whose
+//    past the matrix edges) issued `stages - 1` k-steps ahead (wgmma:
+//    `stages - 1 - mma_pending`); rows whose
 //    length is not a multiple of 8 elements fall back to masked loads.
 //    The 16-byte chunks of each shared row are XOR-swizzled with the row
 //    index so that the 8 row addresses of an ldmatrix hit distinct banks.
