@@ -64,6 +64,15 @@ demo() {
     log "ptxas -arch=sm_90a -v rms_norm.ptx"
     "$CUDA_ROOT/bin/ptxas" -arch=sm_90a -v rms_norm.ptx -o rms_norm.cubin
   fi
+  log "GEMM with a fused epilogue: gelu(x @ w^T + bias), bf16 4096^3"
+  ../bin/tilec --explain-fusion matmul_bias_gelu
+  ../bin/tilec --emit=ptx --target=sm_90a matmul_bias_gelu -o matmul_bias_gelu.ptx
+  echo "sm_90a: $(grep -c 'wgmma.mma_async' matmul_bias_gelu.ptx) wgmma.mma_async in the main loop -> $BUILD/demo/matmul_bias_gelu.ptx"
+  ../bin/tilec --emit=ptx --target=sm_80 matmul_bias_gelu -o matmul_bias_gelu.sm_80.ptx
+  echo "sm_80: $(grep -c 'mma.sync.aligned' matmul_bias_gelu.sm_80.ptx) mma.sync in the main loop"
+  if [ -x "$CUDA_ROOT/bin/ptxas" ]; then
+    "$CUDA_ROOT/bin/ptxas" -arch=sm_90a -v matmul_bias_gelu.ptx -o matmul_bias_gelu.cubin 2>&1 | grep -E "spill|registers"
+  fi
   log "example: RMSNorm [4096, 4096] bf16 (runs on the GPU when there is one)"
   ../bin/example_rmsnorm
   log "example: softmax [1024, 32000] f32"
