@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <regex>
 #include <unistd.h>
@@ -124,6 +125,59 @@ TEST(FusionTest, TwoIndependentRowDomainsGiveTwoKernels) {
   auto p = compileGraph(g);
   ASSERT_TRUE(p.ok()) << p.message();
   EXPECT_EQ(p->launches.size(), 2u);
+}
+
+// GEMM fusion decisions, end to end (CPU only): kernel counts, launch plans.
+TEST(GemmFusionTest, EpiloguesJoinTheProductProloguesAndReductionsDoNot) {
+  struct Case {
+    const char *name;
+    size_t kernels;
+    std::function<void(Graph &)> build;
+  };
+  std::vector<Case> cases = {
+      {"linear_bias_gelu_residual", 1,
+       [](Graph &g) {
+         Tensor x = g.input("x", {96, 64}, DType::BF16), w = g.input("w", {80, 64}, DType::BF16);
+         Tensor b = g.input("b", {80}, DType::BF16), r = g.input("r", {96, 80}, DType::BF16);
+         g.output(gelu(nn::linear(x, w, b)) + r);
+       }},
+      {"swiglu", 1,
+       [](Graph &g) {
+         Tensor x = g.input("x", {96, 64}, DType::BF16);
+         Tensor wg = g.input("wg", {128, 64}, DType::BF16), wu = g.input("wu", {128, 64}, DType::BF16);
+         g.output(silu(nn::linear(x, wg)) * nn::linear(x, wu));
+       }},
+      {"norm_then_matmul", 2,
+       [](Graph &g) {
+         Tensor x = g.input("x", {96, 64}, DType::BF16), n = g.input("n", {64}, DType::BF16);
+         Tensor w = g.input("w", {80, 64}, DType::BF16);
+         g.output(nn::linear(nn::rms_norm(x, n), w));
+       }},
+      {"matmul_then_softmax", 2,
+       [](Graph &g) {
+         Tensor q = g.input("q", {64, 32}, DType::BF16), k = g.input("k", {48, 32}, DType::BF16);
+         g.output(nn::softmax(matmul(q, k, false, true)));
+       }},
+      {"attention_shaped_batched", 3,
+       [](Graph &g) { // softmax(Q K^T) V per head: two GEMMs and a softmax
+         Tensor q = g.input("q", {4, 64, 32}, DType::BF16), k = g.input("k", {4, 48, 32}, DType::BF16);
+         Tensor v = g.input("v", {4, 48, 32}, DType::BF16);
+         g.output(matmul(nn::softmax(matmul(q, k, false, true) * 0.17), v));
+       }},
+  };
+  for (const Case &c : cases) {
+    Graph g(c.name);
+    c.build(g);
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << c.name << ": " << p.message();
+    EXPECT_EQ(p->launches.size(), c.kernels) << c.name;
+    for (const KernelLaunchPlan &plan : p->launches)
+      if (plan.gemm) {
+        EXPECT_GT(plan.sharedBytes, 0) << c.name;
+        EXPECT_GT(plan.gridSize(), 0) << c.name;
+        EXPECT_EQ(plan.blockSize() % 32, 0) << c.name;
+      }
+  }
 }
 
 TEST(FusionTest, InnerAxisReductionIsItsOwnStridedKernel) {
