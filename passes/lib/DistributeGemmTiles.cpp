@@ -241,13 +241,7 @@ public:
     auto accType = VectorType::get({4}, b.getF32Type());
     Value zero = b.create<arith::ConstantOp>(
         loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0f)));
-    auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-    Value token;
-    for (int64_t st = 0; st < s.stages - 1; ++st) {
-      if (st < kTiles)
-        issueLoads(b, tid, m.c(st), m.c(st));
-      token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
-    }
+    Value token = issuePrologue(b, tid, s.stages - 1, kTiles);
     int64_t nm = mms.size();
     SmallVector<Value> init(nm * mi * ni, zero);
     init.push_back(token);
@@ -260,16 +254,7 @@ public:
       lb.create<nvgpu::DeviceAsyncWaitOp>(loc, carried, lb.getI32IntegerAttr(s.stages - 2));
       lb.create<gpu::BarrierOp>(loc);
       // Refill the stage freed by the previous step.
-      Value next = lm.add(kt, s.stages - 1);
-      Value inRange = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next,
-                                               lm.c(kTiles));
-      auto ifOp = lb.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
-      {
-        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-        IndexMath im{ib, loc};
-        issueLoads(ib, tid, im.rem(next, s.stages), next);
-      }
-      Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+      Value newToken = issueAhead(lb, tid, kt, s.stages - 1, kTiles);
       Value stage = lm.rem(kt, s.stages);
       SmallVector<Value> acc(loop.getRegionIterArgs().drop_back());
       for (int64_t t = 0; t < nm; ++t) {
@@ -372,17 +357,10 @@ private:
       acc = b.create<LLVM::InsertValueOp>(loc, acc, zero, ArrayRef<int64_t>{e});
     SmallVector<Value> init(nm, acc);
 
-    auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-    Value token;
     // k steps copied ahead of the one computed: a stage is refilled once the
     // MMAs that read it are done, mma_pending + 1 steps after its use.
     int64_t ahead = s.stages - 1 - s.mmaPending;
-    for (int64_t st = 0; st < ahead; ++st) {
-      if (st < kTiles)
-        issueLoads(b, tid, m.c(st), m.c(st));
-      token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
-    }
-    init.push_back(token);
+    init.push_back(issuePrologue(b, tid, ahead, kTiles));
     auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), init);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -394,39 +372,30 @@ private:
       lb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
                                     NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
       lb.create<gpu::BarrierOp>(loc);
-      Value next = lm.add(kt, ahead);
-      Value inRange = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next,
-                                               lm.c(kTiles));
-      auto ifOp = lb.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
-      {
-        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-        IndexMath im{ib, loc};
-        issueLoads(ib, tid, im.rem(next, s.stages), next);
-      }
-      Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+      Value newToken = issueAhead(lb, tid, kt, ahead, kTiles);
       Value stage = lm.rem(kt, s.stages);
       Value aStage = lm.add(aWarpgroup, lm.mulv(stage, lm.c(stageA)));
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
       SmallVector<Value> results;
       auto wtype = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
       for (int64_t t = 0; t < nm; ++t) {
-      Value bStage = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
-      Value a = loop.getRegionIterArgs()[t];
-      for (int64_t k = 0; k < s.blockK / 16; ++k) {
-        Value da = descriptor(lb, lm.add(aStage, k * 32), 16);
-        Value db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
-        a = lb.create<NVVM::WgmmaMmaAsyncOp>(
-            loc, accType, a, da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
-            NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
-            NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
-            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-            NVVM::MMALayoutAttr::get(ctx, blockedB ? NVVM::MMALayout::row : NVVM::MMALayout::col),
-            NVVM::MMAIntOverflowAttr());
-      }
-      results.push_back(a);
+        Value bStage = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
+        Value a = loop.getRegionIterArgs()[t];
+        for (int64_t k = 0; k < s.blockK / 16; ++k) {
+          Value da = descriptor(lb, lm.add(aStage, k * 32), 16);
+          Value db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
+          a = lb.create<NVVM::WgmmaMmaAsyncOp>(
+              loc, accType, a, da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
+              NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
+              NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+              NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(ctx, blockedB ? NVVM::MMALayout::row : NVVM::MMALayout::col),
+              NVVM::MMAIntOverflowAttr());
+        }
+        results.push_back(a);
       }
       lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
       lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(s.mmaPending));
@@ -449,6 +418,38 @@ private:
       }
     }
     return emitEpilogue(b, 1, s.blockN / 8, vecs);
+  }
+
+  /// The pipeline's first `ahead` k steps, one cp.async group each (empty
+  /// groups past the last k step keep the group count uniform). Returns the
+  /// last group's token.
+  Value issuePrologue(OpBuilder &b, Value tid, int64_t ahead, int64_t kTiles) {
+    IndexMath m{b, fn.getLoc()};
+    Value token;
+    for (int64_t st = 0; st < ahead; ++st) {
+      if (st < kTiles)
+        issueLoads(b, tid, m.c(st), m.c(st));
+      token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(
+          fn.getLoc(), nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange());
+    }
+    return token;
+  }
+
+  /// In step `kt` of the main loop: copies k step kt + ahead (if there is
+  /// one) into its stage, as one more cp.async group; returns its token.
+  Value issueAhead(OpBuilder &b, Value tid, Value kt, int64_t ahead, int64_t kTiles) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    Value next = m.add(kt, ahead);
+    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next, m.c(kTiles));
+    auto ifOp = b.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
+    {
+      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      IndexMath im{ib, loc};
+      issueLoads(ib, tid, im.rem(next, s.stages), next);
+    }
+    return b.create<nvgpu::DeviceAsyncCreateGroupOp>(
+        loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange());
   }
 
   /// Copies k-step `kt` of both panels into buffer `stage`.

@@ -69,6 +69,19 @@ struct ScheduleRowKernelsPass
       fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
   }
 
+  /// Sets a GEMM kernel's `tile.schedule` (the entries, plus group_m 8:
+  /// CTAs ordered in groups of 8 block rows) and the register cap.
+  void setGemmSchedule(func::FuncOp fn,
+                       ArrayRef<std::pair<StringRef, int64_t>> entries) {
+    Builder b(fn.getContext());
+    SmallVector<NamedAttribute> attrs{b.getNamedAttr("group_m", b.getI64IntegerAttr(8))};
+    for (auto [name, value] : entries)
+      attrs.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(value)));
+    fn->setAttr("tile.schedule", b.getDictionaryAttr(attrs));
+    if (maxRegisters > 0)
+      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+  }
+
   /// GEMM kernels (tile.gemm): CTA tile, warp tiles, k step and pipeline
   /// depth of the tensor-core schedule (tilec-distribute-gemm-tiles), plus
   /// the launch shape: a 1-D grid of CTA tiles and the dynamic shared memory.
@@ -122,26 +135,17 @@ struct ScheduleRowKernelsPass
                << stages << " stages of " << bm << " + " << products << " x " << bn
                << " rows need " << sharedBytes << " bytes of shared memory, more than the "
                << kMaxSharedBytes << " a CTA may have on " << target;
-      int64_t grid = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
-      Builder b(fn.getContext());
-      auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-      fn->setAttr("tile.schedule",
-                  b.getDictionaryAttr({
-                      b.getNamedAttr("wgmma", i64(1)),
-                      b.getNamedAttr("mma_pending", i64(gemmMmaPending)),
-                      b.getNamedAttr("block_m", i64(bm)),
-                      b.getNamedAttr("block_n", i64(bn)),
-                      b.getNamedAttr("block_k", i64(64)),
-                      b.getNamedAttr("warps_m", i64(bm / 16)),
-                      b.getNamedAttr("warps_n", i64(1)),
-                      b.getNamedAttr("stages", i64(stages)),
-                      b.getNamedAttr("group_m", i64(8)),
-                      b.getNamedAttr("grid", i64(grid)),
-                      b.getNamedAttr("threads", i64(threads)),
-                      b.getNamedAttr("shared_bytes", i64(sharedBytes)),
-                  }));
-      if (maxRegisters > 0)
-        fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+      setGemmSchedule(fn, {{"wgmma", 1},
+                           {"mma_pending", gemmMmaPending},
+                           {"block_m", bm},
+                           {"block_n", bn},
+                           {"block_k", 64},
+                           {"warps_m", bm / 16},
+                           {"warps_n", 1},
+                           {"stages", stages},
+                           {"grid", batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn)},
+                           {"threads", threads},
+                           {"shared_bytes", sharedBytes}});
       return success();
     }
     if (elemBytes == 4) // f32 (FMA, no tensor cores): half the k step, 3 stages: 48 KB;
@@ -192,24 +196,15 @@ struct ScheduleRowKernelsPass
              << "x" << bn << " panels need " << sharedBytes
              << " bytes of shared memory, more than the " << kMaxSharedBytes
              << " a CTA may have on " << target;
-    int64_t grid = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
-    Builder b(fn.getContext());
-    auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-    fn->setAttr("tile.schedule",
-                b.getDictionaryAttr({
-                    b.getNamedAttr("block_m", i64(bm)),
-                    b.getNamedAttr("block_n", i64(bn)),
-                    b.getNamedAttr("block_k", i64(bk)),
-                    b.getNamedAttr("warps_m", i64(wm)),
-                    b.getNamedAttr("warps_n", i64(wn)),
-                    b.getNamedAttr("stages", i64(stages)),
-                    b.getNamedAttr("group_m", i64(8)),
-                    b.getNamedAttr("grid", i64(grid)),
-                    b.getNamedAttr("threads", i64(threads)),
-                    b.getNamedAttr("shared_bytes", i64(sharedBytes)),
-                }));
-    if (maxRegisters > 0)
-      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+    setGemmSchedule(fn, {{"block_m", bm},
+                         {"block_n", bn},
+                         {"block_k", bk},
+                         {"warps_m", wm},
+                         {"warps_n", wn},
+                         {"stages", stages},
+                         {"grid", batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn)},
+                         {"threads", threads},
+                         {"shared_bytes", sharedBytes}});
     return success();
   }
 

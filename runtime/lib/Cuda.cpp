@@ -570,7 +570,7 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
   // dynamic shared memory; kernels with a few bytes of static shared memory
   // pass the limit just below 48 KB of dynamic memory.
   constexpr unsigned optInAbove = 47 * 1024;
-  if (dynamicSharedBytes > optInAbove) {
+  if (dynamicSharedBytes > optInAbove && dynamicSharedBytes > sharedOptIn_->load()) {
     status = check(api().cuFuncSetAttribute(
                        fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                        static_cast<int>(dynamicSharedBytes)),
@@ -579,6 +579,7 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
                        std::to_string(dynamicSharedBytes) + ")");
     if (!status.ok())
       return status;
+    sharedOptIn_->store(dynamicSharedBytes);
   }
 
   auto dim = [](Dim3 d) {

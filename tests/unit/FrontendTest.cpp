@@ -2,6 +2,8 @@
 // and the error messages of wrongly built graphs.
 #include "tilec/Graph.h"
 
+#include "ErrorOf.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,16 +14,7 @@ using namespace tilec;
 
 namespace {
 
-// Runs `fn`, expects a tilec::Error and returns its message.
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected tilec::Error";
-  return "";
-}
+using tilec::testing::errorOf;
 
 std::vector<OpKind> kinds(const Graph &g) {
   std::vector<OpKind> out;

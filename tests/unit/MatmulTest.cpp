@@ -3,6 +3,8 @@
 // loop written here (indexing the operands' original layouts directly).
 #include "tilec/Reference.h"
 
+#include "ErrorOf.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,15 +17,7 @@ using namespace tilec;
 
 namespace {
 
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected tilec::Error";
-  return "";
-}
+using tilec::testing::errorOf;
 
 // Expects `message` to contain every one of `parts`.
 void expectMentions(const std::string &message,

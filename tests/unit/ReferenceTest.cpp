@@ -2,6 +2,8 @@
 // straightforward loops written here (not against the evaluator itself).
 #include "tilec/Reference.h"
 
+#include "ErrorOf.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,15 +28,7 @@ HostTensor run1(const Graph &g, const std::vector<HostTensor> &inputs) {
   return out.at(0);
 }
 
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected tilec::Error";
-  return "";
-}
+using tilec::testing::errorOf;
 
 } // namespace
 

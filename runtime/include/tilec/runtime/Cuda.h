@@ -6,6 +6,7 @@
 #include "tilec/Status.h"
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -138,6 +139,10 @@ private:
   std::string name_;
   void *function_ = nullptr; // CUfunction
   std::shared_ptr<void> module_; // keeps the CUmodule alive
+  // Dynamic shared memory the function has opted in to (shared by copies of
+  // this Kernel: one driver call per size, not one per launch).
+  std::shared_ptr<std::atomic<unsigned>> sharedOptIn_ =
+      std::make_shared<std::atomic<unsigned>>(0);
 };
 
 /// A PTX module JIT-compiled by the driver (cuModuleLoadDataEx). A failed
