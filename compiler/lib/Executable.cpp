@@ -1,6 +1,7 @@
 // Executable: binds a CompiledProgram to device buffers and launches it.
 #include "tilec/compiler/Executable.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -194,7 +195,23 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
         break;
       }
     }
-    rt::Dim3 grid{static_cast<unsigned>(plan.gridSize()), 1, 1};
+    for (const TensorMapPlan &t : plan.tensorMaps) {
+      const KernelBuffer &b = plan.buffers[t.buffer];
+      DType dtype = p.values[b.value].dtype;
+      rt::TensorMap map;
+      if (Status s = rt::encodeTensorMap(map,
+                                         dtype == DType::BF16  ? rt::TensorMapElement::BF16
+                                         : dtype == DType::F16 ? rt::TensorMapElement::F16
+                                                               : rt::TensorMapElement::F32,
+                                         pointers[b.value], t.dims, t.box);
+          !s.ok())
+        return Status::error("kernel " + plan.name + ": " + s.message());
+      args.addBytes(&map, sizeof map);
+    }
+    int64_t ctas = plan.gridSize();
+    if (plan.persistent && ctx_->info().smCount > 0)
+      ctas = std::min<int64_t>(ctas, ctx_->info().smCount);
+    rt::Dim3 grid{static_cast<unsigned>(ctas), 1, 1};
     rt::Dim3 block{static_cast<unsigned>(plan.blockSize()), 1, 1};
     if (Status s = kernels_[k].launch(grid, block, static_cast<unsigned>(plan.sharedBytes),
                                       stream, args);

@@ -102,6 +102,18 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       plan.fixedGrid = get("grid");
       plan.fixedBlock = get("threads");
       plan.sharedBytes = get("shared_bytes");
+      plan.persistent = get("persistent") != 0;
+      if (auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tma"))
+        for (Attribute a : maps) {
+          auto map = llvm::cast<DictionaryAttr>(a);
+          TensorMapPlan t;
+          t.buffer = static_cast<int>(map.getAs<IntegerAttr>("arg").getInt());
+          auto dims = map.getAs<DenseI64ArrayAttr>("dims");
+          auto box = map.getAs<DenseI64ArrayAttr>("box");
+          t.dims.assign(dims.asArrayRef().begin(), dims.asArrayRef().end());
+          t.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
+          plan.tensorMaps.push_back(std::move(t));
+        }
     } else {
       plan.vectorWidth = get("vector_width");
       plan.threadsPerRow = get("threads_per_row");

@@ -138,6 +138,9 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (!fn)
     return emitOpError("no tile kernel named ") << getCalleeAttr();
   size_t expected = getInputs().size() + getResults().size();
+  // A TMA GEMM kernel also takes its tensor maps, after the buffers.
+  if (auto maps = fn->getAttrOfType<IntegerAttr>("tile.tma_params"))
+    expected += maps.getInt();
   if (fn.getNumArguments() != expected)
     return emitOpError("kernel ") << getCallee() << " takes "
            << fn.getNumArguments() << " buffers, expected " << expected

@@ -45,15 +45,21 @@ using namespace tilec;
 namespace {
 
 constexpr int64_t kWarpSize = 32;
+// setmaxnreg of a TMA GEMM's warpgroups: 128 x 40 + 256 x 232 registers
+// fit the register file (64K) that 384 threads x 168 start with.
+constexpr uint32_t kProducerRegisters = 40, kMmaRegisters = 232;
 
 struct GemmSchedule {
   int64_t blockM = 128, blockN = 128, blockK = 32, warpsM = 2, warpsN = 2, stages = 4,
           groupM = 8;
   bool wgmma = false; // Hopper warpgroup MMA (sm_90a): 4 warps per 64 rows
+  bool tma = false;   // wgmma: panels loaded by TMA from a producer warpgroup
   int64_t mmaPending = 1; // wgmma: k steps of MMAs left running at a step's end
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
-  int64_t threads() const { return warpsM * warpsN * kWarpSize; }
+  /// Threads of the MMA warps (the producer warpgroup comes on top).
+  int64_t mmaThreads() const { return warpsM * warpsN * kWarpSize; }
+  int64_t threads() const { return mmaThreads() + (tma ? 128 : 0); }
 };
 
 FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
@@ -67,6 +73,7 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   GemmSchedule s{get("block_m"), get("block_n"), get("block_k"), get("warps_m"),
                  get("warps_n"), get("stages"), get("group_m")};
   s.wgmma = get("wgmma") != 0;
+  s.tma = get("tma") != 0;
   if (dict.get("mma_pending"))
     s.mmaPending = get("mma_pending");
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
@@ -76,7 +83,8 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
             (!s.wgmma || (s.warpsN == 1 && s.warpM() == 16 && s.blockM % 64 == 0 &&
                           (s.mmaPending == 0 || s.mmaPending == 1) &&
                           s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
-                          s.stages >= 3));
+                          s.stages >= 3)) &&
+            (!s.tma || s.wgmma);
   if (!ok)
     return fn.emitOpError("invalid GEMM tile.schedule ")
            << dict
@@ -164,9 +172,21 @@ public:
     elemBytes = elem.getIntOrFloatBitWidth() / 8;
     kChunk = 16 / elemBytes;
 
-    auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(),
-                                                    fn.getFunctionType(), TypeRange(),
-                                                    TypeRange());
+    // TMA: one tensor map a operand (lhs, then each rhs), passed by value
+    // as trailing 128-byte kernel parameters (tilec-mark-tma-params).
+    SmallVector<Type> params(fn.getFunctionType().getInputs());
+    if (s.tma) {
+      tensorMaps = fn->getAttrOfType<ArrayAttr>("tile.tma");
+      if (!tensorMaps || tensorMaps.size() != mms.size() + 1)
+        return fn.emitOpError("a TMA GEMM schedule needs tile.tma with a tensor map for the "
+                              "lhs and each rhs");
+      params.append(tensorMaps.size(), LLVM::LLVMPointerType::get(ctx));
+    }
+    auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(
+        fn.getLoc(), fn.getName(), FunctionType::get(ctx, params, {}), TypeRange(),
+        TypeRange());
+    if (s.tma)
+      gfn->setAttr("tile.tma_params", moduleBuilder.getI64IntegerAttr(tensorMaps.size()));
     gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), moduleBuilder.getUnitAttr());
     gfn.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
         {static_cast<int32_t>(s.threads()), 1, 1}));
@@ -180,31 +200,19 @@ public:
     IndexMath m{b, loc};
     for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
       args.map(from, to);
+    if (s.tma)
+      for (BlockArgument a : entry.getArguments().take_back(tensorMaps.size()))
+        mapParams.push_back(a);
 
     // ---- CTA and warp coordinates ----
     Value tid = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
     Value pid = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
-    lane = m.rem(tid, kWarpSize);
-    Value warp = m.div(tid, kWarpSize);
+    // The MMA warps' thread index (TMA: after the producer warpgroup).
+    Value mmaTid = s.tma ? m.sub(tid, m.c(128)) : tid;
+    lane = m.rem(mmaTid, kWarpSize);
+    Value warp = m.div(mmaTid, kWarpSize);
     Value warpRow = m.div(warp, s.warpsN), warpCol = m.rem(warp, s.warpsN);
-    int64_t blocksM = llvm::divideCeil(M, s.blockM), blocksN = llvm::divideCeil(N, s.blockN);
-    // Batches are consecutive runs of blocksM * blocksN CTAs.
-    batchRow0 = m.c(0);
-    if (batched) {
-      batchIdx = m.div(pid, blocksM * blocksN);
-      batchRow0 = m.mul(batchIdx, M);
-      pid = m.rem(pid, blocksM * blocksN);
-    }
-    // Grouped order: CTA pid covers block row first + pid % rows of its group.
-    int64_t perGroup = s.groupM * blocksN;
-    Value group = m.div(pid, perGroup);
-    Value firstM = m.mul(group, s.groupM);
-    Value groupRows = m.minv(m.sub(m.c(blocksM), firstM), m.c(s.groupM));
-    Value inGroup = m.rem(pid, perGroup);
-    Value blockRow = m.add(firstM, m.remv(inGroup, groupRows));
-    Value blockCol = m.divv(inGroup, groupRows);
-    m0 = m.mul(blockRow, s.blockM);
-    n0 = m.mul(blockCol, s.blockN);
+    setTile(b, pid);
     warpM0 = m.mul(warpRow, s.warpM());
     warpN0 = m.mul(warpCol, s.warpN());
 
@@ -216,7 +224,7 @@ public:
       if (elem.isF32() || transA || (!transB && s.blockN % 64 != 0))
         return mm.emitOpError("the wgmma schedule needs 16-bit operands, lhs [M, K], and "
                               "block_n a multiple of 64 for a [K, N] rhs");
-      if (failed(runWgmma(b, tid, dyn)))
+      if (failed(runWgmma(b, tid, mmaTid, dyn)))
         return failure();
       b.create<gpu::ReturnOp>(loc);
       return success();
@@ -282,6 +290,34 @@ public:
   }
 
 private:
+  /// Sets the output tile (m0, n0; batchIdx, batchRow0) of tile index `pid`.
+  /// Batches are consecutive runs of blocksM * blocksN tiles; within one,
+  /// tiles go in groups of group_m block rows (block row first + pid % rows
+  /// of its group), so that tiles running at once share panels in L2.
+  void setTile(OpBuilder &b, Value pid) {
+    IndexMath m{b, fn.getLoc()};
+    int64_t blocksM = llvm::divideCeil(M, s.blockM), blocksN = llvm::divideCeil(N, s.blockN);
+    batchRow0 = m.c(0);
+    if (batched) {
+      batchIdx = m.div(pid, blocksM * blocksN);
+      batchRow0 = m.mul(batchIdx, M);
+      pid = m.rem(pid, blocksM * blocksN);
+    }
+    int64_t perGroup = s.groupM * blocksN;
+    Value group = m.div(pid, perGroup);
+    Value firstM = m.mul(group, s.groupM);
+    Value groupRows = m.minv(m.sub(m.c(blocksM), firstM), m.c(s.groupM));
+    Value inGroup = m.rem(pid, perGroup);
+    Value blockRow = m.add(firstM, m.remv(inGroup, groupRows));
+    Value blockCol = m.divv(inGroup, groupRows);
+    m0 = m.mul(blockRow, s.blockM);
+    n0 = m.mul(blockCol, s.blockN);
+  }
+
+  int64_t numTiles() const {
+    return batch * llvm::divideCeil(M, s.blockM) * llvm::divideCeil(N, s.blockN);
+  }
+
   /// The Hopper path: each warpgroup (4 warps, 128 threads) owns 64 rows of
   /// the CTA tile and all block_n columns; wgmma.mma_async m64nNk16 reads A
   /// and B from shared memory through descriptors. Both panels are K-major
@@ -291,7 +327,7 @@ private:
   /// two k-steps after its last use: wgmma.wait_group 1 at the end of step
   /// kt guarantees step kt-1's MMAs (of this warpgroup) are done, and the
   /// barrier of step kt+1 those of every warpgroup.
-  LogicalResult runWgmma(OpBuilder &b, Value tid, Value dyn) {
+  LogicalResult runWgmma(OpBuilder &b, Value tid, Value mmaTid, Value dyn) {
     Location loc = fn.getLoc();
     MLIRContext *ctx = b.getContext();
     IndexMath m{b, loc};
@@ -323,7 +359,7 @@ private:
     SmallVector<Value> baseB;
     for (int64_t t = 0; t < nm; ++t)
       baseB.push_back(m.add(baseA, s.stages * (stageA + t * stageB)));
-    Value wg = m.div(m.div(tid, kWarpSize), 4);
+    Value wg = m.div(m.div(mmaTid, kWarpSize), 4);
     Value aWarpgroup = m.add(baseA, m.mul(wg, 64 * s.blockK * 2));
 
     auto i64 = b.getI64Type();
@@ -357,30 +393,17 @@ private:
       acc = b.create<LLVM::InsertValueOp>(loc, acc, zero, ArrayRef<int64_t>{e});
     SmallVector<Value> init(nm, acc);
 
-    // k steps copied ahead of the one computed: a stage is refilled once the
-    // MMAs that read it are done, mma_pending + 1 steps after its use.
-    int64_t ahead = s.stages - 1 - s.mmaPending;
-    init.push_back(issuePrologue(b, tid, ahead, kTiles));
-    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), init);
-    {
-      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    // One k step of MMAs on buffer `stage`: block_k / 16 wgmma per product,
+    // committed as one group; returns the products' accumulators.
+    auto wtype = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    auto mmaStep = [&](OpBuilder &lb, Value stage, ValueRange accIn) {
       IndexMath lm{lb, loc};
-      Value kt = loop.getInductionVar();
-      Value carried = loop.getRegionIterArgs().back();
-      lb.create<nvgpu::DeviceAsyncWaitOp>(loc, carried, lb.getI32IntegerAttr(ahead - 1));
-      // Make the copies (generic proxy) visible to wgmma (async proxy).
-      lb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
-                                    NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      lb.create<gpu::BarrierOp>(loc);
-      Value newToken = issueAhead(lb, tid, kt, ahead, kTiles);
-      Value stage = lm.rem(kt, s.stages);
       Value aStage = lm.add(aWarpgroup, lm.mulv(stage, lm.c(stageA)));
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
       SmallVector<Value> results;
-      auto wtype = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
       for (int64_t t = 0; t < nm; ++t) {
         Value bStage = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
-        Value a = loop.getRegionIterArgs()[t];
+        Value a = accIn[t];
         for (int64_t k = 0; k < s.blockK / 16; ++k) {
           Value da = descriptor(lb, lm.add(aStage, k * 32), 16);
           Value db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
@@ -399,25 +422,227 @@ private:
       }
       lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
       lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(s.mmaPending));
+      return results;
+    };
+    // After the last step: accumulator element 4j + e is the mma.sync m16n8
+    // layout of n8 tile j for the warp's 16 rows, so the epilogue of the
+    // mma.sync path applies.
+    auto finish = [&](OpBuilder &eb, ValueRange results) {
+      SmallVector<Value> vecs;
+      for (int64_t t = 0; t < nm; ++t)
+        for (int64_t j = 0; j < s.blockN / 8; ++j) {
+          SmallVector<Value> four;
+          for (int64_t e = 0; e < 4; ++e)
+            four.push_back(
+                eb.create<LLVM::ExtractValueOp>(loc, results[t], ArrayRef<int64_t>{4 * j + e}));
+          vecs.push_back(eb.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
+        }
+      return emitEpilogue(eb, 1, s.blockN / 8, vecs);
+    };
+    if (s.tma)
+      return runTmaPipeline(b, tid, baseA, baseB, stageA, stageB, kTiles, init,
+                            mmaStep, finish);
+
+    // cp.async: k steps copied ahead of the one computed; a stage is refilled
+    // once the MMAs that read it are done, mma_pending + 1 steps after its use.
+    int64_t ahead = s.stages - 1 - s.mmaPending;
+    init.push_back(issuePrologue(b, tid, ahead, kTiles));
+    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kTiles), m.c(1), init);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      IndexMath lm{lb, loc};
+      Value kt = loop.getInductionVar();
+      Value carried = loop.getRegionIterArgs().back();
+      lb.create<nvgpu::DeviceAsyncWaitOp>(loc, carried, lb.getI32IntegerAttr(ahead - 1));
+      // Make the copies (generic proxy) visible to wgmma (async proxy).
+      lb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
+                                    NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      lb.create<gpu::BarrierOp>(loc);
+      Value newToken = issueAhead(lb, tid, kt, ahead, kTiles);
+      SmallVector<Value> results =
+          mmaStep(lb, lm.rem(kt, s.stages), loop.getRegionIterArgs().drop_back());
       results.push_back(newToken);
       lb.create<scf::YieldOp>(loc, results);
     }
     b.setInsertionPointAfter(loop);
     b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, b.getI64IntegerAttr(0));
-    // Accumulator element 4j + e is the mma.sync m16n8 layout of n8 tile j
-    // for the warp's 16 rows: the epilogue of the mma.sync path applies.
-    SmallVector<Value> vecs;
-    for (int64_t t = 0; t < nm; ++t) {
-      Value result = loop.getResult(t);
-      for (int64_t j = 0; j < s.blockN / 8; ++j) {
-        SmallVector<Value> four;
-        for (int64_t e = 0; e < 4; ++e)
-          four.push_back(
-              b.create<LLVM::ExtractValueOp>(loc, result, ArrayRef<int64_t>{4 * j + e}));
-        vecs.push_back(b.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
+    return finish(b, loop.getResults().drop_back());
+  }
+
+  /// The TMA pipeline (warp specialized): warpgroup 0 is the producer, one
+  /// thread of it walks the k steps, waits until a stage is empty, arms the
+  /// stage's `full` mbarrier with the bytes to come and issues the tensor
+  /// copies (zero-filled past the tensor's edges); the MMA warpgroups wait
+  /// on `full`, run the step's wgmma, and once a step's MMAs are done (the
+  /// wait_group of the next step) each warp arrives on that stage's `empty`
+  /// mbarrier. Phases alternate each time the k steps wrap around the
+  /// stages. setmaxnreg moves registers from the producer to the MMA warps.
+  LogicalResult
+  runTmaPipeline(OpBuilder &b, Value tid, Value baseA,
+                 ArrayRef<Value> baseB, int64_t stageA, int64_t stageB, int64_t kTiles,
+                 ArrayRef<Value> init,
+                 llvm::function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> mmaStep,
+                 llvm::function_ref<LogicalResult(OpBuilder &, ValueRange)> finish) {
+    Location loc = fn.getLoc();
+    MLIRContext *ctx = b.getContext();
+    IndexMath m{b, loc};
+    int64_t nm = mms.size();
+    auto i32 = b.getI32Type();
+    auto i64 = b.getI64Type();
+    auto ptr3 = LLVM::LLVMPointerType::get(ctx, 3);
+    auto ptr7 = LLVM::LLVMPointerType::get(ctx, 7);
+    auto c32 = [&](OpBuilder &bb, int64_t v) -> Value {
+      return bb.create<arith::ConstantOp>(loc, bb.getI32IntegerAttr(v));
+    };
+    auto toI32 = [&](OpBuilder &bb, Value v) -> Value {
+      return bb.create<arith::IndexCastOp>(loc, i32, v);
+    };
+    // A shared-memory address (index) as a pointer.
+    auto sharedPtr = [&](OpBuilder &bb, Value address) -> Value {
+      Value a = bb.create<arith::IndexCastOp>(loc, i64, address);
+      return bb.create<LLVM::IntToPtrOp>(loc, ptr3, a);
+    };
+    // mbarriers after the panels: full[stage], then empty[stage].
+    Value bars = m.add(baseA, s.stages * (stageA + nm * stageB));
+    auto full = [&](OpBuilder &bb, Value stage) {
+      IndexMath im{bb, loc};
+      return sharedPtr(bb, im.add(bars, im.mul(stage, 8)));
+    };
+    auto empty = [&](OpBuilder &bb, Value stage) {
+      IndexMath im{bb, loc};
+      return sharedPtr(bb, im.add(bars, im.add(im.mul(stage, 8), s.stages * 8)));
+    };
+    int64_t mmaWarps = s.mmaThreads() / kWarpSize;
+    {
+      Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, m.c(0));
+      auto ifOp = b.create<scf::IfOp>(loc, first, false);
+      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      IndexMath im{ib, loc};
+      for (int64_t st = 0; st < s.stages; ++st) {
+        ib.create<NVVM::MBarrierInitOp>(loc, full(ib, im.c(st)), c32(ib, 1), Value());
+        ib.create<NVVM::MBarrierInitOp>(loc, empty(ib, im.c(st)), c32(ib, mmaWarps), Value());
+      }
+      ib.create<NVVM::FenceMbarrierInitOp>(loc);
+    }
+    b.create<gpu::BarrierOp>(loc);
+    Value ticks = c32(b, 0x989680);
+    // Phase parity of k step kt's pass over the stages.
+    auto parity = [&](OpBuilder &bb, Value kt, bool flip) {
+      IndexMath im{bb, loc};
+      Value p = toI32(bb, im.rem(im.div(kt, s.stages), 2));
+      return flip ? bb.create<arith::XOrIOp>(loc, p, c32(bb, 1)).getResult() : p;
+    };
+    int64_t stageBytes = stageA + nm * stageB;
+
+    // Persistent CTAs: CTA c computes tiles c, c + grid, c + 2 grid, ...;
+    // the k steps of all its tiles share the stages (step j * kTiles + kt).
+    int64_t tiles = numTiles();
+    Value cta = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
+    Value grid = b.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
+    // (Signed: a CTA past the last tile gets none.)
+    Value myTiles = b.create<arith::CeilDivSIOp>(loc, m.sub(m.c(tiles), cta), grid);
+    auto tileOf = [&](OpBuilder &bb, Value j) {
+      IndexMath im{bb, loc};
+      return im.add(cta, im.mulv(j, grid));
+    };
+
+    Value producer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, tid, m.c(128));
+    auto split = b.create<scf::IfOp>(loc, producer, /*withElse=*/true);
+    {
+      OpBuilder pb = OpBuilder::atBlockBegin(&split.getThenRegion().front());
+      pb.create<NVVM::SetMaxRegisterOp>(loc, kProducerRegisters,
+                                        NVVM::SetMaxRegisterAction::decrease);
+      IndexMath pm{pb, loc};
+      Value first = pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, pm.c(0));
+      auto ifOp = pb.create<scf::IfOp>(loc, first, false);
+      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      IndexMath im{ib, loc};
+      auto tileLoop = ib.create<scf::ForOp>(loc, im.c(0), myTiles, im.c(1));
+      OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+      IndexMath tm{tb, loc};
+      setTile(tb, tileOf(tb, tileLoop.getInductionVar()));
+      Value step0 = tm.mul(tileLoop.getInductionVar(), kTiles);
+      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1));
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      IndexMath lm{lb, loc};
+      Value kt = loop.getInductionVar();
+      Value step = lm.add(step0, kt);
+      Value stage = lm.rem(step, s.stages);
+      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, empty(lb, stage), parity(lb, step, true),
+                                               ticks);
+      Value bar = full(lb, stage);
+      lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar, c32(lb, stageBytes),
+                                                NVVM::MemScopeKind::CTA, false, Value());
+      Value k0 = toI32(lb, lm.mul(kt, s.blockK));
+      auto copy = [&](Value map, Value dst, SmallVector<Value> coords) {
+        if (batched)
+          coords.push_back(toI32(lb, batchIdx));
+        Value d = lb.create<LLVM::AddrSpaceCastOp>(loc, ptr7, sharedPtr(lb, dst));
+        lb.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+            loc, d, map, coords, bar, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
+            false, NVVM::CTAGroupKindAttr(), Value());
+      };
+      copy(mapParams[0], lm.add(baseA, lm.mulv(stage, lm.c(stageA))), {k0, toI32(lb, m0)});
+      for (int64_t t = 0; t < nm; ++t) {
+        Value dst = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
+        if (transB) {
+          copy(mapParams[t + 1], dst, {k0, toI32(lb, n0)});
+          continue;
+        }
+        // [K, N]: one 64-column block of block_k rows at a time.
+        for (int64_t j = 0; j < s.blockN / 64; ++j)
+          copy(mapParams[t + 1], lm.add(dst, j * s.blockK * 128),
+               {toI32(lb, lm.add(n0, j * 64)), k0});
       }
     }
-    return emitEpilogue(b, 1, s.blockN / 8, vecs);
+    {
+      OpBuilder cb = OpBuilder::atBlockBegin(&split.getElseRegion().front());
+      IndexMath cm{cb, loc};
+      cb.create<NVVM::SetMaxRegisterOp>(loc, kMmaRegisters, NVVM::SetMaxRegisterAction::increase);
+      auto tileLoop = cb.create<scf::ForOp>(loc, cm.c(0), myTiles, cm.c(1));
+      OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+      IndexMath tm{tb, loc};
+      Value step0 = tm.mul(tileLoop.getInductionVar(), kTiles);
+      // The MMA warps' arrival on a step's `empty` barrier: lane 0 of each.
+      auto release = [&](OpBuilder &bb, Value step, Value when) {
+        IndexMath im{bb, loc};
+        Value ok = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, im.c(0));
+        auto ifOp = bb.create<scf::IfOp>(loc, when ? im.andi(when, ok) : ok, false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath jm{ib, loc};
+        ib.create<NVVM::MBarrierArriveOp>(loc, Type(), empty(ib, jm.rem(step, s.stages)),
+                                          Value());
+      };
+      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1), init);
+      {
+        OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+        IndexMath lm{lb, loc};
+        Value kt = loop.getInductionVar();
+        Value step = lm.add(step0, kt);
+        Value stage = lm.rem(step, s.stages);
+        lb.create<NVVM::MBarrierTryWaitParityOp>(loc, full(lb, stage), parity(lb, step, false),
+                                                 ticks);
+        SmallVector<Value> results = mmaStep(lb, stage, loop.getRegionIterArgs());
+        // The MMAs of step kt - mma_pending are done: its stage is free.
+        if (s.mmaPending == 0)
+          release(lb, step, Value());
+        else
+          release(lb, lm.sub(step, lm.c(s.mmaPending)),
+                  lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, kt,
+                                           lm.c(s.mmaPending)));
+        lb.create<scf::YieldOp>(loc, results);
+      }
+      tb.setInsertionPointAfter(loop);
+      tb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, tb.getI64IntegerAttr(0));
+      // The last steps' stages, still held, go back to the producer before
+      // the epilogue, which then overlaps the next tile's first copies.
+      for (int64_t p = s.mmaPending; p >= 1; --p)
+        release(tb, tm.add(step0, kTiles - p), Value());
+      setTile(tb, tileOf(tb, tileLoop.getInductionVar()));
+      if (failed(finish(tb, loop.getResults())))
+        return failure();
+    }
+    return success();
   }
 
   /// The pipeline's first `ahead` k steps, one cp.async group each (empty
@@ -665,12 +890,22 @@ private:
 
   /// Re-emits the row program for each pair of accumulator columns a thread
   /// holds: rows warpM0 + i*16 + h*8 + lane/4, columns warpN0 + j*8 +
-  /// (lane%4)*2 + {0, 1}.
+  /// (lane%4)*2 + {0, 1}. The epilogue's loads go first (bias vectors and
+  /// per-row scalars for the whole tile, then row loads a group of
+  /// fragments at a time): the stores in between could alias them, so
+  /// neither LLVM nor ptxas may hoist a load above a store, and one load's
+  /// latency per fragment would add up (measured: docs/perf.md).
   LogicalResult emitEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc) {
     int64_t nm = mms.size();
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
+    struct Fragment {
+      Value row, col;
+      SmallVector<Value> pairs;
+      int64_t colKey, rowKey;
+    };
+    SmallVector<Fragment> frags;
     for (int64_t i = 0; i < mi; ++i)
       for (int64_t h = 0; h < 2; ++h) {
         Value row = m.add(m.add(m0, warpM0), m.add(quad, i * 16 + h * 8));
@@ -682,12 +917,30 @@ private:
             pairs.push_back(b.create<vector::ShuffleOp>(loc, a, a,
                                                         ArrayRef<int64_t>{2 * h, 2 * h + 1}));
           }
-          if (failed(emitFragment(b, row, col, pairs, j, i * 2 + h)))
-            return failure();
+          frags.push_back({row, col, pairs, j, i * 2 + h});
         }
       }
+    for (Fragment &f : frags)
+      if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::SharedLoads)))
+        return failure();
+    constexpr size_t kGroup = 8;
+    for (size_t g = 0; g < frags.size(); g += kGroup) {
+      ArrayRef<Fragment> group = ArrayRef<Fragment>(frags).slice(
+          g, std::min(kGroup, frags.size() - g));
+      for (const Fragment &f : group)
+        if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::RowLoads)))
+          return failure();
+      for (const Fragment &f : group)
+        if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::All)))
+          return failure();
+    }
     return success();
   }
+
+  /// What emitFragment emits: loads of values shared by the tile (rank-0
+  /// and rank-1 buffers, per-row scalars) or of rows (into the load cache,
+  /// with the index arithmetic they need), or the whole row program.
+  enum class Emit { SharedLoads, RowLoads, All };
 
   Type pairType(Type t) {
     if (auto r = llvm::dyn_cast<RankedTensorType>(t))
@@ -696,7 +949,7 @@ private:
   }
 
   LogicalResult emitFragment(OpBuilder &b, Value row, Value col, ArrayRef<Value> accPairs,
-                             int64_t colKey, int64_t rowKey) {
+                             int64_t colKey, int64_t rowKey, Emit emit) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     IRMapping map = args;
@@ -710,6 +963,22 @@ private:
       if (isa<tile::RowIdOp>(op)) {
         map.map(op.getResult(0), loadRow);
         continue;
+      }
+      if (emit != Emit::All) {
+        // Loads, and the scalar index arithmetic their rows may need.
+        if (auto load = dyn_cast<tile::LoadOp>(op)) {
+          auto memType = llvm::cast<MemRefType>(load.getSource().getType());
+          bool rowVector = memType.getRank() == 2 && llvm::isa<RankedTensorType>(load.getType());
+          if (rowVector != (emit == Emit::RowLoads))
+            continue;
+        } else if (llvm::all_of(op.getResultTypes(), [](Type t) {
+                     return t.isIntOrIndex();
+                   }) && op.getNumResults() > 0 && op.getNumRegions() == 0) {
+          b.clone(op, map);
+          continue;
+        } else {
+          continue;
+        }
       }
       if (auto product = dyn_cast<tile::MatmulOp>(op)) {
         map.map(op.getResult(0), accPairs[llvm::find(mms, product) - mms.begin()]);
@@ -735,8 +1004,10 @@ private:
           SmallVector<Value> idx;
           if (memType.getRank() == 2)
             idx.push_back(map.lookup(load.getRow()));
-          int64_t key = memType.getRank() == 1 ? colKey : -1;
-          auto emit = [&]() -> Value {
+          // Bias-like vectors are shared by the fragments of a column,
+          // rows by nobody (cached so that the loads can go first).
+          int64_t key = memType.getRank() == 1 ? colKey : 100000 + rowKey * 1000 + colKey;
+          auto emitLoad = [&]() -> Value {
             auto vt = VectorType::get({2}, memType.getElementType());
             if (evenCols) {
               SmallVector<Value> at(idx);
@@ -753,7 +1024,7 @@ private:
             }
             return b.create<vector::FromElementsOp>(loc, vt, elems);
           };
-          v = key >= 0 ? cached(loadCache, {&op, 2000 + key}, emit) : emit();
+          v = cached(loadCache, {&op, 2000 + key}, emitLoad);
         }
         map.map(op.getResult(0), v);
         continue;
@@ -860,6 +1131,8 @@ private:
   Value lane, m0, n0, warpM0, warpN0;
   Panel pa;
   SmallVector<Panel> pbs; // one B panel per product
+  ArrayAttr tensorMaps;    // TMA: tile.tma (lhs, then each rhs)
+  SmallVector<Value> mapParams; // TMA: the tensor-map kernel parameters
   DenseMap<std::pair<Operation *, int64_t>, Value> loadCache;
 };
 

@@ -425,9 +425,12 @@ private:
                 Value x2 = b.create<arith::MulFOp>(loc, v, v);
                 Value poly = b.create<arith::AddFOp>(
                     loc, f32(v, 1.0), b.create<arith::MulFOp>(loc, f32(v, 0.044715), x2));
-                Value minus2y = b.create<arith::MulFOp>(
-                    loc, f32(v, -2.0 * std::sqrt(2.0 / M_PI)), b.create<arith::MulFOp>(loc, v, poly));
-                Value e = b.create<math::ExpOp>(loc, minus2y);
+                // exp(-2y) as exp2 with log2(e) folded into the constant:
+                // one multiply and ex2 (exp would multiply by log2(e) again).
+                Value scaled = b.create<arith::MulFOp>(
+                    loc, f32(v, -2.0 * std::sqrt(2.0 / M_PI) * M_LOG2E),
+                    b.create<arith::MulFOp>(loc, v, poly));
+                Value e = b.create<math::Exp2Op>(loc, scaled);
                 return b.create<arith::DivFOp>(loc, v, b.create<arith::AddFOp>(loc, f32(v, 1.0), e));
               });
             })
@@ -504,11 +507,21 @@ struct LowerFusionToTilePass
         }
         if (failed(kernel))
           return signalPassFailure();
+        // Fast math: approximate exp/log/tanh/division (afn), and every
+        // float add, subtract and multiply may contract into an FMA (CUDA's
+        // and Triton's default; without it LLVM emits mul.rn/add.rn, which
+        // ptxas must not fuse) unless every op is to round like eager
+        // PyTorch (round-every-op: an FMA would skip a rounding).
+        bool contract = !roundEveryOp;
         if (fastMath)
-          kernel->walk([](Operation *op) {
-            if (isa<math::ExpOp, math::LogOp, math::TanhOp, arith::DivFOp>(op))
-              op->setAttr("fastmath", arith::FastMathFlagsAttr::get(op->getContext(),
-                                                                    arith::FastMathFlags::afn));
+          kernel->walk([&](Operation *op) {
+            auto flags = arith::FastMathFlags::none;
+            if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::TanhOp, arith::DivFOp>(op))
+              flags = flags | arith::FastMathFlags::afn;
+            if (contract && isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(op))
+              flags = flags | arith::FastMathFlags::contract;
+            if (flags != arith::FastMathFlags::none)
+              op->setAttr("fastmath", arith::FastMathFlagsAttr::get(op->getContext(), flags));
           });
         symbols.insert(*kernel);
         OpBuilder hb(fusion);

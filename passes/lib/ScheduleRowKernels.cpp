@@ -82,6 +82,54 @@ struct ScheduleRowKernelsPass
       fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
   }
 
+  /// The tensor maps (TMA descriptors) a wgmma kernel loads its panels
+  /// through, one for the lhs, then one per product's rhs: the kernel
+  /// argument, the tensor's dims (outer first; a batched operand gets its
+  /// batch dim) and the box one copy moves (64 elements = 128 bytes along K,
+  /// or along N for a [K, N] rhs, matching the 128-byte swizzle). Empty when
+  /// some operand cannot be described (rows not 16-byte aligned).
+  SmallVector<Attribute> tensorMaps(func::FuncOp fn, int64_t rows, int64_t batch, int64_t bm,
+                                    int64_t bn) {
+    Builder b(fn.getContext());
+    SmallVector<Attribute> maps;
+    bool ok = true;
+    auto add = [&](Value operand, ArrayRef<int64_t> dims, ArrayRef<int64_t> box) {
+      auto arg = llvm::dyn_cast<BlockArgument>(operand);
+      if (!arg || dims.back() % 8 != 0 || llvm::any_of(dims, [](int64_t d) { return d <= 0; })) {
+        ok = false;
+        return;
+      }
+      maps.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("arg", b.getI64IntegerAttr(arg.getArgNumber())),
+           b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+           b.getNamedAttr("box", b.getDenseI64ArrayAttr(box))}));
+    };
+    bool first = true;
+    fn.walk([&](tilec::tile::MatmulOp mm) {
+      auto lhs = llvm::cast<MemRefType>(mm.getLhs().getType());
+      auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
+      int64_t k = lhs.getDimSize(1);
+      bool batched = rhs.getRank() == 3;
+      if (first) {
+        if (batched)
+          add(mm.getLhs(), {batch, rows, k}, {1, bm, 64});
+        else
+          add(mm.getLhs(), {rows, k}, {bm, 64});
+        first = false;
+      }
+      SmallVector<int64_t> dims(rhs.getShape());
+      // [N, K]: block_n rows of 64 k; [K, N]: 64 k rows of one 64-column block.
+      SmallVector<int64_t> box = mm.getTransposeB() ? SmallVector<int64_t>{bn, 64}
+                                                    : SmallVector<int64_t>{64, 64};
+      if (batched)
+        box.insert(box.begin(), 1);
+      add(mm.getRhs(), dims, box);
+    });
+    if (!ok)
+      maps.clear();
+    return maps;
+  }
+
   /// GEMM kernels (tile.gemm): CTA tile, warp tiles, k step and pipeline
   /// depth of the tensor-core schedule (tilec-distribute-gemm-tiles), plus
   /// the launch shape: a 1-D grid of CTA tiles and the dynamic shared memory.
@@ -127,15 +175,32 @@ struct ScheduleRowKernelsPass
                << stages
                << " (block_m a multiple of 64, block_n a multiple of 16 up to 256, block_k 64, "
                   ">= 3 stages, gemm-mma-pending 0 or 1)";
-      int64_t threads = bm / 64 * 128;
-      int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024;
+      // TMA producer (one extra warpgroup) when every operand row is 16-byte
+      // aligned (the tensor map's strides must be) and there are at most two
+      // MMA warpgroups: setmaxnreg gives them 232 registers each and the
+      // producer 40, which is the whole register file (and a box has at most
+      // 256 rows).
+      SmallVector<Attribute> maps = gemmTma != 0 && bm <= 128
+                                        ? tensorMaps(fn, rows, batch, bm, bn)
+                                        : SmallVector<Attribute>();
+      bool tma = !maps.empty();
+      int64_t threads = bm / 64 * 128 + (tma ? 128 : 0);
+      // Panels, the 1024-byte alignment pad, and (TMA) a full and an empty
+      // mbarrier per stage.
+      int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024 + (tma ? stages * 16 : 0);
       int64_t kMaxSharedBytes = maxSharedBytes(target);
       if (sharedBytes > kMaxSharedBytes)
         return fn.emitOpError("bad wgmma GEMM schedule: ")
                << stages << " stages of " << bm << " + " << products << " x " << bn
                << " rows need " << sharedBytes << " bytes of shared memory, more than the "
                << kMaxSharedBytes << " a CTA may have on " << target;
+      if (tma)
+        fn->setAttr("tile.tma", ArrayAttr::get(fn.getContext(), maps));
       setGemmSchedule(fn, {{"wgmma", 1},
+                           {"tma", tma ? 1 : 0},
+                           // TMA kernels loop over tiles: launched with at
+                           // most one CTA an SM, each takes every grid-th.
+                           {"persistent", tma && gemmPersistent ? 1 : 0},
                            {"mma_pending", gemmMmaPending},
                            {"block_m", bm},
                            {"block_n", bn},

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -107,6 +108,10 @@ Status tilec::rt::detail::loadDriverFrom(const char *path, DriverApi &api) {
     // (dlsym relies on it); memcpy avoids reading one as the other.
     std::memcpy(sym.slot, &fn, sizeof fn);
   }
+  // Optional entry points.
+  dlerror();
+  if (void *fn = dlsym(handle, "cuTensorMapEncodeTiled"))
+    std::memcpy(slotOf(loaded.cuTensorMapEncodeTiled), &fn, sizeof fn);
   loaded.handle = handle;
   api = loaded;
   return Status::success();
@@ -477,6 +482,58 @@ void KernelArgs::addRaw(const void *data, size_t bytes) {
   storage_.resize(offset + slots, 0);
   std::memcpy(&storage_[offset], data, bytes);
   offsets_.push_back(offset);
+}
+
+Status tilec::rt::encodeTensorMap(TensorMap &map, TensorMapElement element, uint64_t devicePtr,
+                                  const std::vector<int64_t> &dims,
+                                  const std::vector<int64_t> &box) {
+  auto list = [](const std::vector<int64_t> &v) {
+    std::string text = "[";
+    for (size_t i = 0; i < v.size(); ++i)
+      text += (i ? ", " : "") + std::to_string(v[i]);
+    return text + "]";
+  };
+  std::string what = "tensor " + list(dims) + " in boxes of " + list(box);
+  size_t rank = dims.size();
+  if (rank == 0 || rank > 5 || box.size() != rank)
+    return Status::error("a tensor map needs 1 to 5 dims and a box of the same rank, got " +
+                         what);
+  for (size_t d = 0; d < rank; ++d)
+    if (dims[d] <= 0 || box[d] <= 0 || box[d] > 256)
+      return Status::error("a tensor map needs positive dims and boxes of at most 256 "
+                           "elements a dim, got " + what);
+  if (Status s = initDriver(); !s.ok())
+    return s;
+  if (!api().cuTensorMapEncodeTiled)
+    return Status::error("the CUDA driver has no cuTensorMapEncodeTiled (a CUDA 12 or newer "
+                         "driver is needed for TMA kernels)");
+  size_t elemBytes = element == TensorMapElement::F32 ? 4 : 2;
+  int dataType = element == TensorMapElement::F16    ? 6  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                 : element == TensorMapElement::BF16 ? 9  // ..._BFLOAT16
+                                                     : 7; // ..._FLOAT32
+  // The driver takes everything innermost first, and the byte strides of
+  // all but the innermost dim.
+  unsigned long long globalDim[5], globalStride[4];
+  unsigned boxDim[5], elementStride[5];
+  unsigned long long stride = elemBytes;
+  for (size_t i = 0; i < rank; ++i) {
+    size_t d = rank - 1 - i;
+    globalDim[i] = static_cast<unsigned long long>(dims[d]);
+    boxDim[i] = static_cast<unsigned>(box[d]);
+    elementStride[i] = 1;
+    if (i > 0)
+      globalStride[i - 1] = stride;
+    stride *= globalDim[i];
+  }
+  constexpr int kInterleaveNone = 0, kSwizzle128B = 3, kL2Promote256B = 3, kOobZero = 0;
+  CUresult result = api().cuTensorMapEncodeTiled(
+      map.words, dataType, static_cast<unsigned>(rank), reinterpret_cast<void *>(devicePtr),
+      globalDim, globalStride, boxDim, elementStride, kInterleaveNone, kSwizzle128B,
+      kL2Promote256B, kOobZero);
+  char address[32];
+  std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(devicePtr));
+  return check(result, "cuTensorMapEncodeTiled(" + what + " of " + std::to_string(elemBytes) +
+                           "-byte elements at " + address + ")");
 }
 
 std::vector<void *> KernelArgs::pointers() {

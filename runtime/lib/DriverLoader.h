@@ -82,6 +82,11 @@ struct DriverApi {
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+  // Optional (CUDA 12+ drivers): null when the driver lacks it; only TMA
+  // kernels need it, and they say so.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *,
+                                     const unsigned long long *, const unsigned *,
+                                     const unsigned *, int, int, int, int) = nullptr;
 };
 
 /// dlopens `path` and resolves every DriverApi entry; does not call cuInit.

@@ -141,6 +141,27 @@ TEST(GemmSchedules, MmaSyncOnKMajorOperands) {
   EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
 }
 
+// The wgmma kernel with cp.async copies by the MMA warps instead of the TMA
+// producer (gemm-tma=0), both operand layouts, edges in M, N and K.
+TEST(GemmSchedules, WgmmaWithCpAsyncCopies) {
+  TILEC_REQUIRE_GPU(ctx);
+  for (bool transB : {true, false}) {
+    Graph g("wgmma_cp_async");
+    Tensor a = g.input("a", {260, 200}, DType::BF16);
+    Tensor b = g.input("b", transB ? Shape{136, 200} : Shape{200, 136}, DType::BF16);
+    g.output(matmul(a, b, false, transB));
+    CompileOptions options;
+    options.scheduleOptions = "gemm-tma=0";
+    uint64_t seed = tilec::testing::freshSeed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + (transB ? " a @ b^T" : " a @ b"));
+    RunResult r = runOnGpu(g, ctx, seed, options);
+    ASSERT_EQ(r.got.size(), 1u);
+    std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
+    EXPECT_LT(relativeError(r.got[0], ref[0]), 1e-2);
+    EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
+  }
+}
+
 // ---- fused epilogues: one kernel each ----
 
 TEST(GemmEpilogue, LinearBiasGelu) {

@@ -193,6 +193,24 @@ TEST(GpuRuntimeTest, ReportsWrongBufferSizes) {
   EXPECT_NE(s.message().find("needs 1024 bytes"), std::string::npos) << s.message();
 }
 
+// A tensor map the driver refuses (an address not 16-byte aligned) says
+// so, with the call and the tensor; an aligned one encodes.
+TEST(GpuRuntimeTest, TensorMapRefusalNamesTheTensor) {
+  TILEC_REQUIRE_GPU(ctx);
+  auto buffer = rt::DeviceBuffer::allocate(ctx, 1 << 20);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().message();
+  rt::TensorMap map;
+  Status ok = rt::encodeTensorMap(map, rt::TensorMapElement::BF16, buffer->devicePtr(),
+                                  {256, 512}, {128, 64});
+  EXPECT_TRUE(ok.ok()) << ok.message();
+  Status bad = rt::encodeTensorMap(map, rt::TensorMapElement::BF16, buffer->devicePtr() + 2,
+                                   {256, 512}, {128, 64});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("cuTensorMapEncodeTiled(tensor [256, 512] in boxes of [128, 64]"),
+            std::string::npos)
+      << bad.message();
+}
+
 TEST(GpuRuntimeTest, JitErrorCarriesDriverLog) {
   TILEC_REQUIRE_GPU(ctx);
   auto m = rt::Module::loadPTX(ctx, ".version 8.0\n.target sm_90a\n.address_size 64\n"

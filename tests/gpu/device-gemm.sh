@@ -17,7 +17,7 @@ grep -E "FAILED|Failure|error" "$OUT/gpu_tests.log" | head -30
 step "SASS"
 for ex in matmul matmul_bias_gelu; do
   "$B/bin/tilec" --emit=ptx "$ex" -o "$B/$ex.ptx" && ptxas -arch=sm_90a -v "$B/$ex.ptx" -o "$B/$ex.cubin" 2>&1 | grep -E "registers|spill" | tr '\n' ' '
-  echo "$ex: $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c HGMMA) HGMMA, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c HMMA) HMMA, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c LDGSTS) LDGSTS, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c LDSM) LDSM, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -cE 'LDL|STL') local"
+  echo "$ex: $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c HGMMA) HGMMA, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c HMMA) HMMA, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c UTMALDG) UTMALDG, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c LDGSTS) LDGSTS, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -c LDSM) LDSM, $(cuobjdump --dump-sass "$B/$ex.cubin" | grep -cE 'LDL|STL') local"
 done 2>&1 | tee "$OUT/sass.txt"
 
 step "tilec-bench GEMM"

@@ -301,20 +301,30 @@ TEST_P(PtxasTest, AssemblesWithoutSpills) {
   EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
   EXPECT_EQ(log.find("error"), std::string::npos) << log;
   if (examples::isMatmul(c.op)) {
-    // 16-byte asynchronous copies (k = 4096), tensor cores for bf16.
-    EXPECT_NE(p.ptx.find("cp.async.cg.shared.global"), std::string::npos) << "expected cp.async";
+    // Tensor cores for bf16: on Hopper warpgroup MMA from swizzled shared
+    // memory filled by TMA (a producer warpgroup, mbarriers, setmaxnreg),
+    // elsewhere 16-byte asynchronous copies (k = 4096).
     if (c.dtype == DType::BF16 && c.target == "sm_90a" && c.rows > 64) {
-      // Hopper: warpgroup MMA from swizzled shared memory, no ldmatrix.
       EXPECT_NE(p.ptx.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"),
                 std::string::npos);
-      EXPECT_NE(p.ptx.find("fence.proxy.async.shared::cta"), std::string::npos);
-      EXPECT_EQ(p.ptx.find("ldmatrix"), std::string::npos);
-    } else if (c.dtype == DType::BF16) {
-      EXPECT_NE(p.ptx.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+      EXPECT_NE(p.ptx.find("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                           "complete_tx::bytes"),
                 std::string::npos);
-      EXPECT_NE(p.ptx.find("ldmatrix.sync.aligned.m8n8.x4"), std::string::npos);
+      EXPECT_NE(p.ptx.find("mbarrier.try_wait.parity"), std::string::npos);
+      EXPECT_NE(p.ptx.find("setmaxnreg.inc.sync.aligned.u32"), std::string::npos);
+      EXPECT_NE(p.ptx.find(".param .align 64 .b8"), std::string::npos) << "tensor maps by value";
+      EXPECT_EQ(p.ptx.find("cp.async.cg"), std::string::npos);
+      EXPECT_EQ(p.ptx.find("ldmatrix"), std::string::npos);
     } else {
-      EXPECT_NE(p.ptx.find("fma.rn.f32"), std::string::npos);
+      EXPECT_NE(p.ptx.find("cp.async.cg.shared.global"), std::string::npos)
+          << "expected cp.async";
+      if (c.dtype == DType::BF16) {
+        EXPECT_NE(p.ptx.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"),
+                  std::string::npos);
+        EXPECT_NE(p.ptx.find("ldmatrix.sync.aligned.m8n8.x4"), std::string::npos);
+      } else {
+        EXPECT_NE(p.ptx.find("fma.rn.f32"), std::string::npos);
+      }
     }
   } else if (c.cols % 8 == 0 && c.dtype == DType::BF16) {
     EXPECT_NE(p.ptx.find("ld.global.v4"), std::string::npos) << "expected 16-byte loads";

@@ -166,6 +166,41 @@ TEST(RuntimeTest, KernelArgsPacksEachArgumentInItsOwnSlot) {
   EXPECT_EQ(last, 99);
 }
 
+TEST(RuntimeTest, KernelArgsCarriesATensorMapByValue) {
+  TensorMap map;
+  for (int i = 0; i < 16; ++i)
+    map.words[i] = 0x0101010101010101ull * static_cast<uint64_t>(i + 1);
+  KernelArgs args;
+  args.addPointer(0x1000);
+  args.addBytes(&map, sizeof map);
+  args.addI64(-5);
+  ASSERT_EQ(args.count(), 3u);
+  std::vector<void *> pointers = args.pointers();
+  // The 128 bytes travel whole, in 16 slots of their own.
+  EXPECT_EQ(std::memcmp(pointers[1], map.words, sizeof map), 0);
+  EXPECT_EQ(static_cast<char *>(pointers[2]) - static_cast<char *>(pointers[1]), 128);
+  int64_t last;
+  std::memcpy(&last, pointers[2], sizeof last);
+  EXPECT_EQ(last, -5);
+}
+
+TEST(RuntimeTest, TensorMapChecksItsShapeBeforeTheDriver) {
+  TensorMap map;
+  Status s = encodeTensorMap(map, TensorMapElement::BF16, 0x10000, {}, {});
+  EXPECT_TRUE(contains(s.message(), "1 to 5 dims")) << s.message();
+  s = encodeTensorMap(map, TensorMapElement::BF16, 0x10000, {128, 64}, {64});
+  EXPECT_TRUE(contains(s.message(), "box of the same rank")) << s.message();
+  EXPECT_TRUE(contains(s.message(), "tensor [128, 64] in boxes of [64]")) << s.message();
+  s = encodeTensorMap(map, TensorMapElement::F16, 0x10000, {0, 64}, {128, 64});
+  EXPECT_TRUE(contains(s.message(), "positive dims")) << s.message();
+  s = encodeTensorMap(map, TensorMapElement::F32, 0x10000, {512, 64}, {512, 64});
+  EXPECT_TRUE(contains(s.message(), "at most 256")) << s.message();
+  // A valid description gets as far as the driver: here its absence.
+  s = encodeTensorMap(map, TensorMapElement::BF16, 0x10000, {128, 64}, {128, 64});
+  EXPECT_NO_DRIVER_OR_SKIP(s);
+  EXPECT_TRUE(contains(s.message(), "no CUDA driver")) << s.message();
+}
+
 TEST(RuntimeTest, LoaderReportsUnloadableLibrary) {
   detail::DriverApi api;
   Status status = detail::loadDriverFrom("libtilec-no-such-driver.so.1", api);

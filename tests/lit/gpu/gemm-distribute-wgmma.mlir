@@ -1,5 +1,6 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=target=sm_90a --tilec-distribute-gemm-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --implicit-check-not=mbarrier --implicit-check-not=cp.async.bulk --implicit-check-not=setmaxregister --implicit-check-not=tile.tma_params
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-wgmma=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=MMA
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=target=sm_90a --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=TMA
 
 // The Hopper path (DistributeGemmTiles.cpp, runWgmma): 16-bit K-major
 // operands with more than 64 rows get the wgmma schedule on sm_90a (block
@@ -21,12 +22,38 @@
 //    its stage is refilled); wait_group 0 after the loop;
 //  * the accumulator struct (block_n / 2 f32 a thread) has the mma.sync m16n8
 //    layout per n8 tile: the mma.sync epilogue runs on it.
+// That is the cp.async pipeline (the CHECK run, gemm-tma=0). By default
+// (the TMA run), operands whose rows are 16-byte aligned are loaded by TMA
+// from a producer warpgroup instead (384 threads: warpgroup 0 produces,
+// warpgroups 1 and 2 run the MMAs and the epilogue as above, with thread
+// ids tid - 128):
+//  * the kernel takes one tensor map per operand (lhs, then each product's
+//    rhs) as trailing !llvm.ptr parameters, counted by tile.tma_params;
+//  * after the panels (pad + stages * (128 + products * block_n) * 128 =
+//    pad + 196608) a full mbarrier a stage (8 bytes each), then an empty one
+//    (pad + 196608 + 32 + 8 * stage); thread 0 inits the full barriers with
+//    count 1 (the producer's arrive.expect_tx) and the empty ones with count
+//    8 (lane 0 of each MMA warp), fence.mbarrier.init, then a CTA barrier;
+//  * persistent CTAs: each runs ceil((grid - block id) / grid dim) tiles,
+//    tile block id + i * grid dim; k step i of the CTA (it = tile * k steps
+//    + k step) uses stage it % 4 in phase it / 4 % 2;
+//  * producer: setmaxregister decrease 40; thread 0 waits on the empty
+//    barrier (parity phase ^ 1: a fresh barrier counts as released), arms
+//    the full barrier with the stage's bytes ((128 + products * block_n) *
+//    64 * 2 = 49152 here) and issues one cp.async.bulk.tensor a box, its
+//    coordinates innermost first: (k, row) for the lhs, (k, column) for an
+//    [N, K] rhs, (column, k) for each 64-column block of a [K, N] rhs;
+//  * MMA warps: setmaxregister increase 232; wait on the full barrier
+//    (parity phase), the wgmma of the stage, commit, wait_group 1, then lane
+//    0 of each warp arrives on the previous step's empty barrier (its MMAs
+//    are done); after the k loop wait_group 0 and the last step's arrive.
+//    No cp.async, no proxy fence (TMA writes through the async proxy).
 // With gemm-wgmma=0 the same kernels use mma.sync.
 
 // One bf16 product, 128 x 256 x 256: one CTA, 4 k-steps.
 // CHECK-LABEL: gpu.func @wgmma
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[W:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>) kernel
-// CHECK-SAME:    attributes {known_block_size = array<i32: 256, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+// CHECK-SAME:    attributes {known_block_size = array<i32: 256, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 // CHECK:         %[[SMEM:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-NEXT:    %[[RAW:.+]] = memref.extract_aligned_pointer_as_index %[[SMEM]] : memref<?xi8, #gpu.address_space<workgroup>> -> index
 // CHECK-NEXT:    %[[C1024:.+]] = arith.constant 1024 : index
@@ -122,6 +149,193 @@
 // CHECK-NOT:     vector.store
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         gpu.return
+// The TMA kernel: two tensor maps after the buffers, 384 threads, 197632 +
+// 4 * 16 = 197696 bytes of shared memory.
+// TMA-LABEL: gpu.func @wgmma
+// TMA-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[W:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>, %[[MX:[^:]+]]: !llvm.ptr, %[[MW:[^:]+]]: !llvm.ptr) kernel
+// TMA-SAME:    attributes {known_block_size = array<i32: 384, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}, tile.tma_params = 2 : i64}
+// The MMA warps count threads from 128 on.
+// TMA-NEXT:      %[[TID:.+]] = gpu.thread_id x
+// TMA-NEXT:      gpu.block_id x
+// TMA-NEXT:      %[[C128:.+]] = arith.constant 128 : index
+// TMA-NEXT:      %[[MTID:.+]] = arith.subi %[[TID]], %[[C128]] : index
+// TMA-NEXT:      %[[C32:.+]] = arith.constant 32 : index
+// TMA-NEXT:      %[[LANE:.+]] = arith.remui %[[MTID]], %[[C32]] : index
+// The panels as in the cp.async kernel.
+// TMA:           %[[RAW:.+]] = memref.extract_aligned_pointer_as_index
+// TMA:           arith.subi
+// TMA-NEXT:      arith.constant 1024 : index
+// TMA-NEXT:      %[[PAD:.+]] = arith.remui %{{.+}}, %{{.+}} : index
+// TMA-NEXT:      memref.view %{{.+}}[%[[PAD]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x128x64xbf16, #gpu.address_space<workgroup>>
+// TMA:           memref.view {{.+}} to memref<4x256x64xbf16, #gpu.address_space<workgroup>>
+// TMA-NEXT:      %[[BASEA:.+]] = arith.addi %[[RAW]], %[[PAD]] : index
+// TMA-NEXT:      %[[C65536:.+]] = arith.constant 65536 : index
+// TMA-NEXT:      %[[BASEB:.+]] = arith.addi %[[BASEA]], %[[C65536]] : index
+// The barriers after the panels: 4 * (128 + 256) * 64 * 2 = 196608.
+// TMA:           %[[C196608:.+]] = arith.constant 196608 : index
+// TMA-NEXT:      %[[BARS:.+]] = arith.addi %[[BASEA]], %[[C196608]] : index
+// TMA-NEXT:      %[[C0:.+]] = arith.constant 0 : index
+// TMA-NEXT:      %[[IS0:.+]] = arith.cmpi eq, %[[TID]], %[[C0]] : index
+// TMA-NEXT:      scf.if %[[IS0]] {
+// Stage 0: full (count 1) at bars + 0, empty (count 8) at bars + 32.
+// TMA-NEXT:        %[[ONE:.+]] = arith.constant 1 : i32
+// TMA:             %[[F0:.+]] = arith.addi %[[BARS]], %{{.+}} : index
+// TMA-NEXT:        %[[F0I:.+]] = arith.index_cast %[[F0]] : index to i64
+// TMA-NEXT:        %[[F0P:.+]] = llvm.inttoptr %[[F0I]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:        nvvm.mbarrier.init %[[F0P]], %[[ONE]] : !llvm.ptr<3>, i32
+// TMA-NEXT:        %[[EIGHT:.+]] = arith.constant 8 : i32
+// TMA:             arith.constant 32 : index
+// TMA:             nvvm.mbarrier.init %{{.+}}, %[[EIGHT]] : !llvm.ptr<3>, i32
+// TMA-COUNT-6:     nvvm.mbarrier.init
+// TMA-NEXT:        nvvm.fence.mbarrier.init
+// TMA-NEXT:      }
+// TMA-NEXT:      gpu.barrier
+// Persistent: ceil((1 - block id) / grid dim) tiles for this CTA.
+// TMA-NEXT:      arith.constant 10000000 : i32
+// TMA-NEXT:      %[[BID:.+]] = gpu.block_id x
+// TMA-NEXT:      %[[GDIM:.+]] = gpu.grid_dim x
+// TMA-NEXT:      %[[GRID:.+]] = arith.constant 1 : index
+// TMA-NEXT:      %[[LEFT:.+]] = arith.subi %[[GRID]], %[[BID]] : index
+// TMA-NEXT:      %[[NTILES:.+]] = arith.ceildivsi %[[LEFT]], %[[GDIM]] : index
+// TMA-NEXT:      %[[C128B:.+]] = arith.constant 128 : index
+// TMA-NEXT:      %[[PRODUCER:.+]] = arith.cmpi ult, %[[TID]], %[[C128B]] : index
+// TMA-NEXT:      scf.if %[[PRODUCER]] {
+// TMA-NEXT:        nvvm.setmaxregister  decrease 40
+// TMA-NEXT:        %[[C0B:.+]] = arith.constant 0 : index
+// TMA-NEXT:        %[[ISSUER:.+]] = arith.cmpi eq, %[[TID]], %[[C0B]] : index
+// TMA-NEXT:        scf.if %[[ISSUER]] {
+// TMA:               scf.for %[[TILE:.+]] = %{{.+}} to %[[NTILES]] step %{{.+}} {
+// TMA-NEXT:            %[[STRIDE:.+]] = arith.muli %[[TILE]], %[[GDIM]] : index
+// TMA-NEXT:            arith.addi %[[BID]], %[[STRIDE]] : index
+// The tile's first row and column.
+// TMA:                 %[[CBM:.+]] = arith.constant 128 : index
+// TMA-NEXT:            %[[ROW0:.+]] = arith.muli %{{.+}}, %[[CBM]] : index
+// TMA-NEXT:            %[[CBN:.+]] = arith.constant 256 : index
+// TMA-NEXT:            %[[COL0:.+]] = arith.muli %{{.+}}, %[[CBN]] : index
+// TMA-NEXT:            %[[CK:.+]] = arith.constant 4 : index
+// TMA-NEXT:            %[[IT0:.+]] = arith.muli %[[TILE]], %[[CK]] : index
+// TMA:                 scf.for %[[KS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// TMA-NEXT:              %[[IT:.+]] = arith.addi %[[IT0]], %[[KS]] : index
+// TMA-NEXT:              arith.constant 4 : index
+// TMA-NEXT:              %[[STAGE:.+]] = arith.remui %[[IT]], %{{.+}} : index
+// TMA-NEXT:              arith.constant 4 : index
+// TMA-NEXT:              %[[ROUND:.+]] = arith.divui %[[IT]], %{{.+}} : index
+// TMA-NEXT:              arith.constant 2 : index
+// TMA-NEXT:              %[[PHASE:.+]] = arith.remui %[[ROUND]], %{{.+}} : index
+// TMA-NEXT:              %[[PHASEI:.+]] = arith.index_cast %[[PHASE]] : index to i32
+// TMA-NEXT:              %[[C1I:.+]] = arith.constant 1 : i32
+// TMA-NEXT:              %[[EPARITY:.+]] = arith.xori %[[PHASEI]], %[[C1I]] : i32
+// The empty barrier: bars + 32 + 8 * stage.
+// TMA-NEXT:              %[[C8:.+]] = arith.constant 8 : index
+// TMA-NEXT:              %[[EOFF8:.+]] = arith.muli %[[STAGE]], %[[C8]] : index
+// TMA-NEXT:              %[[C32E:.+]] = arith.constant 32 : index
+// TMA-NEXT:              %[[EOFF:.+]] = arith.addi %[[EOFF8]], %[[C32E]] : index
+// TMA-NEXT:              %[[EADDR:.+]] = arith.addi %[[BARS]], %[[EOFF]] : index
+// TMA-NEXT:              %[[EADDRI:.+]] = arith.index_cast %[[EADDR]] : index to i64
+// TMA-NEXT:              %[[EMPTY:.+]] = llvm.inttoptr %[[EADDRI]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:              nvvm.mbarrier.try_wait.parity %[[EMPTY]], %[[EPARITY]], %{{.+}} : !llvm.ptr<3>, i32, i32
+// The full barrier: bars + 8 * stage, armed with (128 + 256) * 64 * 2 bytes.
+// TMA-NEXT:              %[[C8F:.+]] = arith.constant 8 : index
+// TMA-NEXT:              %[[FOFF:.+]] = arith.muli %[[STAGE]], %[[C8F]] : index
+// TMA-NEXT:              %[[FADDR:.+]] = arith.addi %[[BARS]], %[[FOFF]] : index
+// TMA-NEXT:              %[[FADDRI:.+]] = arith.index_cast %[[FADDR]] : index to i64
+// TMA-NEXT:              %[[FULL:.+]] = llvm.inttoptr %[[FADDRI]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:              %[[BYTES:.+]] = arith.constant 49152 : i32
+// TMA-NEXT:              nvvm.mbarrier.arrive.expect_tx %[[FULL]], %[[BYTES]] : !llvm.ptr<3>, i32
+// x's box at A + stage * 16384, coordinates (k, row).
+// TMA-NEXT:              %[[C64:.+]] = arith.constant 64 : index
+// TMA-NEXT:              %[[K0:.+]] = arith.muli %[[KS]], %[[C64]] : index
+// TMA-NEXT:              %[[K0I:.+]] = arith.index_cast %[[K0]] : index to i32
+// TMA-NEXT:              %[[ROW0I:.+]] = arith.index_cast %[[ROW0]] : index to i32
+// TMA-NEXT:              %[[C16384:.+]] = arith.constant 16384 : index
+// TMA-NEXT:              %[[AOFF:.+]] = arith.muli %[[STAGE]], %[[C16384]] : index
+// TMA-NEXT:              %[[ADST:.+]] = arith.addi %[[BASEA]], %[[AOFF]] : index
+// TMA-NEXT:              %[[ADSTI:.+]] = arith.index_cast %[[ADST]] : index to i64
+// TMA-NEXT:              %[[ADSTP:.+]] = llvm.inttoptr %[[ADSTI]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:              %[[ADSTC:.+]] = llvm.addrspacecast %[[ADSTP]] : !llvm.ptr<3> to !llvm.ptr<7>
+// TMA-NEXT:              nvvm.cp.async.bulk.tensor.shared.cluster.global %[[ADSTC]], %[[MX]], %[[FULL]], box[%[[K0I]], %[[ROW0I]]] : !llvm.ptr<7>, !llvm.ptr
+// w's box at B + stage * 32768, coordinates (k, column).
+// TMA-NEXT:              %[[C32768:.+]] = arith.constant 32768 : index
+// TMA-NEXT:              %[[BOFF:.+]] = arith.muli %[[STAGE]], %[[C32768]] : index
+// TMA-NEXT:              %[[BDST:.+]] = arith.addi %[[BASEB]], %[[BOFF]] : index
+// TMA-NEXT:              %[[COL0I:.+]] = arith.index_cast %[[COL0]] : index to i32
+// TMA:                   nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[K0I]], %[[COL0I]]] : !llvm.ptr<7>, !llvm.ptr
+// TMA-NEXT:            }
+// TMA-NEXT:          }
+// TMA-NEXT:        }
+// TMA-NEXT:      } else {
+// TMA-NEXT:        nvvm.setmaxregister  increase 232
+// TMA:             scf.for %[[MTILE:.+]] = %{{.+}} to %[[NTILES]] step %{{.+}} {
+// TMA:               %[[RES:.+]] = scf.for %[[MKS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (!llvm.struct<({{((f32, ){127})}}f32)>) {
+// TMA-NEXT:            %[[MIT:.+]] = arith.addi %{{.+}}, %[[MKS]] : index
+// TMA-NEXT:            arith.constant 4 : index
+// TMA-NEXT:            %[[MSTAGE:.+]] = arith.remui %[[MIT]], %{{.+}} : index
+// TMA-NEXT:            arith.constant 4 : index
+// TMA-NEXT:            %[[MROUND:.+]] = arith.divui %[[MIT]], %{{.+}} : index
+// TMA-NEXT:            arith.constant 2 : index
+// TMA-NEXT:            %[[MPHASE:.+]] = arith.remui %[[MROUND]], %{{.+}} : index
+// TMA-NEXT:            %[[MPHASEI:.+]] = arith.index_cast %[[MPHASE]] : index to i32
+// TMA-NEXT:            arith.constant 8 : index
+// TMA-NEXT:            %[[MFOFF:.+]] = arith.muli %[[MSTAGE]], %{{.+}} : index
+// TMA-NEXT:            %[[MFADDR:.+]] = arith.addi %[[BARS]], %[[MFOFF]] : index
+// TMA-NEXT:            %[[MFADDRI:.+]] = arith.index_cast %[[MFADDR]] : index to i64
+// TMA-NEXT:            %[[MFULL:.+]] = llvm.inttoptr %[[MFADDRI]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:            nvvm.mbarrier.try_wait.parity %[[MFULL]], %[[MPHASEI]], %{{.+}} : !llvm.ptr<3>, i32, i32
+// TMA-NEXT:            %[[MC16384:.+]] = arith.constant 16384 : index
+// TMA-NEXT:            arith.muli %[[MSTAGE]], %[[MC16384]] : index
+// TMA-NEXT:            arith.addi
+// TMA-NEXT:            nvvm.wgmma.fence.aligned
+// TMA:                 %[[W0:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACC]], <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// TMA:                 %[[W1:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[W0]], <m = 64, n = 256, k = 16>
+// TMA:                 %[[W2:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[W1]], <m = 64, n = 256, k = 16>
+// TMA:                 %[[W3:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[W2]], <m = 64, n = 256, k = 16>
+// TMA-NEXT:            nvvm.wgmma.commit.group.sync.aligned
+// TMA-NEXT:            nvvm.wgmma.wait.group.sync.aligned 1
+// From the second k step on, lane 0 of each MMA warp releases the previous
+// step's stage: an arrive on empty[(it - 1) % 4].
+// TMA-NEXT:            %[[MC1:.+]] = arith.constant 1 : index
+// TMA-NEXT:            %[[NOTFIRST:.+]] = arith.cmpi uge, %[[MKS]], %[[MC1]] : index
+// TMA-NEXT:            %[[MC1B:.+]] = arith.constant 1 : index
+// TMA-NEXT:            %[[PREV:.+]] = arith.subi %[[MIT]], %[[MC1B]] : index
+// TMA-NEXT:            %[[MC0:.+]] = arith.constant 0 : index
+// TMA-NEXT:            %[[LANE0:.+]] = arith.cmpi eq, %[[LANE]], %[[MC0]] : index
+// TMA-NEXT:            %[[RELEASE:.+]] = arith.andi %[[NOTFIRST]], %[[LANE0]] : i1
+// TMA-NEXT:            scf.if %[[RELEASE]] {
+// TMA-NEXT:              arith.constant 4 : index
+// TMA-NEXT:              %[[PSTAGE:.+]] = arith.remui %[[PREV]], %{{.+}} : index
+// TMA-NEXT:              arith.constant 8 : index
+// TMA-NEXT:              %[[P8:.+]] = arith.muli %[[PSTAGE]], %{{.+}} : index
+// TMA-NEXT:              arith.constant 32 : index
+// TMA-NEXT:              %[[POFF:.+]] = arith.addi %[[P8]], %{{.+}} : index
+// TMA-NEXT:              %[[PADDR:.+]] = arith.addi %[[BARS]], %[[POFF]] : index
+// TMA-NEXT:              %[[PADDRI:.+]] = arith.index_cast %[[PADDR]] : index to i64
+// TMA-NEXT:              %[[PEMPTY:.+]] = llvm.inttoptr %[[PADDRI]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:              nvvm.mbarrier.arrive %[[PEMPTY]] : !llvm.ptr<3>
+// TMA-NEXT:            }
+// TMA-NEXT:            scf.yield %[[W3]] :
+// TMA-NEXT:          }
+// TMA-NEXT:          nvvm.wgmma.wait.group.sync.aligned 0
+// The last k step's stage (it = tile * 4 + 3) is released after the loop.
+// TMA-NEXT:          %[[C3:.+]] = arith.constant 3 : index
+// TMA-NEXT:          %[[LAST:.+]] = arith.addi %{{.+}}, %[[C3]] : index
+// TMA-NEXT:          arith.constant 0 : index
+// TMA-NEXT:          %[[LANE0B:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
+// TMA-NEXT:          scf.if %[[LANE0B]] {
+// TMA-NEXT:            arith.constant 4 : index
+// TMA-NEXT:            arith.remui %[[LAST]], %{{.+}} : index
+// TMA:                 nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
+// TMA-NEXT:          }
+// The epilogue of the tile, as in the cp.async kernel: 64 stores.
+// TMA:               llvm.extractvalue %[[RES]][0]
+// TMA:               llvm.extractvalue %[[RES]][127]
+// TMA-NOT:           llvm.extractvalue
+// TMA-COUNT-64:      vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64} : memref<?x256xbf16>, vector<2xbf16>
+// TMA-NOT:           vector.store
+// TMA:           gpu.return
+// TMA-NOT:       nvgpu.device_async_copy
+// TMA-NOT:       nvvm.fence.proxy
+// TMA-NOT:       nvvm.mma.sync
+// TMA:         }
 // MMA-LABEL: gpu.func @wgmma
 // MMA-SAME:    known_block_size = array<i32: 128, 1, 1>
 // MMA-NOT:     wgmma
@@ -145,7 +359,7 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // carried by the loop, one wgmma commit group for both.
 // CHECK-LABEL: gpu.func @swiglu
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[WG:[^:]+]]: memref<256x256xbf16>, %[[WU:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>) kernel
-// CHECK-SAME:    tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+// CHECK-SAME:    tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // CHECK:         %[[RAW:.+]] = memref.extract_aligned_pointer_as_index
 // CHECK-NEXT:    arith.constant 1024 : index
 // CHECK-NEXT:    arith.remui %[[RAW]]
@@ -208,14 +422,79 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // CHECK:         llvm.extractvalue %[[RES]]#1[63]
 // CHECK-NEXT:    %[[UV:.+]] = vector.from_elements
 // CHECK-NOT:     llvm.extractvalue
+// The pairs of every fragment first, the gate's then the up projection's
+// (so that the epilogue's loads can go before its stores); the last pair:
+// tile 15 of both products, the lower row half. Then the row program.
 // CHECK:         %[[GP:.+]] = vector.shuffle %{{.+}}, %{{.+}} [0, 1]
 // CHECK-NEXT:    %[[UP:.+]] = vector.shuffle %{{.+}}, %{{.+}} [0, 1]
-// CHECK:         arith.mulf %[[GP]], %[[UP]] : vector<2xf32>
-// CHECK:         vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64}
-// The last pair: tile 15 of both products.
+// CHECK-NOT:     vector.store
 // CHECK:         vector.shuffle %[[GV]], %[[GV]] [2, 3]
 // CHECK-NEXT:    vector.shuffle %[[UV]], %[[UV]] [2, 3]
+// CHECK-NOT:     vector.shuffle
+// CHECK:         arith.mulf %[[GP]], %[[UP]] : vector<2xf32>
+// CHECK:         vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64}
 // CHECK:         gpu.return
+// With TMA, three tensor maps (x, the gate's w, the up projection's w), one
+// full barrier armed with (128 + 2 * 128) * 64 * 2 = 49152 bytes a stage and
+// three boxes into it: x's at (k, row) into A, each w's at (k, column) into
+// its own panel (B stages of 128 * 64 * 2 = 16384 bytes); the MMA loop
+// carries both accumulators.
+// TMA-LABEL: gpu.func @swiglu
+// TMA-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[WG:[^:]+]]: memref<256x256xbf16>, %[[WU:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>, %[[MX:[^:]+]]: !llvm.ptr, %[[MG:[^:]+]]: !llvm.ptr, %[[MU:[^:]+]]: !llvm.ptr) kernel
+// TMA-SAME:    known_block_size = array<i32: 384, 1, 1>
+// TMA-SAME:    persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64
+// TMA-SAME:    tile.tma_params = 3 : i64
+// TMA-COUNT-3:   memref.view {{.+}} to memref<4x128x64xbf16, #gpu.address_space<workgroup>>
+// TMA-NEXT:      %[[BASEA:.+]] = arith.addi %{{.+}}, %{{.+}} : index
+// TMA-NEXT:      arith.constant 65536 : index
+// TMA-NEXT:      %[[BASEG:.+]] = arith.addi %[[BASEA]], %{{.+}} : index
+// TMA-NEXT:      arith.constant 131072 : index
+// TMA-NEXT:      %[[BASEU:.+]] = arith.addi %[[BASEA]], %{{.+}} : index
+// TMA:           arith.constant 196608 : index
+// TMA-COUNT-8:   nvvm.mbarrier.init
+// TMA:           nvvm.setmaxregister  decrease 40
+// TMA:           nvvm.mbarrier.try_wait.parity
+// TMA-NEXT:      arith.constant 8 : index
+// TMA:           %[[FULL:.+]] = llvm.inttoptr
+// TMA-NEXT:      %[[BYTES:.+]] = arith.constant 49152 : i32
+// TMA-NEXT:      nvvm.mbarrier.arrive.expect_tx %[[FULL]], %[[BYTES]] : !llvm.ptr<3>, i32
+// TMA:           %[[K0I:.+]] = arith.index_cast %{{.+}} : index to i32
+// TMA-NEXT:      %[[ROW0I:.+]] = arith.index_cast %{{.+}} : index to i32
+// TMA-NEXT:      arith.constant 16384 : index
+// TMA-NEXT:      arith.muli
+// TMA-NEXT:      arith.addi %[[BASEA]], %{{.+}} : index
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MX]], %[[FULL]], box[%[[K0I]], %[[ROW0I]]] : !llvm.ptr<7>, !llvm.ptr
+// TMA-NEXT:      arith.constant 16384 : index
+// TMA-NEXT:      arith.muli
+// TMA-NEXT:      arith.addi %[[BASEG]], %{{.+}} : index
+// TMA-NEXT:      %[[COL0G:.+]] = arith.index_cast %[[COL0:.+]] : index to i32
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MG]], %[[FULL]], box[%[[K0I]], %[[COL0G]]] : !llvm.ptr<7>, !llvm.ptr
+// TMA-NEXT:      arith.constant 16384 : index
+// TMA-NEXT:      arith.muli
+// TMA-NEXT:      arith.addi %[[BASEU]], %{{.+}} : index
+// TMA-NEXT:      %[[COL0U:.+]] = arith.index_cast %[[COL0]] : index to i32
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MU]], %[[FULL]], box[%[[K0I]], %[[COL0U]]] : !llvm.ptr<7>, !llvm.ptr
+// TMA-NEXT:    }
+// TMA-NOT:       nvvm.cp.async.bulk.tensor
+// TMA:           nvvm.setmaxregister  increase 232
+// TMA:           scf.for %{{.+}} iter_args(%[[ACCG:.+]] = %[[INIT:[^,]+]], %[[ACCU:.+]] = %[[INIT]]) -> (!llvm.struct<({{((f32, ){63})}}f32)>, !llvm.struct<({{((f32, ){63})}}f32)>) {
+// TMA:             nvvm.mbarrier.try_wait.parity
+// TMA:             nvvm.wgmma.fence.aligned
+// TMA-NOT:         nvvm.wgmma.fence.aligned
+// TMA:             nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACCG]], <m = 64, n = 128, k = 16>
+// TMA-COUNT-3:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
+// TMA-NEXT:        arith.constant 16384 : index
+// TMA:             nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACCU]], <m = 64, n = 128, k = 16>
+// TMA-COUNT-3:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
+// TMA-NEXT:        nvvm.wgmma.commit.group.sync.aligned
+// TMA-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
+// TMA:             nvvm.mbarrier.arrive
+// TMA:           nvvm.wgmma.wait.group.sync.aligned 0
+// TMA:           nvvm.mbarrier.arrive
+// TMA:           arith.mulf {{.+}} : vector<2xf32>
+// TMA:           vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64}
+// TMA-NOT:       nvgpu.device_async_copy
+// TMA:           gpu.return
 // MMA-LABEL: gpu.func @swiglu
 // MMA-SAME:    tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 8 : i64
 // MMA-NOT:     wgmma
@@ -234,7 +513,14 @@ func.func @swiglu(%x: memref<?x256xbf16>, %wg: memref<256x256xbf16>, %wu: memref
 
 // -----
 
-// f16 operands: wgmma with f16 multiplicands.
+// f16 operands: wgmma with f16 multiplicands (K = 64: one k step). With
+// TMA too (the tensor maps' element type is the host's business).
+// TMA-LABEL: gpu.func @f16
+// TMA-SAME:    %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: !llvm.ptr) kernel attributes {known_block_size = array<i32: 384, 1, 1>
+// TMA-COUNT-2:   nvvm.cp.async.bulk.tensor.shared.cluster.global
+// TMA-NOT:       nvvm.cp.async.bulk.tensor.shared.cluster.global
+// TMA:           nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// TMA:           vector.store %{{.+}}, %{{.+}}[{{.+}}] {alignment = 8 : i64} : memref<?x512xf32>, vector<2xf32>
 // CHECK-LABEL: gpu.func @f16
 // CHECK:         nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK:         vector.store %{{.+}}, %{{.+}}[{{.+}}] {alignment = 8 : i64} : memref<?x512xf32>, vector<2xf32>
@@ -251,6 +537,55 @@ func.func @f16(%x: memref<?x64xf16>, %w: memref<512x64xf16>, %y: memref<?x512xf3
 // block_k = 64 rows of 64 columns (memref<4 x 256 x 64>), copied from the
 // [K, N] rows, and wgmma reads B transposed (layout row) with a leading
 // byte offset of 64 * 128 = 8192 between the 64-column blocks.
+// With TMA the [K, N] map has 64 x 64 boxes: four copies a stage fill the
+// four blocks (8192 bytes apart), at coordinates (column, k) = (n0 + 64 j,
+// k0); the full barrier still expects 128 * 64 * 2 + 4 * 8192 = 49152 bytes.
+// TMA-LABEL: gpu.func @kn_rhs
+// TMA-SAME:    (%[[X:[^:]+]]: memref<?x64xbf16>, %[[W:[^:]+]]: memref<64x256xbf16>, %[[Y:[^:]+]]: memref<?x256xf32>, %[[MX:[^:]+]]: !llvm.ptr, %[[MW:[^:]+]]: !llvm.ptr) kernel
+// TMA-SAME:    tile.tma_params = 2 : i64
+// TMA:           nvvm.setmaxregister  decrease 40
+// TMA:           %[[CBM:.+]] = arith.constant 128 : index
+// TMA-NEXT:      %[[ROW0:.+]] = arith.muli %{{.+}}, %[[CBM]] : index
+// TMA-NEXT:      %[[CBN:.+]] = arith.constant 256 : index
+// TMA-NEXT:      %[[COL0:.+]] = arith.muli %{{.+}}, %[[CBN]] : index
+// TMA:           nvvm.mbarrier.try_wait.parity
+// TMA:           %[[FULL:.+]] = llvm.inttoptr
+// TMA-NEXT:      arith.constant 49152 : i32
+// TMA-NEXT:      nvvm.mbarrier.arrive.expect_tx %[[FULL]]
+// TMA-NEXT:      arith.constant 64 : index
+// TMA-NEXT:      arith.muli
+// TMA-NEXT:      %[[K0I:.+]] = arith.index_cast %{{.+}} : index to i32
+// TMA-NEXT:      %[[ROW0I:.+]] = arith.index_cast %[[ROW0]] : index to i32
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MX]], %[[FULL]], box[%[[K0I]], %[[ROW0I]]]
+// TMA-NEXT:      arith.constant 32768 : index
+// TMA-NEXT:      arith.muli
+// TMA-NEXT:      %[[B0:.+]] = arith.addi
+// TMA-NEXT:      %[[N0I:.+]] = arith.index_cast %[[COL0]] : index to i32
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N0I]], %[[K0I]]]
+// TMA-NEXT:      %[[C64:.+]] = arith.constant 64 : index
+// TMA-NEXT:      %[[N1:.+]] = arith.addi %[[COL0]], %[[C64]] : index
+// TMA-NEXT:      %[[N1I:.+]] = arith.index_cast %[[N1]] : index to i32
+// TMA-NEXT:      %[[C8192:.+]] = arith.constant 8192 : index
+// TMA-NEXT:      arith.addi %[[B0]], %[[C8192]] : index
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N1I]], %[[K0I]]]
+// TMA-NEXT:      %[[C128:.+]] = arith.constant 128 : index
+// TMA-NEXT:      %[[N2:.+]] = arith.addi %[[COL0]], %[[C128]] : index
+// TMA-NEXT:      %[[N2I:.+]] = arith.index_cast %[[N2]] : index to i32
+// TMA-NEXT:      %[[C16384:.+]] = arith.constant 16384 : index
+// TMA-NEXT:      arith.addi %[[B0]], %[[C16384]] : index
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N2I]], %[[K0I]]]
+// TMA-NEXT:      %[[C192:.+]] = arith.constant 192 : index
+// TMA-NEXT:      %[[N3:.+]] = arith.addi %[[COL0]], %[[C192]] : index
+// TMA-NEXT:      %[[N3I:.+]] = arith.index_cast %[[N3]] : index to i32
+// TMA-NEXT:      %[[C24576:.+]] = arith.constant 24576 : index
+// TMA-NEXT:      arith.addi %[[B0]], %[[C24576]] : index
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N3I]], %[[K0I]]]
+// TMA-NEXT:    }
+// TMA:           nvvm.setmaxregister  increase 232
+// TMA:           arith.constant 4611686293338849280 : i64
+// TMA:           nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// TMA-NOT:       nvgpu.device_async_copy
+// TMA:           gpu.return
 // CHECK-LABEL: gpu.func @kn_rhs
 // CHECK-NOT:     nvgpu.ldmatrix
 // CHECK:         memref.view {{.+}} to memref<4x256x64xbf16, #gpu.address_space<workgroup>>
@@ -262,6 +597,34 @@ func.func @f16(%x: memref<?x64xf16>, %w: memref<512x64xf16>, %y: memref<?x512xf3
 func.func @kn_rhs(%x: memref<?x64xbf16>, %w: memref<64x256xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 256>} {
   %r = tile.row_id
   %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x256xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// K = 129: rows of 258 bytes, not 16-byte aligned, so no tensor map: even
+// by default the wgmma kernel of 256 threads without TMA (no pointer
+// parameters, no mbarrier), its panels filled by the MMA warps (element
+// loads: not even cp.async's 16-byte chunks line up), with the proxy fence.
+// TMA-LABEL: gpu.func @k_129
+// TMA-SAME:    (%{{[^:]+}}: memref<?x129xbf16>, %{{[^:]+}}: memref<256x129xbf16>, %{{[^:]+}}: memref<?x256xf32>) kernel
+// TMA-SAME:    known_block_size = array<i32: 256, 1, 1>
+// TMA-SAME:    persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64
+// TMA-NOT:       tile.tma_params
+// TMA-NOT:       mbarrier
+// TMA-NOT:       setmaxregister
+// TMA-NOT:       cp.async.bulk
+// TMA:           memref.load %{{.+}} : memref<?x129xbf16>
+// TMA:           nvvm.fence.proxy
+// TMA:           nvvm.wgmma.mma_async
+// TMA-NOT:       mbarrier
+// TMA:           gpu.return
+// MMA-LABEL: gpu.func @k_129
+// MMA:         nvvm.mma.sync
+func.func @k_129(%x: memref<?x129xbf16>, %w: memref<256x129xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 256>} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x129xbf16>, memref<256x129xbf16> -> tensor<256xf32>
   tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
   return
 }

@@ -53,34 +53,41 @@
 // CHECK-NOT:         nvvm.mma.sync
 // CHECK:             scf.yield
 // CHECK-NEXT:      }
-// Epilogue, first pair: row m0 + lane / 4, columns n0 + 2 * (lane % 4) + {0, 1};
-// the bias pair is loaded (clamped to N - 2; an even column, so 4-byte
-// aligned), the sum rounded to bf16 and stored where the row is below 40 and
-// the column below 64.
+// Epilogue, first pair: row m0 + lane / 4, columns n0 + 2 * (lane % 4) + {0, 1}.
+// The pairs of all 2 * 2 * 4 = 16 fragments are taken first, then the loads
+// of all fragments (so that no store comes between a load and its use), then
+// the row programs: the bias pair is loaded (clamped to N - 2; an even
+// column, so 4-byte aligned), the sum rounded to bf16 and stored where the
+// row is below 40 and the column below 64.
 // CHECK:           %[[PAIR:.+]] = vector.shuffle %[[ACC]]#0, %[[ACC]]#0 [0, 1] : vector<4xf32>, vector<4xf32>
-// CHECK-NEXT:      %[[C40:.+]] = arith.constant 40 : index
-// CHECK-NEXT:      %[[ROWOK:.+]] = arith.cmpi ult, %[[ROW:.+]], %[[C40]] : index
+// CHECK-COUNT-15:  vector.shuffle %[[ACC]]#{{[0-7]}}
+// CHECK-NOT:       vector.shuffle
+// CHECK:           %[[C40:.+]] = arith.constant 40 : index
+// CHECK-NEXT:      arith.cmpi ult, %[[ROW:.+]], %[[C40]] : index
 // Unbatched, the rows of memory are the rows of the product: offset 0.
 // CHECK-NEXT:      %[[C39:.+]] = arith.constant 39 : index
 // CHECK-NEXT:      %[[LROW:.+]] = arith.minui %[[ROW]], %[[C39]] : index
 // CHECK-NEXT:      arith.addi %[[LROW]], %[[ZERO:c0(_[0-9]+)?]] : index
-// CHECK-NEXT:      %[[SROW:.+]] = arith.addi %[[ROW]], %[[ZERO]] : index
+// CHECK-NEXT:      arith.addi %[[ROW]], %[[ZERO]] : index
 // CHECK-NEXT:      %[[C62:.+]] = arith.constant 62 : index
 // CHECK-NEXT:      %[[BCOL:.+]] = arith.minui %[[COL:.+]], %[[C62]] : index
 // CHECK-NEXT:      %[[BV:.+]] = vector.load %[[B]][%[[BCOL]]] {alignment = 4 : i64} : memref<64xbf16>, vector<2xbf16>
-// CHECK-NEXT:      %[[BF:.+]] = arith.extf %[[BV]] : vector<2xbf16> to vector<2xf32>
+// The bias depends on the column only: one load per column pair j (4), reused
+// by the other rows.
+// CHECK-COUNT-3:   vector.load %[[B]][{{.+}}] {alignment = 4 : i64}
+// CHECK-NOT:       vector.load
+// CHECK-NOT:       vector.store
+// CHECK:           %[[BF:.+]] = arith.extf %[[BV]] : vector<2xbf16> to vector<2xf32>
 // CHECK-NEXT:      %[[SUM:.+]] = arith.addf %[[PAIR]], %[[BF]] : vector<2xf32>
 // CHECK-NEXT:      %[[OUT:.+]] = arith.truncf %[[SUM]] : vector<2xf32> to vector<2xbf16>
 // CHECK-NEXT:      %[[C64:.+]] = arith.constant 64 : index
 // CHECK-NEXT:      %[[COLOK:.+]] = arith.cmpi ult, %[[COL]], %[[C64]] : index
-// CHECK-NEXT:      %[[OK:.+]] = arith.andi %[[ROWOK]], %[[COLOK]] : i1
+// CHECK-NEXT:      %[[OK:.+]] = arith.andi %{{.+}}, %[[COLOK]] : i1
 // CHECK-NEXT:      scf.if %[[OK]] {
-// CHECK-NEXT:        vector.store %[[OUT]], %[[Y]][%[[SROW]], %[[COL]]] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK-NEXT:        vector.store %[[OUT]], %[[Y]][%{{.+}}, %[[COL]]] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
 // CHECK-NEXT:      }
-// The bias depends on the column only: one load per column pair j (4), reused
-// by the other rows; 2 * 2 * 4 = 16 stores in all.
-// CHECK-COUNT-3:   vector.load %[[B]][{{.+}}] {alignment = 4 : i64}
-// CHECK-COUNT-13:  vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64}
+// 16 stores in all.
+// CHECK-COUNT-15:  vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64}
 // CHECK-NOT:       vector.load
 // CHECK-NOT:       vector.store
 // CHECK:           gpu.return
@@ -235,8 +242,11 @@ func.func @f32(%x: memref<?x32xf32>, %w: memref<32x32xf32>, %y: memref<?x32xf32>
 // CHECK-NOT:     nvgpu.device_async_copy %[[W]]
 // CHECK:         scf.yield
 // CHECK:         %[[PAIR:.+]] = vector.shuffle
+// The loads of the epilogue go before its row programs: the scale of the
+// first row, then (no store in between) its use.
 // CHECK:         %[[SV:.+]] = memref.load %[[S]][%{{.+}}, %{{.+}}] : memref<?x1xf32>
-// CHECK-NEXT:    %[[SB:.+]] = vector.broadcast %[[SV]] : f32 to vector<2xf32>
+// CHECK-NOT:     memref.store
+// CHECK:         %[[SB:.+]] = vector.broadcast %[[SV]] : f32 to vector<2xf32>
 // CHECK-NEXT:    %[[M:.+]] = arith.mulf %[[PAIR]], %[[SB]] : vector<2xf32>
 // CHECK:         scf.if %{{.+}} {
 // CHECK-NEXT:      %[[E0:.+]] = vector.extract %[[M]][0] : f32 from vector<2xf32>
@@ -355,17 +365,19 @@ func.func @chunks_not_pow2(%x: memref<?x96xbf16>, %w: memref<96x64xbf16>, %y: me
 // CHECK:           scf.yield
 // CHECK-NEXT:    }
 // First pair: silu-like exp(-g) * u on accumulators 0 (gate) and 8 (up).
+// The pairs of all fragments come first: the next pair of the same row is
+// accumulators 1 and 9. Then the row programs: 16 pairs, 16 stores.
 // CHECK:         %[[GP:.+]] = vector.shuffle %[[ACC]]#0, %[[ACC]]#0 [0, 1] : vector<4xf32>, vector<4xf32>
 // CHECK-NEXT:    %[[UP:.+]] = vector.shuffle %[[ACC]]#8, %[[ACC]]#8 [0, 1] : vector<4xf32>, vector<4xf32>
+// CHECK:         vector.shuffle %[[ACC]]#1, %[[ACC]]#1 [0, 1]
+// CHECK-NEXT:    vector.shuffle %[[ACC]]#9, %[[ACC]]#9 [0, 1]
+// CHECK-NOT:     vector.store
 // CHECK:         %[[N:.+]] = arith.negf %[[GP]] : vector<2xf32>
 // CHECK-NEXT:    %[[E:.+]] = math.exp %[[N]] : vector<2xf32>
 // CHECK-NEXT:    %[[M:.+]] = arith.mulf %[[E]], %[[UP]] : vector<2xf32>
 // CHECK-NEXT:    %[[T:.+]] = arith.truncf %[[M]] : vector<2xf32> to vector<2xbf16>
 // CHECK:         scf.if
 // CHECK-NEXT:      vector.store %[[T]], %[[Y]][{{.+}}] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
-// Next pair of the same row: accumulators 1 and 9; 16 pairs, 16 stores.
-// CHECK:         vector.shuffle %[[ACC]]#1, %[[ACC]]#1 [0, 1]
-// CHECK-NEXT:    vector.shuffle %[[ACC]]#9, %[[ACC]]#9 [0, 1]
 // CHECK-COUNT-15: vector.store %{{.+}}, %[[Y]]
 // CHECK-NOT:     vector.store
 // CHECK:         gpu.return
@@ -418,14 +430,16 @@ func.func @swiglu(%x: memref<?x64xbf16>, %wg: memref<64x64xbf16>, %wu: memref<64
 // CHECK:           scf.yield
 // CHECK-NEXT:    }
 // CHECK:         vector.shuffle
-// CHECK-NEXT:    %[[C40E:.+]] = arith.constant 40 : index
+// CHECK:         %[[C40E:.+]] = arith.constant 40 : index
 // CHECK-NEXT:    %[[ROWOK:.+]] = arith.cmpi ult, %[[ER:.+]], %[[C40E]] : index
 // CHECK-NEXT:    %[[C39E:.+]] = arith.constant 39 : index
 // CHECK-NEXT:    %[[LR:.+]] = arith.minui %[[ER]], %[[C39E]] : index
 // CHECK-NEXT:    arith.addi %[[LR]], %[[ROW0]] : index
-// CHECK-NEXT:    %[[SROW:.+]] = arith.addi %[[ER]], %[[ROW0]] : index
+// CHECK-NEXT:    arith.addi %[[ER]], %[[ROW0]] : index
+// (The row program recomputes that row for its store: the epilogue's loads
+// went first.)
 // CHECK:         scf.if
-// CHECK-NEXT:      vector.store %{{.+}}, %[[Y]][%[[SROW]], %{{.+}}] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK-NEXT:      vector.store %{{.+}}, %[[Y]][%{{.+}}, %{{.+}}] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
 // CHECK:         gpu.return
 func.func @batched(%x: memref<?x64xbf16>, %w: memref<2x64x64xbf16>, %y: memref<?x64xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 2, 40, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 8 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
   %r = tile.row_id

@@ -17,8 +17,8 @@
 //  CHECK-NEXT:   %[[P:.+]] = tile.matmul %[[X]], %[[W]][%[[ROW]]] {transpose_b = true} : memref<?x512xbf16>, memref<1024x512xbf16> -> tensor<1024xf32>
 //  CHECK-NEXT:   %[[BF:.+]] = arith.extf %[[BT]] : tensor<1024xbf16> to tensor<1024xf32>
 //  CHECK-NEXT:   %[[S:.+]] = arith.addf %[[P]], %[[BF]] : tensor<1024xf32>
-// The tanh-approximation GELU, in f32.
-//       CHECK:   math.exp %{{.+}} : tensor<1024xf32>
+// The tanh-approximation GELU, in f32 (exp(-2y) as exp2 of -2y * log2(e)).
+//       CHECK:   math.exp2 %{{.+}} : tensor<1024xf32>
 //       CHECK:   %[[G:.+]] = arith.divf %[[S]], %{{.+}} : tensor<1024xf32>
 //  CHECK-NEXT:   %[[T:.+]] = arith.truncf %[[G]] : tensor<1024xf32> to tensor<1024xbf16>
 //  CHECK-NEXT:   tile.store %[[T]], %[[OUT]][%[[ROW]]] : tensor<1024xbf16> -> memref<?x1024xbf16>

@@ -10,8 +10,10 @@
 // RUN: FileCheck %s --check-prefix=SMEM < %t.smem
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 gemm-block-k=64 gemm-stages=7" %s | FileCheck %s --check-prefix=SMEM7
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 gemm-stages=6 gemm-block-k=128" %s 2>&1 | FileCheck %s --check-prefix=SMEM2
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-stages=5" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-n=256" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM2
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-stages=5" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-block-n=256" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM2
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-stages=5" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-n=256" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM2
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-m=96" %s 2>&1 | FileCheck %s --check-prefix=WGBM
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-k=32" %s 2>&1 | FileCheck %s --check-prefix=WGBK
 
@@ -28,7 +30,10 @@
 // So is a schedule whose panels need more shared memory than a CTA may have
 // (232448 bytes, sm_90's opt-in maximum): stages * (block_m * block_k +
 // products * block_k * block_n) * element bytes for mma.sync, stages *
-// (block_m + products * block_n) * 64 * 2 + 1024 for wgmma.
+// (block_m + products * block_n) * 64 * 2 + 1024 for wgmma with its panels
+// filled by cp.async (gemm-tma=0; the WGSMEM runs), plus stages * 16 for the
+// full and empty mbarrier of each stage when TMA fills them (the sm_90a
+// default for these 16-byte aligned rows; the TMASMEM runs).
 
 // expected-error @+1 {{'func.func' op bad GEMM schedule: block 128x128x32, warps 3x2, stages 4 (need >= 2 stages, <= 1024 threads, warp tiles multiples of 16x16, block_k a multiple of 16, and each panel a multiple of 16 bytes per thread)}}
 func.func @large_bf16(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 4096>} {
@@ -96,16 +101,26 @@ func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: me
 // fit (6 * (32 * 128 + 128 * 64) * 2 = 147456 bytes), with two it does not.
 // SMEM2: error: 'func.func' op bad GEMM schedule: 6 stages of 128x128 and 1 x 128x128 panels need 393216 bytes
 // SMEM2: error: 'func.func' op bad GEMM schedule: 6 stages of 32x128 and 2 x 128x64 panels need 245760 bytes of shared memory, more than the 232448 a CTA may have on sm_90
-// wgmma: 5 * (128 + 256) * 128 + 1024 = 246784 bytes for one product of
-// 256 columns or two of 128.
-// WGSMEM: error: 'func.func' op bad wgmma GEMM schedule: 5 stages of 128 + 1 x 256 rows need 246784 bytes of shared memory, more than the 232448 a CTA may have on sm_90
+// wgmma with cp.async: 5 * (128 + 256) * 128 + 1024 = 246784 bytes for one
+// product of 256 columns or two of 128.
+// WGSMEM: error: 'func.func' op bad wgmma GEMM schedule: 5 stages of 128 + 1 x 256 rows need 246784 bytes of shared memory, more than the 232448 a CTA may have on sm_90a
 // WGSMEM-NOT: bytes of shared memory
-// WGSMEM: error: 'func.func' op bad wgmma GEMM schedule: 5 stages of 128 + 2 x 128 rows need 246784 bytes of shared memory, more than the 232448 a CTA may have on sm_90
-// block_n 256 fits one product (197632 bytes), not two: 4 * (128 + 2 * 256)
-// * 128 + 1024 = 328704 bytes. The decode kernel (mma.sync) with two
-// 128 x 256 B panels is shrunk to fit (its stages and k step were not given).
+// WGSMEM: error: 'func.func' op bad wgmma GEMM schedule: 5 stages of 128 + 2 x 128 rows need 246784 bytes of shared memory, more than the 232448 a CTA may have on sm_90a
+// With TMA, 5 * 16 = 80 bytes of mbarriers more: 246864 bytes.
+// TMASMEM: error: 'func.func' op bad wgmma GEMM schedule: 5 stages of 128 + 1 x 256 rows need 246864 bytes of shared memory, more than the 232448 a CTA may have on sm_90a
+// TMASMEM-NOT: bytes of shared memory
+// TMASMEM: error: 'func.func' op bad wgmma GEMM schedule: 5 stages of 128 + 2 x 128 rows need 246864 bytes of shared memory, more than the 232448 a CTA may have on sm_90a
+// TMASMEM-NOT: bytes of shared memory
+// block_n 256 fits one product (197632 bytes, 197696 with TMA), not two:
+// 4 * (128 + 2 * 256) * 128 + 1024 = 328704 bytes (+ 4 * 16 = 328768 with
+// TMA). The decode kernel (mma.sync) with two 128 x 256 B panels is shrunk
+// to fit (its stages and k step were not given).
 // WGSMEM2-NOT: bytes of shared memory
-// WGSMEM2: error: 'func.func' op bad wgmma GEMM schedule: 4 stages of 128 + 2 x 256 rows need 328704 bytes of shared memory, more than the 232448 a CTA may have on sm_90
+// WGSMEM2: error: 'func.func' op bad wgmma GEMM schedule: 4 stages of 128 + 2 x 256 rows need 328704 bytes of shared memory, more than the 232448 a CTA may have on sm_90a
+// WGSMEM2-NOT: bytes of shared memory
+// TMASMEM2-NOT: bytes of shared memory
+// TMASMEM2: error: 'func.func' op bad wgmma GEMM schedule: 4 stages of 128 + 2 x 256 rows need 328768 bytes of shared memory, more than the 232448 a CTA may have on sm_90a
+// TMASMEM2-NOT: bytes of shared memory
 // The wgmma schedule's own shape rules: block_m a multiple of 64 (one
 // warpgroup per 64 rows), block_k 64 (128-byte swizzled rows). The decode
 // kernel (mma.sync) takes block_m 96 and block_k 32.

@@ -74,6 +74,14 @@ struct KernelBuffer {
   int value = -1;    // the program value bound to it (see CompiledProgram)
 };
 
+/// A TMA tensor map a GEMM launch passes by value after its buffers: the
+/// tensor bound to `buffer` (an index into the launch's buffers) viewed as
+/// `dims`, copied in boxes of `box` (both outer first).
+struct TensorMapPlan {
+  int buffer = 0;
+  std::vector<int64_t> dims, box;
+};
+
 struct KernelLaunchPlan {
   std::string name;
   int64_t rows = 1; // rows of the row domain
@@ -84,7 +92,11 @@ struct KernelLaunchPlan {
   // memory come from the schedule.
   bool gemm = false;
   int64_t fixedGrid = 0, fixedBlock = 0, sharedBytes = 0;
+  // Persistent GEMM kernels loop over the fixedGrid tiles: launched with at
+  // most one CTA per SM.
+  bool persistent = false;
   std::vector<KernelBuffer> buffers; // inputs, then outputs
+  std::vector<TensorMapPlan> tensorMaps; // TMA GEMM kernels, after the buffers
   int64_t gridSize() const {
     if (fixedGrid > 0)
       return fixedGrid;

@@ -79,6 +79,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmMmaPending", "gemm-mma-pending", "int64_t", "1",
            "wgmma: k steps of MMAs left running when the next step starts (1: overlap MMAs "
            "with the barrier, copies run stages-2 steps ahead; 0: stages-1 ahead)">,
+    Option<"gemmTma", "gemm-tma", "int64_t", "1",
+           "wgmma GEMMs load their panels with TMA from a producer warpgroup (mbarrier "
+           "pipeline; needs 16-byte aligned operand rows); 0: cp.async by the MMA warps">,
+    Option<"gemmPersistent", "gemm-persistent", "bool", "true",
+           "TMA GEMMs run persistent CTAs (one an SM, looping over tiles; the epilogue "
+           "overlaps the next tile's copies); false: one CTA a tile">,
     Option<"target", "target", "std::string", "\"sm_80\"",
            "The GPU the kernels are for (sm_80 ... sm_90a): picks the tensor-core instructions">,
   ];
@@ -95,14 +101,27 @@ def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> 
   let summary = "Lower scheduled GEMM kernels (tile.gemm) to gpu.func on tensor cores";
   let description = [{
     Multi-stage cp.async pipeline into swizzled shared memory, ldmatrix and
-    mma.sync m16n8k16 (f16/bf16, f32 accumulators), and the kernel's row
-    program applied to the accumulators in registers as the epilogue.
+    mma.sync m16n8k16 (f16/bf16, f32 accumulators); on sm_90a wgmma from
+    128-byte swizzled panels, filled by cp.async or by TMA from a producer
+    warpgroup (mbarrier pipeline); and the kernel's row program applied to
+    the accumulators in registers as the epilogue.
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect",
                            "mlir::nvgpu::NVGPUDialect", "mlir::NVVM::NVVMDialect",
                            "mlir::LLVM::LLVMDialect"];
+}
+
+def MarkTmaParams : Pass<"tilec-mark-tma-params", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass TMA tensor maps to kernels by value (128-byte grid constants)";
+  let description = [{
+    After convert-gpu-to-nvvm: the trailing `tile.tma_params` pointer
+    arguments of a kernel become `byval` 128-byte, 64-byte aligned
+    `nvvm.grid_constant` parameters, so the host passes each CUtensorMap in
+    the launch's parameter buffer and the kernel reads it in place.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 
 #endif // TILEC_PASSES

@@ -114,6 +114,8 @@ public:
   void addPointer(uint64_t devicePtr) { addRaw(&devicePtr, sizeof devicePtr); }
   void addI64(int64_t value) { addRaw(&value, sizeof value); }
   void addI32(int32_t value) { addRaw(&value, sizeof value); }
+  /// A by-value parameter such as a TensorMap (copied here).
+  void addBytes(const void *data, size_t bytes) { addRaw(data, bytes); }
   /// Pointers to each packed argument, as cuLaunchKernel takes them. Valid
   /// until the next add.
   std::vector<void *> pointers();
@@ -124,6 +126,23 @@ private:
   std::vector<uint64_t> storage_; // 8-byte slots keep every arg aligned
   std::vector<size_t> offsets_;   // slot index of each argument
 };
+
+/// A CUtensorMap (TMA descriptor): 128 opaque bytes the driver writes and
+/// a kernel takes by value.
+struct alignas(64) TensorMap {
+  uint64_t words[16] = {};
+};
+
+enum class TensorMapElement { F16, BF16, F32 };
+
+/// Describes the row-major tensor at `devicePtr` (dims outer first) for
+/// TMA copies of `box` elements (outer first) into shared memory in the
+/// 128-byte swizzle, zero-filled past the tensor's edges
+/// (cuTensorMapEncodeTiled). The innermost box row must be 128 bytes or
+/// less and every row 16-byte aligned; the driver's refusal is reported
+/// with the tensor's description.
+Status encodeTensorMap(TensorMap &map, TensorMapElement element, uint64_t devicePtr,
+                       const std::vector<int64_t> &dims, const std::vector<int64_t> &box);
 
 class Module;
 
