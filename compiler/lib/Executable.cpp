@@ -209,8 +209,9 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
       args.addBytes(&map, sizeof map);
     }
     int64_t ctas = plan.gridSize();
-    if (plan.persistent && ctx_->info().smCount > 0)
-      ctas = std::min<int64_t>(ctas, ctx_->info().smCount);
+    // Persistent: one CTA an SM at most, whole clusters.
+    if (plan.persistent && ctx_->info().smCount >= plan.clusterM)
+      ctas = std::min<int64_t>(ctas, ctx_->info().smCount / plan.clusterM * plan.clusterM);
     rt::Dim3 grid{static_cast<unsigned>(ctas), 1, 1};
     rt::Dim3 block{static_cast<unsigned>(plan.blockSize()), 1, 1};
     if (Status s = kernels_[k].launch(grid, block, static_cast<unsigned>(plan.sharedBytes),

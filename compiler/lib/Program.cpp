@@ -8,6 +8,7 @@
 #include "tilec/Dialect/Graph/GraphDialect.h"
 #include "tilec/Dialect/Tile/TileDialect.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace mlir;
@@ -103,6 +104,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       plan.fixedBlock = get("threads");
       plan.sharedBytes = get("shared_bytes");
       plan.persistent = get("persistent") != 0;
+      plan.clusterM = std::max<int64_t>(1, get("cluster_m"));
       if (auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tma"))
         for (Attribute a : maps) {
           auto map = llvm::cast<DictionaryAttr>(a);

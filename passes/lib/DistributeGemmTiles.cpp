@@ -54,6 +54,7 @@ struct GemmSchedule {
           groupM = 8;
   bool wgmma = false; // Hopper warpgroup MMA (sm_90a): 4 warps per 64 rows
   bool tma = false;   // wgmma: panels loaded by TMA from a producer warpgroup
+  int64_t clusterM = 1; // TMA: CTAs of a cluster (consecutive block rows, B multicast)
   int64_t mmaPending = 1; // wgmma: k steps of MMAs left running at a step's end
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
@@ -74,6 +75,7 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
                  get("warps_n"), get("stages"), get("group_m")};
   s.wgmma = get("wgmma") != 0;
   s.tma = get("tma") != 0;
+  s.clusterM = std::max<int64_t>(1, get("cluster_m"));
   if (dict.get("mma_pending"))
     s.mmaPending = get("mma_pending");
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
@@ -84,12 +86,20 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
                           (s.mmaPending == 0 || s.mmaPending == 1) &&
                           s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
                           s.stages >= 3)) &&
-            (!s.tma || s.wgmma);
+            (!s.tma || s.wgmma) && (s.clusterM == 1 || (s.clusterM == 2 && s.tma));
+  // A cluster splits the B panel: halves of whole swizzle atoms ([N, K]) or
+  // of the 64-column blocks ([K, N]).
+  if (ok && s.clusterM == 2) {
+    bool transB = false;
+    fn.walk([&](tile::MatmulOp mm) { transB = mm.getTransposeB(); });
+    ok = transB ? (s.blockN / 2) % 8 == 0 : (s.blockN / 64) % 2 == 0;
+  }
   if (!ok)
     return fn.emitOpError("invalid GEMM tile.schedule ")
            << dict
            << " (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, "
-              "block_k 64, block_n <= 256, >= 3 stages)";
+              "block_k 64, block_n <= 256, >= 3 stages; cluster_m 2 needs TMA and block_n / 2 a "
+              "multiple of 8 ([N, K] rhs) or an even number of 64-column blocks ([K, N])";
   return s;
 }
 
@@ -187,6 +197,10 @@ public:
         TypeRange());
     if (s.tma)
       gfn->setAttr("tile.tma_params", moduleBuilder.getI64IntegerAttr(tensorMaps.size()));
+    if (s.clusterM > 1)
+      gfn->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                   moduleBuilder.getDenseI32ArrayAttr(
+                       {static_cast<int32_t>(s.clusterM), 1, 1}));
     gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), moduleBuilder.getUnitAttr());
     gfn.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
         {static_cast<int32_t>(s.threads()), 1, 1}));
@@ -294,28 +308,35 @@ private:
   /// Batches are consecutive runs of blocksM * blocksN tiles; within one,
   /// tiles go in groups of group_m block rows (block row first + pid % rows
   /// of its group), so that tiles running at once share panels in L2.
-  void setTile(OpBuilder &b, Value pid) {
+  /// In a cluster, `pid` numbers the cluster's work: clusterM consecutive
+  /// block rows, of which CTA `rank` takes one.
+  void setTile(OpBuilder &b, Value pid, Value rank = Value()) {
     IndexMath m{b, fn.getLoc()};
-    int64_t blocksM = llvm::divideCeil(M, s.blockM), blocksN = llvm::divideCeil(N, s.blockN);
+    int64_t blocksM = llvm::divideCeil(M, s.blockM * s.clusterM),
+            blocksN = llvm::divideCeil(N, s.blockN);
+    int64_t groupM = std::max<int64_t>(1, s.groupM / s.clusterM);
     batchRow0 = m.c(0);
     if (batched) {
       batchIdx = m.div(pid, blocksM * blocksN);
       batchRow0 = m.mul(batchIdx, M);
       pid = m.rem(pid, blocksM * blocksN);
     }
-    int64_t perGroup = s.groupM * blocksN;
+    int64_t perGroup = groupM * blocksN;
     Value group = m.div(pid, perGroup);
-    Value firstM = m.mul(group, s.groupM);
-    Value groupRows = m.minv(m.sub(m.c(blocksM), firstM), m.c(s.groupM));
+    Value firstM = m.mul(group, groupM);
+    Value groupRows = m.minv(m.sub(m.c(blocksM), firstM), m.c(groupM));
     Value inGroup = m.rem(pid, perGroup);
     Value blockRow = m.add(firstM, m.remv(inGroup, groupRows));
     Value blockCol = m.divv(inGroup, groupRows);
+    if (s.clusterM > 1) // (without a rank: the cluster's first block row)
+      blockRow = rank ? m.add(m.mul(blockRow, s.clusterM), rank) : m.mul(blockRow, s.clusterM);
     m0 = m.mul(blockRow, s.blockM);
     n0 = m.mul(blockCol, s.blockN);
   }
 
+  /// Units of work: tiles, or in clusters groups of clusterM tiles.
   int64_t numTiles() const {
-    return batch * llvm::divideCeil(M, s.blockM) * llvm::divideCeil(N, s.blockN);
+    return batch * llvm::divideCeil(M, s.blockM * s.clusterM) * llvm::divideCeil(N, s.blockN);
   }
 
   /// The Hopper path: each warpgroup (4 warps, 128 threads) owns 64 rows of
@@ -520,11 +541,22 @@ private:
       IndexMath im{ib, loc};
       for (int64_t st = 0; st < s.stages; ++st) {
         ib.create<NVVM::MBarrierInitOp>(loc, full(ib, im.c(st)), c32(ib, 1), Value());
-        ib.create<NVVM::MBarrierInitOp>(loc, empty(ib, im.c(st)), c32(ib, mmaWarps), Value());
+        ib.create<NVVM::MBarrierInitOp>(loc, empty(ib, im.c(st)),
+                                        c32(ib, mmaWarps * s.clusterM), Value());
       }
       ib.create<NVVM::FenceMbarrierInitOp>(loc);
     }
-    b.create<gpu::BarrierOp>(loc);
+    // A cluster's CTAs see each other's barriers initialized before any
+    // multicast copy or remote arrival.
+    auto clusterSync = [&](OpBuilder &bb, bool aligned) {
+      UnitAttr a = aligned ? bb.getUnitAttr() : UnitAttr();
+      bb.create<NVVM::ClusterArriveOp>(loc, a);
+      bb.create<NVVM::ClusterWaitOp>(loc, a);
+    };
+    if (s.clusterM > 1)
+      clusterSync(b, true);
+    else
+      b.create<gpu::BarrierOp>(loc);
     Value ticks = c32(b, 0x989680);
     // Phase parity of k step kt's pass over the stages.
     auto parity = [&](OpBuilder &bb, Value kt, bool flip) {
@@ -537,8 +569,20 @@ private:
     // Persistent CTAs: CTA c computes tiles c, c + grid, c + 2 grid, ...;
     // the k steps of all its tiles share the stages (step j * kTiles + kt).
     int64_t tiles = numTiles();
-    Value cta = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
-    Value grid = b.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
+    // In clusters the unit is the cluster (its CTAs take consecutive block
+    // rows of one column, sharing the B panel by multicast).
+    Value cta, grid, rank;
+    if (s.clusterM > 1) {
+      auto index = [&](Value v) -> Value {
+        return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+      };
+      cta = index(b.create<NVVM::ClusterIdXOp>(loc, i32));
+      grid = index(b.create<NVVM::ClusterDimXOp>(loc, i32));
+      rank = index(b.create<NVVM::ClusterId>(loc, i32));
+    } else {
+      cta = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
+      grid = b.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
+    }
     // (Signed: a CTA past the last tile gets none.)
     Value myTiles = b.create<arith::CeilDivSIOp>(loc, m.sub(m.c(tiles), cta), grid);
     auto tileOf = [&](OpBuilder &bb, Value j) {
@@ -560,7 +604,7 @@ private:
       auto tileLoop = ib.create<scf::ForOp>(loc, im.c(0), myTiles, im.c(1));
       OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
       IndexMath tm{tb, loc};
-      setTile(tb, tileOf(tb, tileLoop.getInductionVar()));
+      setTile(tb, tileOf(tb, tileLoop.getInductionVar()), rank);
       Value step0 = tm.mul(tileLoop.getInductionVar(), kTiles);
       auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1));
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -574,25 +618,39 @@ private:
       lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar, c32(lb, stageBytes),
                                                 NVVM::MemScopeKind::CTA, false, Value());
       Value k0 = toI32(lb, lm.mul(kt, s.blockK));
-      auto copy = [&](Value map, Value dst, SmallVector<Value> coords) {
+      auto copy = [&](Value map, Value dst, SmallVector<Value> coords, bool multicast) {
         if (batched)
           coords.push_back(toI32(lb, batchIdx));
         Value d = lb.create<LLVM::AddrSpaceCastOp>(loc, ptr7, sharedPtr(lb, dst));
+        Value mask;
+        if (multicast)
+          mask = lb.create<arith::ConstantOp>(
+              loc, lb.getI16IntegerAttr(static_cast<int16_t>((1 << s.clusterM) - 1)));
         lb.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
-            loc, d, map, coords, bar, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
+            loc, d, map, coords, bar, ValueRange(), mask, Value(), NVVM::TMALoadMode::TILE,
             false, NVVM::CTAGroupKindAttr(), Value());
       };
-      copy(mapParams[0], lm.add(baseA, lm.mulv(stage, lm.c(stageA))), {k0, toI32(lb, m0)});
+      copy(mapParams[0], lm.add(baseA, lm.mulv(stage, lm.c(stageA))), {k0, toI32(lb, m0)},
+           false);
+      // The B panel is shared by the cluster: each CTA copies its
+      // 1 / clusterM of it to every CTA (multicast).
+      bool mc = s.clusterM > 1;
+      Value part = mc ? rank : lm.c(0);
       for (int64_t t = 0; t < nm; ++t) {
         Value dst = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
         if (transB) {
-          copy(mapParams[t + 1], dst, {k0, toI32(lb, n0)});
+          int64_t rows = s.blockN / s.clusterM;
+          copy(mapParams[t + 1], lm.add(dst, lm.mul(part, rows * 128)),
+               {k0, toI32(lb, lm.add(n0, lm.mul(part, rows)))}, mc);
           continue;
         }
         // [K, N]: one 64-column block of block_k rows at a time.
-        for (int64_t j = 0; j < s.blockN / 64; ++j)
-          copy(mapParams[t + 1], lm.add(dst, j * s.blockK * 128),
-               {toI32(lb, lm.add(n0, j * 64)), k0});
+        int64_t blocks = s.blockN / 64 / s.clusterM;
+        for (int64_t j = 0; j < blocks; ++j) {
+          Value block = lm.add(lm.mul(part, blocks), j);
+          copy(mapParams[t + 1], lm.add(dst, lm.mul(block, s.blockK * 128)),
+               {toI32(lb, lm.add(n0, lm.mul(block, 64))), k0}, mc);
+        }
       }
     }
     {
@@ -610,8 +668,16 @@ private:
         auto ifOp = bb.create<scf::IfOp>(loc, when ? im.andi(when, ok) : ok, false);
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         IndexMath jm{ib, loc};
-        ib.create<NVVM::MBarrierArriveOp>(loc, Type(), empty(ib, jm.rem(step, s.stages)),
-                                          Value());
+        Value bar = empty(ib, jm.rem(step, s.stages));
+        if (s.clusterM == 1) {
+          ib.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value());
+          return;
+        }
+        // Every CTA of the cluster refills this stage (multicast): tell all.
+        for (int64_t r = 0; r < s.clusterM; ++r) {
+          Value remote = ib.create<NVVM::MapaOp>(loc, ptr7, bar, c32(ib, r));
+          ib.create<NVVM::MBarrierArriveOp>(loc, Type(), remote, Value());
+        }
       };
       auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1), init);
       {
@@ -638,10 +704,14 @@ private:
       // the epilogue, which then overlaps the next tile's first copies.
       for (int64_t p = s.mmaPending; p >= 1; --p)
         release(tb, tm.add(step0, kTiles - p), Value());
-      setTile(tb, tileOf(tb, tileLoop.getInductionVar()));
+      setTile(tb, tileOf(tb, tileLoop.getInductionVar()), rank);
       if (failed(finish(tb, loop.getResults())))
         return failure();
     }
+    // No CTA may exit while its partner can still write its shared memory
+    // or arrive on its barriers.
+    if (s.clusterM > 1)
+      clusterSync(b, false);
     return success();
   }
 

@@ -89,7 +89,7 @@ struct ScheduleRowKernelsPass
   /// or along N for a [K, N] rhs, matching the 128-byte swizzle). Empty when
   /// some operand cannot be described (rows not 16-byte aligned).
   SmallVector<Attribute> tensorMaps(func::FuncOp fn, int64_t rows, int64_t batch, int64_t bm,
-                                    int64_t bn) {
+                                    int64_t bn, int64_t cluster) {
     Builder b(fn.getContext());
     SmallVector<Attribute> maps;
     bool ok = true;
@@ -119,7 +119,8 @@ struct ScheduleRowKernelsPass
       }
       SmallVector<int64_t> dims(rhs.getShape());
       // [N, K]: block_n rows of 64 k; [K, N]: 64 k rows of one 64-column block.
-      SmallVector<int64_t> box = mm.getTransposeB() ? SmallVector<int64_t>{bn, 64}
+      // (In a cluster each CTA copies block_n / cluster rows of [N, K].)
+      SmallVector<int64_t> box = mm.getTransposeB() ? SmallVector<int64_t>{bn / cluster, 64}
                                                     : SmallVector<int64_t>{64, 64};
       if (batched)
         box.insert(box.begin(), 1);
@@ -180,10 +181,23 @@ struct ScheduleRowKernelsPass
       // MMA warpgroups: setmaxnreg gives them 232 registers each and the
       // producer 40, which is the whole register file (and a box has at most
       // 256 rows).
+      // Clusters of two CTAs on consecutive block rows share the B panel:
+      // each copies half and multicasts it (half the B traffic from L2).
+      if (gemmClusterM != 1 && gemmClusterM != 2)
+        return fn.emitOpError("gemm-cluster-m must be 1 or 2, got ")
+               << static_cast<int64_t>(gemmClusterM);
+      bool transB = false;
+      fn.walk([&](tilec::tile::MatmulOp mm) { transB = mm.getTransposeB(); });
+      int64_t cluster = gemmClusterM == 2 && rows > bm &&
+                                (transB ? (bn / 2) % 8 == 0 : (bn / 64) % 2 == 0)
+                            ? 2
+                            : 1;
       SmallVector<Attribute> maps = gemmTma != 0 && bm <= 128
-                                        ? tensorMaps(fn, rows, batch, bm, bn)
+                                        ? tensorMaps(fn, rows, batch, bm, bn, cluster)
                                         : SmallVector<Attribute>();
       bool tma = !maps.empty();
+      if (!tma)
+        cluster = 1;
       int64_t threads = bm / 64 * 128 + (tma ? 128 : 0);
       // Panels, the 1024-byte alignment pad, and (TMA) a full and an empty
       // mbarrier per stage.
@@ -201,6 +215,7 @@ struct ScheduleRowKernelsPass
                            // TMA kernels loop over tiles: launched with at
                            // most one CTA an SM, each takes every grid-th.
                            {"persistent", tma && gemmPersistent ? 1 : 0},
+                           {"cluster_m", cluster},
                            {"mma_pending", gemmMmaPending},
                            {"block_m", bm},
                            {"block_n", bn},
@@ -208,7 +223,10 @@ struct ScheduleRowKernelsPass
                            {"warps_m", bm / 16},
                            {"warps_n", 1},
                            {"stages", stages},
-                           {"grid", batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn)},
+                           // CTAs: every tile (a cluster's last block row may
+                           // lie past the matrix: it copies its share of B).
+                           {"grid", batch * llvm::divideCeil(rows, bm * cluster) * cluster *
+                                        llvm::divideCeil(cols, bn)},
                            {"threads", threads},
                            {"shared_bytes", sharedBytes}});
       return success();

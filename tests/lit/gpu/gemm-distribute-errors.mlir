@@ -159,7 +159,7 @@ func.func @wgmma_lhs_t(%x: memref<64x128xbf16>, %w: memref<64x256xbf16>, %y: mem
 // -----
 
 // A hand-written wgmma schedule is checked too: block_k must be 64.
-// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 32 : i64, block_m = 128 : i64, block_n = 256 : i64, group_m = 8 : i64, stages = 4 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64} (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, block_k 64, block_n <= 256, >= 3 stages)}}
+// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 32 : i64, block_m = 128 : i64, block_n = 256 : i64, group_m = 8 : i64, stages = 4 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64} (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, block_k 64, block_n <= 256, >= 3 stages; cluster_m 2 needs TMA}}
 func.func @wgmma_block_k(%x: memref<?x64xbf16>, %w: memref<256x64xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 256>, tile.schedule = {wgmma = 1 : i64, block_m = 128 : i64, block_n = 256 : i64, block_k = 32 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 8 : i64}} {
   %r = tile.row_id
   %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<256x64xbf16> -> tensor<256xf32>
@@ -186,5 +186,41 @@ func.func @batch_trans_a(%x: memref<64x128xbf16>, %w: memref<2x64x64xbf16>, %y: 
   // expected-error @+1 {{'tile.matmul' op a batched product needs an untransposed lhs with 2 blocks of rows, got 128 rows}}
   %p = tile.matmul %x, %w[%r] {transpose_a = true} : memref<64x128xbf16>, memref<2x64x64xbf16> -> tensor<64xf32>
   tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
+  return
+}
+
+// -----
+
+// A 2-CTA cluster (cluster_m = 2) shares the B panel by TMA multicast: a
+// schedule without TMA cannot have one.
+// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 2 : i64, group_m = 8 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64} (}}
+func.func @cluster_no_tma(%x: memref<?x64xbf16>, %w: memref<256x64xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 256>, tile.schedule = {wgmma = 1 : i64, tma = 0 : i64, cluster_m = 2 : i64, block_m = 128 : i64, block_n = 256 : i64, block_k = 64 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 8 : i64, grid = 2 : i64, threads = 256 : i64, shared_bytes = 197632 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<256x64xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// Clusters are of 1 or 2 CTAs.
+// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 3 : i64, grid = 3 : i64, group_m = 8 : i64, persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64} (}}
+func.func @cluster_3(%x: memref<?x64xbf16>, %w: memref<256x64xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 384, 256>, tile.schedule = {wgmma = 1 : i64, tma = 1 : i64, persistent = 1 : i64, cluster_m = 3 : i64, block_m = 128 : i64, block_n = 256 : i64, block_k = 64 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 8 : i64, grid = 3 : i64, threads = 384 : i64, shared_bytes = 197696 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x64xbf16>, memref<256x64xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// A cluster of two splits the B panel between its CTAs: a [K, N] rhs needs
+// an even number of 64-column blocks (3 here would leave one never copied
+// and the stage's expected bytes never arriving: a hang).
+// expected-error @+1 {{cluster_m 2 needs TMA and block_n / 2 a multiple of 8}}
+func.func @kn192(%x: memref<?x64xbf16>, %w: memref<64x384xbf16>, %y: memref<?x384xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 384>, tile.schedule = {wgmma = 1 : i64, tma = 1 : i64, persistent = 1 : i64, cluster_m = 2 : i64, block_m = 128 : i64, block_n = 192 : i64, block_k = 64 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 384 : i64, shared_bytes = 197696 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 256, 64>}, {arg = 1 : i64, box = array<i64: 64, 64>, dims = array<i64: 64, 384>}]} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<64x384xbf16> -> tensor<384xf32>
+  tile.store %p, %y[%r] : tensor<384xf32> -> memref<?x384xf32>
   return
 }

@@ -1,6 +1,6 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --implicit-check-not=mbarrier --implicit-check-not=cp.async.bulk --implicit-check-not=setmaxregister --implicit-check-not=tile.tma_params
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-wgmma=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=MMA
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=target=sm_90a --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=TMA
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=TMA
 
 // The Hopper path (DistributeGemmTiles.cpp, runWgmma): 16-bit K-major
 // operands with more than 64 rows get the wgmma schedule on sm_90a (block
@@ -48,12 +48,14 @@
 //    0 of each warp arrives on the previous step's empty barrier (its MMAs
 //    are done); after the k loop wait_group 0 and the last step's arrive.
 //    No cp.async, no proxy fence (TMA writes through the async proxy).
-// With gemm-wgmma=0 the same kernels use mma.sync.
+// With gemm-wgmma=0 the same kernels use mma.sync. The TMA run sets
+// gemm-cluster-m=1: the single-CTA kernel (the 2-CTA cluster kernel, the
+// default for more than block_m rows, is in gemm-distribute-cluster.mlir).
 
 // One bf16 product, 128 x 256 x 256: one CTA, 4 k-steps.
 // CHECK-LABEL: gpu.func @wgmma
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[W:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>) kernel
-// CHECK-SAME:    attributes {known_block_size = array<i32: 256, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+// CHECK-SAME:    attributes {known_block_size = array<i32: 256, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 // CHECK:         %[[SMEM:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-NEXT:    %[[RAW:.+]] = memref.extract_aligned_pointer_as_index %[[SMEM]] : memref<?xi8, #gpu.address_space<workgroup>> -> index
 // CHECK-NEXT:    %[[C1024:.+]] = arith.constant 1024 : index
@@ -153,7 +155,7 @@
 // 4 * 16 = 197696 bytes of shared memory.
 // TMA-LABEL: gpu.func @wgmma
 // TMA-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[W:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>, %[[MX:[^:]+]]: !llvm.ptr, %[[MW:[^:]+]]: !llvm.ptr) kernel
-// TMA-SAME:    attributes {known_block_size = array<i32: 384, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}, tile.tma_params = 2 : i64}
+// TMA-SAME:    attributes {known_block_size = array<i32: 384, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}, tile.tma_params = 2 : i64}
 // The MMA warps count threads from 128 on.
 // TMA-NEXT:      %[[TID:.+]] = gpu.thread_id x
 // TMA-NEXT:      gpu.block_id x
@@ -254,12 +256,24 @@
 // TMA-NEXT:              %[[ADSTP:.+]] = llvm.inttoptr %[[ADSTI]] : i64 to !llvm.ptr<3>
 // TMA-NEXT:              %[[ADSTC:.+]] = llvm.addrspacecast %[[ADSTP]] : !llvm.ptr<3> to !llvm.ptr<7>
 // TMA-NEXT:              nvvm.cp.async.bulk.tensor.shared.cluster.global %[[ADSTC]], %[[MX]], %[[FULL]], box[%[[K0I]], %[[ROW0I]]] : !llvm.ptr<7>, !llvm.ptr
-// w's box at B + stage * 32768, coordinates (k, column).
+// w's box at B + stage * 32768, coordinates (k, column). Without a cluster
+// the CTA's part of the panel is part 0 of 1: column + 0 * 256 at B + 0 *
+// 256 * 128 (a cluster's CTA copies rows rank * 128 .. of 256: CLUSTER run).
+// TMA-NEXT:              %[[PART:.+]] = arith.constant 0 : index
 // TMA-NEXT:              %[[C32768:.+]] = arith.constant 32768 : index
 // TMA-NEXT:              %[[BOFF:.+]] = arith.muli %[[STAGE]], %[[C32768]] : index
 // TMA-NEXT:              %[[BDST:.+]] = arith.addi %[[BASEB]], %[[BOFF]] : index
-// TMA-NEXT:              %[[COL0I:.+]] = arith.index_cast %[[COL0]] : index to i32
-// TMA:                   nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[K0I]], %[[COL0I]]] : !llvm.ptr<7>, !llvm.ptr
+// TMA-NEXT:              %[[CROWS:.+]] = arith.constant 256 : index
+// TMA-NEXT:              %[[PCOL:.+]] = arith.muli %[[PART]], %[[CROWS]] : index
+// TMA-NEXT:              %[[COL:.+]] = arith.addi %[[COL0]], %[[PCOL]] : index
+// TMA-NEXT:              %[[COL0I:.+]] = arith.index_cast %[[COL]] : index to i32
+// TMA-NEXT:              %[[CPART:.+]] = arith.constant 32768 : index
+// TMA-NEXT:              %[[POFF:.+]] = arith.muli %[[PART]], %[[CPART]] : index
+// TMA-NEXT:              %[[BPART:.+]] = arith.addi %[[BDST]], %[[POFF]] : index
+// TMA-NEXT:              %[[BPARTI:.+]] = arith.index_cast %[[BPART]] : index to i64
+// TMA-NEXT:              %[[BPARTP:.+]] = llvm.inttoptr %[[BPARTI]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:              %[[BPARTC:.+]] = llvm.addrspacecast %[[BPARTP]] : !llvm.ptr<3> to !llvm.ptr<7>
+// TMA-NEXT:              nvvm.cp.async.bulk.tensor.shared.cluster.global %[[BPARTC]], %[[MW]], %[[FULL]], box[%[[K0I]], %[[COL0I]]] : !llvm.ptr<7>, !llvm.ptr
 // TMA-NEXT:            }
 // TMA-NEXT:          }
 // TMA-NEXT:        }
@@ -359,7 +373,7 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // carried by the loop, one wgmma commit group for both.
 // CHECK-LABEL: gpu.func @swiglu
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[WG:[^:]+]]: memref<256x256xbf16>, %[[WU:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>) kernel
-// CHECK-SAME:    tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+// CHECK-SAME:    tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // CHECK:         %[[RAW:.+]] = memref.extract_aligned_pointer_as_index
 // CHECK-NEXT:    arith.constant 1024 : index
 // CHECK-NEXT:    arith.remui %[[RAW]]
@@ -464,15 +478,23 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // TMA-NEXT:      arith.muli
 // TMA-NEXT:      arith.addi %[[BASEA]], %{{.+}} : index
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MX]], %[[FULL]], box[%[[K0I]], %[[ROW0I]]] : !llvm.ptr<7>, !llvm.ptr
+// (Part 0 of 1 of each w panel, as in @wgmma: column + 0 * 128.)
+// TMA-NEXT:      %[[PART:.+]] = arith.constant 0 : index
 // TMA-NEXT:      arith.constant 16384 : index
 // TMA-NEXT:      arith.muli
 // TMA-NEXT:      arith.addi %[[BASEG]], %{{.+}} : index
-// TMA-NEXT:      %[[COL0G:.+]] = arith.index_cast %[[COL0:.+]] : index to i32
+// TMA-NEXT:      arith.constant 128 : index
+// TMA-NEXT:      arith.muli %[[PART]], %{{.+}} : index
+// TMA-NEXT:      %[[COLG:.+]] = arith.addi %[[COL0:.+]], %{{.+}} : index
+// TMA-NEXT:      %[[COL0G:.+]] = arith.index_cast %[[COLG]] : index to i32
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MG]], %[[FULL]], box[%[[K0I]], %[[COL0G]]] : !llvm.ptr<7>, !llvm.ptr
 // TMA-NEXT:      arith.constant 16384 : index
 // TMA-NEXT:      arith.muli
 // TMA-NEXT:      arith.addi %[[BASEU]], %{{.+}} : index
-// TMA-NEXT:      %[[COL0U:.+]] = arith.index_cast %[[COL0]] : index to i32
+// TMA-NEXT:      arith.constant 128 : index
+// TMA-NEXT:      arith.muli %[[PART]], %{{.+}} : index
+// TMA-NEXT:      %[[COLU:.+]] = arith.addi %[[COL0]], %{{.+}} : index
+// TMA-NEXT:      %[[COL0U:.+]] = arith.index_cast %[[COLU]] : index to i32
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MU]], %[[FULL]], box[%[[K0I]], %[[COL0U]]] : !llvm.ptr<7>, !llvm.ptr
 // TMA-NEXT:    }
 // TMA-NOT:       nvvm.cp.async.bulk.tensor
@@ -557,28 +579,50 @@ func.func @f16(%x: memref<?x64xf16>, %w: memref<512x64xf16>, %y: memref<?x512xf3
 // TMA-NEXT:      %[[K0I:.+]] = arith.index_cast %{{.+}} : index to i32
 // TMA-NEXT:      %[[ROW0I:.+]] = arith.index_cast %[[ROW0]] : index to i32
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MX]], %[[FULL]], box[%[[K0I]], %[[ROW0I]]]
+// Block j of the CTA's part 0 (of 1): block 0 * 4 + j at (n0 + 64 * block,
+// k0), B + 8192 * block.
+// TMA-NEXT:      %[[PART:.+]] = arith.constant 0 : index
 // TMA-NEXT:      arith.constant 32768 : index
 // TMA-NEXT:      arith.muli
 // TMA-NEXT:      %[[B0:.+]] = arith.addi
-// TMA-NEXT:      %[[N0I:.+]] = arith.index_cast %[[COL0]] : index to i32
-// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N0I]], %[[K0I]]]
-// TMA-NEXT:      %[[C64:.+]] = arith.constant 64 : index
-// TMA-NEXT:      %[[N1:.+]] = arith.addi %[[COL0]], %[[C64]] : index
+// TMA-NEXT:      %[[C4:.+]] = arith.constant 4 : index
+// TMA-NEXT:      %[[BLK0:.+]] = arith.muli %[[PART]], %[[C4]] : index
+// TMA-NEXT:      %[[C64A:.+]] = arith.constant 64 : index
+// TMA-NEXT:      %[[N0OFF:.+]] = arith.muli %[[BLK0]], %[[C64A]] : index
+// TMA-NEXT:      %[[N0:.+]] = arith.addi %[[COL0]], %[[N0OFF]] : index
+// TMA-NEXT:      %[[N0I:.+]] = arith.index_cast %[[N0]] : index to i32
+// TMA-NEXT:      %[[C8192A:.+]] = arith.constant 8192 : index
+// TMA-NEXT:      %[[D0OFF:.+]] = arith.muli %[[BLK0]], %[[C8192A]] : index
+// TMA-NEXT:      %[[D0:.+]] = arith.addi %[[B0]], %[[D0OFF]] : index
+// TMA-NEXT:      %[[D0I:.+]] = arith.index_cast %[[D0]] : index to i64
+// TMA-NEXT:      %[[D0P:.+]] = llvm.inttoptr %[[D0I]] : i64 to !llvm.ptr<3>
+// TMA-NEXT:      %[[D0C:.+]] = llvm.addrspacecast %[[D0P]] : !llvm.ptr<3> to !llvm.ptr<7>
+// TMA-NEXT:      nvvm.cp.async.bulk.tensor.shared.cluster.global %[[D0C]], %[[MW]], %[[FULL]], box[%[[N0I]], %[[K0I]]]
+// TMA-NEXT:      arith.constant 4 : index
+// TMA-NEXT:      arith.muli %[[PART]], %{{.+}} : index
+// TMA-NEXT:      %[[C1:.+]] = arith.constant 1 : index
+// TMA-NEXT:      %[[BLK1:.+]] = arith.addi %{{.+}}, %[[C1]] : index
+// TMA-NEXT:      %[[C64B:.+]] = arith.constant 64 : index
+// TMA-NEXT:      %[[N1OFF:.+]] = arith.muli %[[BLK1]], %[[C64B]] : index
+// TMA-NEXT:      %[[N1:.+]] = arith.addi %[[COL0]], %[[N1OFF]] : index
 // TMA-NEXT:      %[[N1I:.+]] = arith.index_cast %[[N1]] : index to i32
-// TMA-NEXT:      %[[C8192:.+]] = arith.constant 8192 : index
-// TMA-NEXT:      arith.addi %[[B0]], %[[C8192]] : index
+// TMA-NEXT:      %[[C8192B:.+]] = arith.constant 8192 : index
+// TMA-NEXT:      %[[D1OFF:.+]] = arith.muli %[[BLK1]], %[[C8192B]] : index
+// TMA-NEXT:      arith.addi %[[B0]], %[[D1OFF]] : index
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N1I]], %[[K0I]]]
-// TMA-NEXT:      %[[C128:.+]] = arith.constant 128 : index
-// TMA-NEXT:      %[[N2:.+]] = arith.addi %[[COL0]], %[[C128]] : index
+// TMA:           %[[C2:.+]] = arith.constant 2 : index
+// TMA-NEXT:      %[[BLK2:.+]] = arith.addi %{{.+}}, %[[C2]] : index
+// TMA-NEXT:      arith.constant 64 : index
+// TMA-NEXT:      arith.muli %[[BLK2]], %{{.+}} : index
+// TMA-NEXT:      %[[N2:.+]] = arith.addi %[[COL0]], %{{.+}} : index
 // TMA-NEXT:      %[[N2I:.+]] = arith.index_cast %[[N2]] : index to i32
-// TMA-NEXT:      %[[C16384:.+]] = arith.constant 16384 : index
-// TMA-NEXT:      arith.addi %[[B0]], %[[C16384]] : index
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N2I]], %[[K0I]]]
-// TMA-NEXT:      %[[C192:.+]] = arith.constant 192 : index
-// TMA-NEXT:      %[[N3:.+]] = arith.addi %[[COL0]], %[[C192]] : index
+// TMA:           %[[C3:.+]] = arith.constant 3 : index
+// TMA-NEXT:      %[[BLK3:.+]] = arith.addi %{{.+}}, %[[C3]] : index
+// TMA-NEXT:      arith.constant 64 : index
+// TMA-NEXT:      arith.muli %[[BLK3]], %{{.+}} : index
+// TMA-NEXT:      %[[N3:.+]] = arith.addi %[[COL0]], %{{.+}} : index
 // TMA-NEXT:      %[[N3I:.+]] = arith.index_cast %[[N3]] : index to i32
-// TMA-NEXT:      %[[C24576:.+]] = arith.constant 24576 : index
-// TMA-NEXT:      arith.addi %[[B0]], %[[C24576]] : index
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N3I]], %[[K0I]]]
 // TMA-NEXT:    }
 // TMA:           nvvm.setmaxregister  increase 232

@@ -16,6 +16,8 @@
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-n=256" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM2
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-m=96" %s 2>&1 | FileCheck %s --check-prefix=WGBM
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-k=32" %s 2>&1 | FileCheck %s --check-prefix=WGBK
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=3" %s 2>&1 | FileCheck %s --check-prefix=CLUSTER3
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" %s | FileCheck %s --check-prefix=CLUSTER1
 
 // GEMM schedule options that the tensor-core kernel cannot run are errors
 // on the kernel, naming the whole schedule:
@@ -132,3 +134,12 @@ func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: me
 // WGBK: error: 'func.func' op bad wgmma GEMM schedule: block 128x256x32, stages 4 (
 // WGBK-NOT: error: 'func.func' op bad
 // WGBK: error: 'func.func' op bad wgmma GEMM schedule: block 128x128x32, stages 4 (
+// A cluster is 1 or 2 CTAs (gemm-cluster-m); the wgmma kernels (large_bf16,
+// swiglu) report any other count, the decode kernel (mma.sync, no
+// clusters) does not. 1 and 2 are fine.
+// (The count itself is not checked: it is printed as a character, "got
+// \03", instead of "got 3".)
+// CLUSTER3-COUNT-2: error: 'func.func' op gemm-cluster-m must be 1 or 2, got
+// CLUSTER3-NOT:     gemm-cluster-m must be
+// CLUSTER1-LABEL: func.func @large_bf16
+//  CLUSTER1-SAME:   cluster_m = 1 : i64

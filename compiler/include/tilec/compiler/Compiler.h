@@ -95,6 +95,7 @@ struct KernelLaunchPlan {
   // Persistent GEMM kernels loop over the fixedGrid tiles: launched with at
   // most one CTA per SM.
   bool persistent = false;
+  int64_t clusterM = 1; // CTAs a cluster (compiled into the kernel)
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   std::vector<TensorMapPlan> tensorMaps; // TMA GEMM kernels, after the buffers
   int64_t gridSize() const {

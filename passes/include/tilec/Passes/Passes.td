@@ -85,6 +85,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmPersistent", "gemm-persistent", "bool", "true",
            "TMA GEMMs run persistent CTAs (one an SM, looping over tiles; the epilogue "
            "overlaps the next tile's copies); false: one CTA a tile">,
+    Option<"gemmClusterM", "gemm-cluster-m", "int64_t", "2",
+           "TMA GEMMs: CTAs a cluster (1 or 2) on consecutive block rows, sharing the B "
+           "panel by TMA multicast">,
     Option<"target", "target", "std::string", "\"sm_80\"",
            "The GPU the kernels are for (sm_80 ... sm_90a): picks the tensor-core instructions">,
   ];
