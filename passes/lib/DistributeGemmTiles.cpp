@@ -525,14 +525,12 @@ private:
     };
     // mbarriers after the panels: full[stage], then empty[stage].
     Value bars = m.add(baseA, s.stages * (stageA + nm * stageB));
-    auto full = [&](OpBuilder &bb, Value stage) {
+    auto barrier = [&](OpBuilder &bb, Value stage, bool isEmpty) {
       IndexMath im{bb, loc};
-      return sharedPtr(bb, im.add(bars, im.mul(stage, 8)));
+      return sharedPtr(bb, im.add(bars, im.add(im.mul(stage, 8), isEmpty ? s.stages * 8 : 0)));
     };
-    auto empty = [&](OpBuilder &bb, Value stage) {
-      IndexMath im{bb, loc};
-      return sharedPtr(bb, im.add(bars, im.add(im.mul(stage, 8), s.stages * 8)));
-    };
+    auto full = [&](OpBuilder &bb, Value stage) { return barrier(bb, stage, false); };
+    auto empty = [&](OpBuilder &bb, Value stage) { return barrier(bb, stage, true); };
     int64_t mmaWarps = s.mmaThreads() / kWarpSize;
     {
       Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, m.c(0));
@@ -565,6 +563,16 @@ private:
       return flip ? bb.create<arith::XOrIOp>(loc, p, c32(bb, 1)).getResult() : p;
     };
     int64_t stageBytes = stageA + nm * stageB;
+    // Step j * kTiles + kt of a pipeline loop: its stage, after waiting on
+    // the stage's `full` (MMA warps) or `empty` (producer) barrier.
+    auto awaitStep = [&](OpBuilder &lb, Value step0, Value kt, bool producer) {
+      IndexMath lm{lb, loc};
+      Value step = lm.add(step0, kt);
+      Value stage = lm.rem(step, s.stages);
+      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, barrier(lb, stage, producer),
+                                               parity(lb, step, producer), ticks);
+      return std::make_pair(step, stage);
+    };
 
     // Persistent CTAs: CTA c computes tiles c, c + grid, c + 2 grid, ...;
     // the k steps of all its tiles share the stages (step j * kTiles + kt).
@@ -610,10 +618,7 @@ private:
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
       Value kt = loop.getInductionVar();
-      Value step = lm.add(step0, kt);
-      Value stage = lm.rem(step, s.stages);
-      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, empty(lb, stage), parity(lb, step, true),
-                                               ticks);
+      Value stage = awaitStep(lb, step0, kt, /*producer=*/true).second;
       Value bar = full(lb, stage);
       lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar, c32(lb, stageBytes),
                                                 NVVM::MemScopeKind::CTA, false, Value());
@@ -684,10 +689,7 @@ private:
         OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
         IndexMath lm{lb, loc};
         Value kt = loop.getInductionVar();
-        Value step = lm.add(step0, kt);
-        Value stage = lm.rem(step, s.stages);
-        lb.create<NVVM::MBarrierTryWaitParityOp>(loc, full(lb, stage), parity(lb, step, false),
-                                                 ticks);
+        auto [step, stage] = awaitStep(lb, step0, kt, /*producer=*/false);
         SmallVector<Value> results = mmaStep(lb, stage, loop.getRegionIterArgs());
         // The MMAs of step kt - mma_pending are done: its stage is free.
         if (s.mmaPending == 0)

@@ -148,9 +148,11 @@ struct ScheduleRowKernelsPass
     int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
     int64_t elemBytes = 2, products = 0, batch = 1;
     bool kMajor = false; // lhs [M, K] and rhs [N, K] (or [K, N] read MN-major)
+    bool transB = false;
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
       kMajor = !mm.getTransposeA() && (mm.getTransposeB() || gemmWgmmaMN);
+      transB = mm.getTransposeB();
       ++products;
       auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
       if (rhs.getRank() == 3)
@@ -186,8 +188,6 @@ struct ScheduleRowKernelsPass
       if (gemmClusterM != 1 && gemmClusterM != 2)
         return fn.emitOpError("gemm-cluster-m must be 1 or 2, got ")
                << static_cast<int64_t>(gemmClusterM);
-      bool transB = false;
-      fn.walk([&](tilec::tile::MatmulOp mm) { transB = mm.getTransposeB(); });
       int64_t cluster = gemmClusterM == 2 && rows > bm &&
                                 (transB ? (bn / 2) % 8 == 0 : (bn / 64) % 2 == 0)
                             ? 2
