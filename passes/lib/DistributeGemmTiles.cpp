@@ -56,10 +56,15 @@ struct GemmSchedule {
   bool tma = false;   // wgmma: panels loaded by TMA from a producer warpgroup
   int64_t clusterM = 1; // TMA: CTAs of a cluster (consecutive block rows, B multicast)
   int64_t mmaPending = 1; // wgmma: k steps of MMAs left running at a step's end
+  // TMA: two MMA warpgroups take alternate tiles (ping-pong), so one's
+  // epilogue runs under the other's MMAs; warps_m x warps_n is one tile's.
+  bool pingpong = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
-  /// Threads of the MMA warps (the producer warpgroup comes on top).
-  int64_t mmaThreads() const { return warpsM * warpsN * kWarpSize; }
+  /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
+  /// on top).
+  int64_t tileWarps() const { return warpsM * warpsN; }
+  int64_t mmaThreads() const { return tileWarps() * kWarpSize * (pingpong ? 2 : 1); }
   int64_t threads() const { return mmaThreads() + (tma ? 128 : 0); }
 };
 
@@ -76,6 +81,7 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   s.wgmma = get("wgmma") != 0;
   s.tma = get("tma") != 0;
   s.clusterM = std::max<int64_t>(1, get("cluster_m"));
+  s.pingpong = get("pingpong") != 0;
   if (dict.get("mma_pending"))
     s.mmaPending = get("mma_pending");
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
@@ -86,7 +92,8 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
                           (s.mmaPending == 0 || s.mmaPending == 1) &&
                           s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
                           s.stages >= 3)) &&
-            (!s.tma || s.wgmma) && (s.clusterM == 1 || (s.clusterM == 2 && s.tma));
+            (!s.tma || s.wgmma) && (s.clusterM == 1 || (s.clusterM == 2 && s.tma)) &&
+            (!s.pingpong || (s.tma && s.blockM == 64));
   // A cluster splits the B panel: halves of whole swizzle atoms ([N, K]) or
   // of the 64-column blocks ([K, N]).
   if (ok && s.clusterM == 2) {
@@ -94,12 +101,18 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
     fn.walk([&](tile::MatmulOp mm) { transB = mm.getTransposeB(); });
     ok = transB ? (s.blockN / 2) % 8 == 0 : (s.blockN / 64) % 2 == 0;
   }
+  // The launch takes its block size from `threads`: it must be the kernel's.
+  if (ok && dict.get("threads") && get("threads") != s.threads())
+    return fn.emitOpError("GEMM tile.schedule ")
+           << dict << " launches " << get("threads") << " threads, its warps need "
+           << s.threads();
   if (!ok)
     return fn.emitOpError("invalid GEMM tile.schedule ")
            << dict
            << " (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, "
               "block_k 64, block_n <= 256, >= 3 stages; cluster_m 2 needs TMA and block_n / 2 a "
-              "multiple of 8 ([N, K] rhs) or an even number of 64-column blocks ([K, N])";
+              "multiple of 8 ([N, K] rhs) or an even number of 64-column blocks ([K, N]); "
+              "pingpong needs TMA and block_m 64)";
   return s;
 }
 
@@ -224,7 +237,13 @@ public:
     // The MMA warps' thread index (TMA: after the producer warpgroup).
     Value mmaTid = s.tma ? m.sub(tid, m.c(128)) : tid;
     lane = m.rem(mmaTid, kWarpSize);
+    // Ping-pong: warpgroup `consumer` of the two, each with a tile's warps.
     Value warp = m.div(mmaTid, kWarpSize);
+    if (s.pingpong) {
+      consumer = m.div(warp, s.tileWarps());
+      warp = m.rem(warp, s.tileWarps());
+    }
+    tileWarp = warp;
     Value warpRow = m.div(warp, s.warpsN), warpCol = m.rem(warp, s.warpsN);
     setTile(b, pid);
     warpM0 = m.mul(warpRow, s.warpM());
@@ -380,7 +399,7 @@ private:
     SmallVector<Value> baseB;
     for (int64_t t = 0; t < nm; ++t)
       baseB.push_back(m.add(baseA, s.stages * (stageA + t * stageB)));
-    Value wg = m.div(m.div(mmaTid, kWarpSize), 4);
+    Value wg = m.div(tileWarp, 4);
     Value aWarpgroup = m.add(baseA, m.mul(wg, 64 * s.blockK * 2));
 
     auto i64 = b.getI64Type();
@@ -531,7 +550,8 @@ private:
     };
     auto full = [&](OpBuilder &bb, Value stage) { return barrier(bb, stage, false); };
     auto empty = [&](OpBuilder &bb, Value stage) { return barrier(bb, stage, true); };
-    int64_t mmaWarps = s.mmaThreads() / kWarpSize;
+    // A stage is read by one tile's warps (of each CTA in a cluster).
+    int64_t mmaWarps = s.tileWarps();
     {
       Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, m.c(0));
       auto ifOp = b.create<scf::IfOp>(loc, first, false);
@@ -662,10 +682,34 @@ private:
       OpBuilder cb = OpBuilder::atBlockBegin(&split.getElseRegion().front());
       IndexMath cm{cb, loc};
       cb.create<NVVM::SetMaxRegisterOp>(loc, kMmaRegisters, NVVM::SetMaxRegisterAction::increase);
-      auto tileLoop = cb.create<scf::ForOp>(loc, cm.c(0), myTiles, cm.c(1));
+      // Ping-pong: warpgroup w takes the CTA's tiles w, w + 2, ...; their k
+      // steps come from the one sequence of stages, so the other's MMAs
+      // start as soon as this one's last stages are loaded.
+      auto tileLoop = s.pingpong
+                          ? cb.create<scf::ForOp>(loc, consumer, myTiles, cm.c(2))
+                          : cb.create<scf::ForOp>(loc, cm.c(0), myTiles, cm.c(1));
       OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
       IndexMath tm{tb, loc};
-      Value step0 = tm.mul(tileLoop.getInductionVar(), kTiles);
+      Value j = tileLoop.getInductionVar();
+      Value step0 = tm.mul(j, kTiles);
+      // Ping-pong order: a warpgroup starts tile j's k steps once the other
+      // has issued tile j - 1's (named barrier 1 + (j - 1) % 2: one arrives,
+      // the other syncs, 256 threads). Besides alternating the tensor cores,
+      // this keeps the `full` waits in step order: a parity wait on a
+      // stage two phases ahead would pass at once.
+      auto orderBarrier = [&](OpBuilder &bb, Value cond, Value id, bool arrive) {
+        auto ifOp = bb.create<scf::IfOp>(loc, cond, false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        Value count = c32(ib, 2 * s.tileWarps() * kWarpSize);
+        if (arrive)
+          ib.create<NVVM::BarrierArriveOp>(loc, id, count);
+        else
+          ib.create<NVVM::BarrierOp>(loc, TypeRange{}, id, count, NVVM::BarrierReductionAttr(),
+                                     Value());
+      };
+      if (s.pingpong)
+        orderBarrier(tb, tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, j, tm.c(1)),
+                     toI32(tb, tm.sub(tm.c(2), consumer)), /*arrive=*/false);
       // The MMA warps' arrival on a step's `empty` barrier: lane 0 of each.
       auto release = [&](OpBuilder &bb, Value step, Value when) {
         IndexMath im{bb, loc};
@@ -701,6 +745,11 @@ private:
         lb.create<scf::YieldOp>(loc, results);
       }
       tb.setInsertionPointAfter(loop);
+      if (s.pingpong)
+        orderBarrier(tb,
+                     tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, tm.add(j, tm.c(1)),
+                                              myTiles),
+                     toI32(tb, tm.add(tm.c(1), consumer)), /*arrive=*/true);
       tb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, tb.getI64IntegerAttr(0));
       // The last steps' stages, still held, go back to the producer before
       // the epilogue, which then overlaps the next tile's first copies.
@@ -1201,6 +1250,8 @@ private:
   int64_t M = 0, N = 0, K = 0;
   IRMapping args;
   Value lane, m0, n0, warpM0, warpN0;
+  // The warp's index among its tile's warps; ping-pong: its warpgroup (0, 1).
+  Value tileWarp, consumer;
   Panel pa;
   SmallVector<Panel> pbs; // one B panel per product
   ArrayAttr tensorMaps;    // TMA: tile.tma (lhs, then each rhs)

@@ -5,10 +5,12 @@
 #include "tilec/compiler/Executable.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
+#include <thread>
 
 using namespace tilec;
 
@@ -23,17 +25,18 @@ struct Timer {
 
 /// Median milliseconds of one call of `body`, timed in batches.
 Expected<double> timeMedian(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
-                            int perBatch, const std::function<Status(int)> &body) {
+                            int perBatch, const std::function<Status(int)> &body,
+                            int warmup = 3, int batches = kBatches) {
   auto start = rt::Event::create(ctx);
   auto end = rt::Event::create(ctx);
   if (!start || !end)
     return start ? end.status() : start.status();
-  for (int i = 0; i < 3; ++i) // warm-up
+  for (int i = 0; i < warmup; ++i)
     if (Status s = body(i); !s.ok())
       return s;
   std::vector<double> samples;
   int call = 0;
-  for (int b = 0; b < kBatches; ++b) {
+  for (int b = 0; b < batches; ++b) {
     if (Status s = (*start)->record(stream); !s.ok())
       return s;
     for (int i = 0; i < perBatch; ++i)
@@ -45,6 +48,64 @@ Expected<double> timeMedian(const std::shared_ptr<rt::Context> &ctx, rt::Stream 
     if (!ms)
       return ms.status();
     samples.push_back(*ms / perBatch);
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
+
+/// How GEMMs are timed: like triton.testing.do_bench, which times the peers
+/// (peers_gemm.py), so both sides see the same duty cycle and clocks. After
+/// `cooldownMs` idle, an estimate from 5 calls, warm-up calls for 25 ms, then
+/// calls for `repMs`, each timed alone by its own events with an L2 flush
+/// (a 128 MB copy, i.e. 256 MB touched, like do_bench's 256 MB memset)
+/// before it; the median call.
+struct DoBenchTiming {
+  int cooldownMs = 0;
+  int repMs = 100;
+};
+
+Expected<double> timeLikeDoBench(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
+                                 const DoBenchTiming &timing,
+                                 const std::function<Status(int)> &body) {
+  constexpr size_t kFlushBytes = 128ull << 20;
+  auto src = rt::DeviceBuffer::allocate(ctx, kFlushBytes);
+  auto dst = rt::DeviceBuffer::allocate(ctx, kFlushBytes);
+  if (!src || !dst)
+    return src ? dst.status() : src.status();
+  if (timing.cooldownMs > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(timing.cooldownMs));
+  auto estimate = timeMedian(ctx, stream, 5, body, /*warmup=*/1, /*batches=*/1);
+  if (!estimate)
+    return estimate;
+  int call = 6;
+  int warmup = std::max(1, static_cast<int>(25.0 / std::max(*estimate, 1e-3)));
+  int reps = std::clamp(static_cast<int>(timing.repMs / std::max(*estimate, 1e-3)), 1, 1000);
+  for (int i = 0; i < warmup; ++i)
+    if (Status s = body(call++); !s.ok())
+      return s;
+  std::vector<std::unique_ptr<rt::Event>> events;
+  for (int i = 0; i < 2 * reps; ++i) {
+    auto e = rt::Event::create(ctx);
+    if (!e)
+      return e.status();
+    events.push_back(e.take());
+  }
+  for (int i = 0; i < reps; ++i) {
+    if (Status s = dst->copyFromDeviceAsync(*src, kFlushBytes, stream); !s.ok())
+      return s;
+    if (Status s = events[2 * i]->record(stream); !s.ok())
+      return s;
+    if (Status s = body(call++); !s.ok())
+      return s;
+    if (Status s = events[2 * i + 1]->record(stream); !s.ok())
+      return s;
+  }
+  std::vector<double> samples;
+  for (int i = 0; i < reps; ++i) {
+    auto ms = rt::Event::elapsedMs(*events[2 * i], *events[2 * i + 1]);
+    if (!ms)
+      return ms.status();
+    samples.push_back(*ms);
   }
   std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
   return samples[samples.size() / 2];
@@ -64,7 +125,7 @@ std::vector<std::string> split(const std::string &s, char sep) {
 /// over enough buffer sets to defeat L2. Also returns the minimal bytes.
 Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
                            Graph &g, const CompileOptions &options, int64_t &inBytes,
-                           int64_t &outBytes) {
+                           int64_t &outBytes, const DoBenchTiming *doBench = nullptr) {
   auto exe = Executable::compile(g, ctx, options);
   if (!exe)
     return exe.status();
@@ -97,8 +158,7 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
       outs[s].push_back(buf.take());
     }
   }
-  int perBatch = 20;
-  return timeMedian(ctx, stream, perBatch, [&](int call) {
+  auto body = [&](int call) {
     int s = call % sets;
     std::vector<const rt::DeviceBuffer *> in;
     std::vector<rt::DeviceBuffer *> o;
@@ -107,7 +167,10 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
     for (auto &x : outs[s])
       o.push_back(&x);
     return (*exe)->run(in, o, stream);
-  });
+  };
+  if (doBench)
+    return timeLikeDoBench(ctx, stream, *doBench, body);
+  return timeMedian(ctx, stream, /*perBatch=*/20, body);
 }
 
 int fail(const std::string &m) {
@@ -121,7 +184,8 @@ int main(int argc, char **argv) {
   std::string ops = "rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain,rope";
   std::string dtypes = "bf16,f32";
   std::string shapes = "8192x4096,4096x8192,16384x4096";
-  std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv;
+  std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv, cooldown, gemmRep,
+      gemmTiming = "dobench";
   CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -137,6 +201,11 @@ int main(int argc, char **argv) {
                 "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
                 "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
                 "[--gemm-csv=FILE]\n"
+                "                   [--gemm-timing=dobench|batches] [--cooldown-ms=N] "
+                "[--gemm-rep-ms=N]\n"
+                "GEMMs are timed like triton.testing.do_bench (the peers' timer): N ms idle,\n"
+                "25 ms warm-up, single calls for --gemm-rep-ms (100) after an L2 flush, median;\n"
+                "--gemm-timing=batches: the row ops' timer (median of 15 batches of 20 calls).\n"
                 "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[N,K]^T;\n"
                 "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).");
       return 0;
@@ -151,9 +220,18 @@ int main(int argc, char **argv) {
     }
     if (!value("--ops", ops) && !value("--dtypes", dtypes) && !value("--shapes", shapes) &&
         !value("--csv", csv) && !value("--schedule", options.scheduleOptions) &&
-        !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv))
+        !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv) &&
+        !value("--cooldown-ms", cooldown) && !value("--gemm-rep-ms", gemmRep) &&
+        !value("--gemm-timing", gemmTiming))
       return fail("unknown option '" + a + "'");
   }
+  DoBenchTiming doBench;
+  if (!cooldown.empty())
+    doBench.cooldownMs = std::atoi(cooldown.c_str());
+  if (!gemmRep.empty())
+    doBench.repMs = std::max(1, std::atoi(gemmRep.c_str()));
+  if (gemmTiming != "dobench" && gemmTiming != "batches")
+    return fail("--gemm-timing must be dobench or batches, got '" + gemmTiming + "'");
   auto ctxOr = rt::Context::create(0);
   if (!ctxOr)
     return fail(ctxOr.message());
@@ -228,7 +306,8 @@ int main(int argc, char **argv) {
       if (Status s = examples::build(op, g, m, n, DType::BF16, k); !s.ok())
         return fail(s.message());
       int64_t inBytes = 0, outBytes = 0;
-      auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes);
+      auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes,
+                          gemmTiming == "dobench" ? &doBench : nullptr);
       if (!ms)
         return fail(ms.message());
       double tflops = 2.0 * m * n * k / (*ms * 1e-3) / 1e12;

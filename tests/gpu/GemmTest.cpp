@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 using namespace tilec;
 
@@ -160,6 +161,69 @@ TEST(GemmSchedules, WgmmaWithCpAsyncCopies) {
     EXPECT_LT(relativeError(r.got[0], ref[0]), 1e-2);
     EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
   }
+}
+
+// Ping-pong warpgroups (gemm-pingpong): each MMA warpgroup takes every
+// other 64-row tile of its CTA, in the order a named barrier enforces.
+// Shapes with several tiles a CTA, odd tile counts (one warpgroup has one
+// more), edges in M, N and K, both rhs layouts, a fused epilogue, two
+// products and a batched rhs; clusters of two and of one.
+TEST(GemmSchedules, PingPongWarpgroups) {
+  TILEC_REQUIRE_GPU(ctx);
+  struct Case {
+    const char *name;
+    std::function<void(Graph &)> build;
+  };
+  std::vector<Case> cases{
+      {"a @ b^T 2887x1320x200",
+       [](Graph &g) {
+         g.output(matmul(g.input("a", {2887, 200}, DType::BF16),
+                         g.input("b", {1320, 200}, DType::BF16), false, true));
+       }},
+      {"a @ b 1100x640x136",
+       [](Graph &g) {
+         g.output(matmul(g.input("a", {1100, 136}, DType::BF16),
+                         g.input("b", {136, 640}, DType::BF16)));
+       }},
+      {"gelu(linear + bias) 2500x776x264 f16",
+       [](Graph &g) {
+         Tensor x = g.input("x", {2500, 264}, DType::F16);
+         Tensor w = g.input("w", {776, 264}, DType::F16);
+         g.output(gelu(nn::linear(x, w, g.input("bias", {776}, DType::F16))));
+       }},
+      {"swiglu 1500x336x256",
+       [](Graph &g) {
+         Tensor x = g.input("x", {1500, 256}, DType::BF16);
+         Tensor wg = g.input("w_gate", {336, 256}, DType::BF16);
+         Tensor wu = g.input("w_up", {336, 256}, DType::BF16);
+         g.output(silu(matmul(x, wg, false, true)) * matmul(x, wu, false, true));
+       }},
+      {"batched 3 x 700x264x128",
+       [](Graph &g) {
+         Tensor a = g.input("a", {3, 700, 128}, DType::BF16);
+         Tensor b = g.input("b", {3, 264, 128}, DType::BF16);
+         g.output(matmul(a, b, false, true));
+       }},
+  };
+  for (const char *cluster : {"gemm-cluster-m=2", "gemm-cluster-m=1"})
+    for (const Case &c : cases) {
+      Graph g("pingpong");
+      c.build(g);
+      CompileOptions options;
+      options.scheduleOptions = std::string("gemm-pingpong=1 ") + cluster;
+      auto program = compileGraph(g, options);
+      ASSERT_TRUE(program.ok()) << program.message();
+      EXPECT_NE(program->ptx.find("bar.arrive"), std::string::npos)
+          << c.name << ": not the ping-pong schedule";
+      uint64_t seed = tilec::testing::freshSeed();
+      SCOPED_TRACE(std::string(c.name) + ", " + cluster + ", seed " + std::to_string(seed));
+      RunResult r = runOnGpu(g, ctx, seed, options);
+      ASSERT_EQ(r.got.size(), 1u);
+      EXPECT_EQ(r.kernels, 1u);
+      std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
+      EXPECT_LT(relativeError(r.got[0], ref[0]), 1e-2);
+      EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
+    }
 }
 
 // ---- fused epilogues: one kernel each ----

@@ -8,8 +8,16 @@ export PYTHONUNBUFFERED=1
 step() { printf '\n==== %s\n' "$*"; }
 MM=${TILEC_GEMM_SHAPES:-4096x4096x4096,8192x8192x8192,16384x14336x4096,16384x4096x4096,16x14336x4096,1x14336x4096}
 EPI=${TILEC_GEMM_EPI_SHAPES:-8192x8192x8192,16384x14336x4096}
+# Both sides timed the same way (do_bench: 25 ms warm-up, 100 ms of single
+# calls, median), each after the same idle so they start from the same
+# clocks: a sustained GEMM lowers them (power), and which side ran longer
+# before would otherwise decide the ratio.
+COOL=${TILEC_COOLDOWN_MS:-1000}
+TB=(--cooldown-ms=$COOL --gemm-rep-ms=${TILEC_REP_MS:-100})
+PEER=(--cooldown-ms $COOL --rep-ms ${TILEC_REP_MS:-100})
 
 step "GPU tests"
+[ "${TILEC_SKIP_TESTS:-0}" = 1 ] && echo "skipped (TILEC_SKIP_TESTS=1)" > "$OUT/gpu_tests.log" ||
 ( cd "$B" && TILEC_GPU_SMALL=${TILEC_GPU_SMALL:-1} timeout ${TILEC_TESTS_TIMEOUT:-200} ./bin/gpu_tests --gtest_brief=1 ${TILEC_GTEST_ARGS:-} ) > "$OUT/gpu_tests.log" 2>&1
 tests_rc=$?
 grep -E "FAILED|Failure|error" "$OUT/gpu_tests.log" | head -30
@@ -21,15 +29,15 @@ for ex in matmul matmul_bias_gelu; do
 done 2>&1 | tee "$OUT/sass.txt"
 
 step "tilec-bench GEMM"
-timeout 150 "$B/bin/tilec-bench" --ops= --gemm="$MM" --gemm-ops=matmul --gemm-csv="$OUT/gemm.csv" 2>&1 | tail -n +2
-timeout 60 "$B/bin/tilec-bench" --ops= --gemm="$EPI" --gemm-ops=matmul_bias_gelu --gemm-csv=/tmp/g2.csv 2>&1 | tail -n +3
+timeout 150 "$B/bin/tilec-bench" --ops= --gemm="$MM" --gemm-ops=matmul --gemm-csv="$OUT/gemm.csv" "${TB[@]}" 2>&1 | tail -n +2
+timeout 60 "$B/bin/tilec-bench" --ops= --gemm="$EPI" --gemm-ops=matmul_bias_gelu --gemm-csv=/tmp/g2.csv "${TB[@]}" 2>&1 | tail -n +3
 tail -n +2 /tmp/g2.csv >> "$OUT/gemm.csv"
 if [ -n "${TILEC_GEMM_SCHEDULES:-}" ]; then
   step "schedule variants"
   IFS=';' read -ra VARIANTS <<< "$TILEC_GEMM_SCHEDULES"
   for v in "${VARIANTS[@]}"; do
     name=${v%%:*}; opts=${v#*:}
-    timeout 90 "$B/bin/tilec-bench" --ops= --gemm="${TILEC_VARIANT_SHAPES:-8192x8192x8192,16x14336x4096}" --gemm-ops=matmul --schedule="$opts" 2>&1 | tail -n +3 | sed "s/^/$name: /" | tee -a "$OUT/variants.txt"
+    timeout 90 "$B/bin/tilec-bench" --ops= --gemm="${TILEC_VARIANT_SHAPES:-8192x8192x8192,16x14336x4096}" --gemm-ops=${TILEC_VARIANT_OPS:-matmul} --schedule="$opts" "${TB[@]}" 2>&1 | tail -n +3 | sed "s/^/$name: /" | tee -a "$OUT/variants.txt"
   done
 fi
 
@@ -44,8 +52,8 @@ if [ "${TILEC_FASTMATH_AB:-0}" = 1 ]; then
 fi
 
 step "peers"
-timeout ${TILEC_PEERS_TIMEOUT:-240} python3 tests/gpu/peers_gemm.py --ops=matmul --shapes="$MM" --csv "$OUT/gemm_peers.csv" > "$OUT/gemm_peers.txt" 2>&1
-timeout 120 python3 tests/gpu/peers_gemm.py --ops=matmul_bias_gelu --shapes="$EPI" --csv /tmp/p2.csv >> "$OUT/gemm_peers.txt" 2>&1
+timeout ${TILEC_PEERS_TIMEOUT:-240} python3 tests/gpu/peers_gemm.py "${PEER[@]}" --ops=matmul --shapes="$MM" --csv "$OUT/gemm_peers.csv" > "$OUT/gemm_peers.txt" 2>&1
+timeout 120 python3 tests/gpu/peers_gemm.py "${PEER[@]}" --ops=matmul_bias_gelu --shapes="$EPI" --csv /tmp/p2.csv >> "$OUT/gemm_peers.txt" 2>&1
 tail -n +2 /tmp/p2.csv >> "$OUT/gemm_peers.csv" 2>/dev/null
 tail -3 "$OUT/gemm_peers.txt"
 

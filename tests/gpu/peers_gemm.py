@@ -9,6 +9,7 @@ Timed with triton.testing.do_bench (median), inputs rotated over sets.
 import argparse
 import csv
 import sys
+import time
 
 import torch
 import triton
@@ -71,13 +72,22 @@ def bias_gelu(x, w, bias):
     return torch.nn.functional.gelu(torch.nn.functional.linear(x, w, bias), approximate="tanh")
 
 
+TIMING = {"cooldown_ms": 0, "rep_ms": 100}
+
+
 def bench(fn, sets):
+    """do_bench's median after TIMING's idle (tilec-bench --cooldown-ms times
+    tilec the same way, so both start from the same clocks)."""
     state = {"i": 0}
+    if TIMING["cooldown_ms"] > 0:
+        torch.cuda.synchronize()
+        time.sleep(TIMING["cooldown_ms"] / 1e3)
 
     def run():
         state["i"] = (state["i"] + 1) % len(sets)
         fn(*sets[state["i"]])
-    return triton.testing.do_bench(run, warmup=25, rep=100, return_mode="median") * 1e3
+    return triton.testing.do_bench(run, warmup=25, rep=TIMING["rep_ms"],
+                                   return_mode="median") * 1e3
 
 
 def main():
@@ -86,7 +96,10 @@ def main():
     ap.add_argument("--ops", default="matmul,matmul_bias_gelu")
     ap.add_argument("--triton", default="1", help="0 skips the Triton matmul")
     ap.add_argument("--csv", default="")
+    ap.add_argument("--cooldown-ms", type=int, default=0, help="idle before each timing")
+    ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's rep")
     args = ap.parse_args()
+    TIMING.update(cooldown_ms=args.cooldown_ms, rep_ms=args.rep_ms)
     out = open(args.csv, "w", newline="") if args.csv else None
     writer = None
     dt = torch.bfloat16

@@ -378,4 +378,45 @@ TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {
   }
 }
 
+// Ping-pong warpgroups (gemm-pingpong=1): 64-row tiles, five stages, the
+// order between the two MMA warpgroups kept by named barriers (one arrives,
+// the other syncs, 256 threads); assembles without spills. Where TMA cannot
+// serve (rows not 16-byte aligned) the schedule falls back to shared tiles.
+TEST(GemmScheduleTest, PingPongWarpgroups) {
+  Graph g("pingpong");
+  g.output(matmul(g.input("a", {4096, 512}, DType::BF16), g.input("b", {1024, 512}, DType::BF16),
+                  false, true));
+  CompileOptions options;
+  options.scheduleOptions = "gemm-pingpong=1";
+  auto p = compileGraph(g, options);
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->launches.size(), 1u);
+  EXPECT_EQ(p->launches[0].blockSize(), 384);
+  EXPECT_NE(p->ptx.find("bar.arrive"), std::string::npos);
+  EXPECT_NE(p->ptx.find("bar.sync"), std::string::npos);
+  EXPECT_NE(p->ptx.find(", 256;"), std::string::npos);
+  EXPECT_NE(p->ptx.find("wgmma.mma_async.sync.aligned.m64n256k16"), std::string::npos);
+  std::string ptxas = ptxasPath();
+  if (!ptxas.empty()) {
+    char tmpl[] = "/tmp/tilec-ptx-XXXXXX";
+    int fd = mkstemp(tmpl);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    std::ofstream(tmpl) << p->ptx;
+    int status = 0;
+    std::string log = runCommand(ptxas + " -arch=sm_90a -v " + tmpl + " -o /dev/null", status);
+    std::remove(tmpl);
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+  }
+
+  Graph odd("pingpong_unaligned");
+  odd.output(matmul(odd.input("a", {4096, 500}, DType::BF16),
+                    odd.input("b", {1024, 500}, DType::BF16), false, true));
+  auto q = compileGraph(odd, options);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_EQ(q->ptx.find("bar.arrive"), std::string::npos) << "no TMA, no ping-pong";
+  EXPECT_NE(q->ptx.find("wgmma.mma_async"), std::string::npos);
+}
+
 } // namespace

@@ -224,3 +224,42 @@ func.func @kn192(%x: memref<?x64xbf16>, %w: memref<64x384xbf16>, %y: memref<?x38
   tile.store %p, %y[%r] : tensor<384xf32> -> memref<?x384xf32>
   return
 }
+
+// -----
+
+// Ping-pong (pingpong = 1: the two MMA warpgroups take alternate 64-row
+// tiles) orders the warpgroups' k steps on the TMA pipeline's stages: a
+// schedule without TMA cannot have it. (The same schedule with pingpong = 0
+// is a valid 64-row cp.async kernel.)
+// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 64 : i64, block_m = 64 : i64, block_n = 256 : i64, grid = 4 : i64, group_m = 32 : i64, pingpong = 1 : i64, shared_bytes = 164864 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64} (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, block_k 64, block_n <= 256, >= 3 stages; cluster_m 2 needs TMA and block_n / 2 a multiple of 8 ([N, K] rhs) or an even number of 64-column blocks ([K, N]); pingpong needs TMA and block_m 64}}
+func.func @pingpong_no_tma(%x: memref<?x128xbf16>, %w: memref<256x128xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 256>, tile.schedule = {wgmma = 1 : i64, tma = 0 : i64, pingpong = 1 : i64, block_m = 64 : i64, block_n = 256 : i64, block_k = 64 : i64, warps_m = 4 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 32 : i64, grid = 4 : i64, threads = 256 : i64, shared_bytes = 164864 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x128xbf16>, memref<256x128xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// A ping-pong tile is one warpgroup's 64 rows: block_m 128 (warps_m 8) is
+// rejected. (With pingpong = 0 this is the default 128-row TMA kernel.)
+// expected-error @+1 {{'func.func' op invalid GEMM tile.schedule {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 32 : i64, persistent = 1 : i64, pingpong = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64} (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, block_k 64, block_n <= 256, >= 3 stages; cluster_m 2 needs TMA and block_n / 2 a multiple of 8 ([N, K] rhs) or an even number of 64-column blocks ([K, N]); pingpong needs TMA and block_m 64}}
+func.func @pingpong_block_m_128(%x: memref<?x128xbf16>, %w: memref<256x128xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 256>, tile.schedule = {wgmma = 1 : i64, tma = 1 : i64, persistent = 1 : i64, pingpong = 1 : i64, cluster_m = 1 : i64, block_m = 128 : i64, block_n = 256 : i64, block_k = 64 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 32 : i64, grid = 2 : i64, threads = 384 : i64, shared_bytes = 197696 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 256, 128>}, {arg = 1 : i64, box = array<i64: 256, 64>, dims = array<i64: 256, 128>}]} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x128xbf16>, memref<256x128xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// The launch takes its block size from the schedule's `threads`: a ping-pong
+// kernel needs the producer and both MMA warpgroups (384). With 256 the
+// second warpgroup would not exist and the first would wait for it forever.
+// expected-error @+1 {{launches 256 threads, its warps need 384}}
+func.func @pingpong_threads(%x: memref<?x128xbf16>, %w: memref<256x128xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 256>, tile.schedule = {wgmma = 1 : i64, tma = 1 : i64, persistent = 1 : i64, pingpong = 1 : i64, cluster_m = 1 : i64, block_m = 64 : i64, block_n = 256 : i64, block_k = 64 : i64, warps_m = 4 : i64, warps_n = 1 : i64, stages = 5 : i64, group_m = 32 : i64, grid = 4 : i64, threads = 256 : i64, shared_bytes = 205904 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 256, 128>}, {arg = 1 : i64, box = array<i64: 256, 64>, dims = array<i64: 256, 128>}]} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x128xbf16>, memref<256x128xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}

@@ -55,7 +55,7 @@
 // One bf16 product, 128 x 256 x 256: one CTA, 4 k-steps.
 // CHECK-LABEL: gpu.func @wgmma
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[W:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>) kernel
-// CHECK-SAME:    attributes {known_block_size = array<i32: 256, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+// CHECK-SAME:    attributes {known_block_size = array<i32: 256, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 // CHECK:         %[[SMEM:.+]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // CHECK-NEXT:    %[[RAW:.+]] = memref.extract_aligned_pointer_as_index %[[SMEM]] : memref<?xi8, #gpu.address_space<workgroup>> -> index
 // CHECK-NEXT:    %[[C1024:.+]] = arith.constant 1024 : index
@@ -155,7 +155,7 @@
 // 4 * 16 = 197696 bytes of shared memory.
 // TMA-LABEL: gpu.func @wgmma
 // TMA-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[W:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>, %[[MX:[^:]+]]: !llvm.ptr, %[[MW:[^:]+]]: !llvm.ptr) kernel
-// TMA-SAME:    attributes {known_block_size = array<i32: 384, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}, tile.tma_params = 2 : i64}
+// TMA-SAME:    attributes {known_block_size = array<i32: 384, 1, 1>, tile.domain = array<i64: 128, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}, tile.tma_params = 2 : i64}
 // The MMA warps count threads from 128 on.
 // TMA-NEXT:      %[[TID:.+]] = gpu.thread_id x
 // TMA-NEXT:      gpu.block_id x
@@ -373,7 +373,7 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // carried by the loop, one wgmma commit group for both.
 // CHECK-LABEL: gpu.func @swiglu
 // CHECK-SAME:    (%[[X:[^:]+]]: memref<?x256xbf16>, %[[WG:[^:]+]]: memref<256x256xbf16>, %[[WU:[^:]+]]: memref<256x256xbf16>, %[[Y:[^:]+]]: memref<?x256xbf16>) kernel
-// CHECK-SAME:    tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+// CHECK-SAME:    tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // CHECK:         %[[RAW:.+]] = memref.extract_aligned_pointer_as_index
 // CHECK-NEXT:    arith.constant 1024 : index
 // CHECK-NEXT:    arith.remui %[[RAW]]

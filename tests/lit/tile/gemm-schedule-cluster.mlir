@@ -19,7 +19,7 @@
 // block rows (the last CTA's rows 384 .. 511 lie past the matrix), 2 * 2 * 2
 // = 8 CTAs instead of 3 * 2 = 6; w in 128 x 64 boxes.
 // CHECK-LABEL: func.func @odd_rows
-//  CHECK-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 8 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  CHECK-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 8 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 300, 128>}, {arg = 1 : i64, box = array<i64: 128, 64>, dims = array<i64: 512, 128>}]}
 // ONE-LABEL: func.func @odd_rows
 //  ONE-SAME:   block_n = 256 : i64, cluster_m = 1 : i64, grid = 6 : i64
@@ -30,7 +30,7 @@
 //  BN192-SAME:   block_n = 192 : i64, cluster_m = 2 : i64, grid = 12 : i64
 //  BN192-SAME:   {arg = 1 : i64, box = array<i64: 96, 64>, dims = array<i64: 512, 128>}
 // NOPERS-LABEL: func.func @odd_rows
-//  NOPERS-SAME:   block_n = 256 : i64, cluster_m = 2 : i64, grid = 8 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64
+//  NOPERS-SAME:   block_n = 256 : i64, cluster_m = 2 : i64, grid = 8 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64
 //  NOPERS-SAME:   {arg = 1 : i64, box = array<i64: 128, 64>, dims = array<i64: 512, 128>}
 // NOTMA-LABEL: func.func @odd_rows
 //  NOTMA-SAME:   block_n = 256 : i64, cluster_m = 1 : i64, grid = 6 : i64

@@ -77,22 +77,22 @@
 // K-major bf16 on sm_90a: wgmma, two warpgroups of 64 rows (8 warps, 256
 // threads), 4 * (128 + 256) * 64 * 2 + 1024 = 197632 bytes, 32 * 16 CTAs.
 // WGMMA-LABEL: func.func @large_bf16
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 512 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 512 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // With TMA (K = 4096): a producer warpgroup more (384 threads), 197632 + 4 *
 // 16 = 197696 bytes; x [4096, 4096] in 128 x 64 boxes, w [N, K] = [4096,
 // 4096] in 256 x 64 boxes.
 // TMA-LABEL: func.func @large_bf16
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 512 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 512 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 4096, 4096>}, {arg = 1 : i64, box = array<i64: 256, 64>, dims = array<i64: 4096, 4096>}]}
 // By default a cluster of two CTAs on consecutive block rows: 4096 rows in
 // 16 pairs of block rows, 2 * 16 * 16 = 512 CTAs as before; the w boxes
 // halved to 128 x 64.
 // CLUSTER-LABEL: func.func @large_bf16
-//  CLUSTER-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 512 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  CLUSTER-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 512 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  CLUSTER-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 4096, 4096>}, {arg = 1 : i64, box = array<i64: 128, 64>, dims = array<i64: 4096, 4096>}]}
 // gemm-persistent=0: one CTA a tile, the rest as with TMA.
 // NOPERS-LABEL: func.func @large_bf16
-//  NOPERS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 512 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  NOPERS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 512 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  NOPERS-SAME:   tile.tma = [{arg = 0 : i64
 // gemm-wgmma=0: the mma.sync default, as for sm_80.
 // NOWG-LABEL: func.func @large_bf16
@@ -101,7 +101,7 @@
 // 3 * (64 + 64) * 64 * 2 + 1024 + 3 * 16 = 50224 bytes, 64 * 64 CTAs; the
 // boxes follow block_m and block_n: 64 x 64 for both operands.
 // WGOPTS-LABEL: func.func @large_bf16
-//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 4096 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 4096 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  WGOPTS-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 4096, 4096>}, {arg = 1 : i64, box = array<i64: 64, 64>, dims = array<i64: 4096, 4096>}]}
 func.func @large_bf16(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 4096>} {
   %r = tile.row_id
@@ -119,11 +119,11 @@ func.func @large_bf16(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: m
 // CHECK-LABEL: func.func @batched_rows_f16
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // WGMMA-LABEL: func.func @batched_rows_f16
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 8 : i64, mma_pending = 1 : i64, persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 16 : i64, mma_pending = 1 : i64, persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // With TMA, the lhs as [128 rows, K = 256]; the [K, N] rhs [256, 1000] (N % 8 ==
 // 0) in 64 x 64 boxes (64 k rows of one 64-column block).
 // TMA-LABEL: func.func @batched_rows_f16
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 128, 256>}, {arg = 1 : i64, box = array<i64: 64, 64>, dims = array<i64: 256, 1000>}]}
 // 128 rows = block_m: no second block row to pair, cluster_m = 1 by default.
 // CLUSTER-LABEL: func.func @batched_rows_f16
@@ -146,12 +146,12 @@ func.func @batched_rows_f16(%a: memref<?x256xf16>, %b: memref<256x1000xf16>, %c:
 // CHECK-LABEL: func.func @batched_rhs
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 16 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // WGMMA-LABEL: func.func @batched_rhs
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 8 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 8 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // With TMA (K = 72, N = 136: both multiples of 8): 3-D tensor maps, the batch
 // first with box 1, so a tile never reads the next batch's rows: the lhs as
 // [4, 130, 72] in 1 x 128 x 64 boxes, the rhs [4, 72, 136] in 1 x 64 x 64.
 // TMA-LABEL: func.func @batched_rhs
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 8 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 8 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 4, 130, 72>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 4, 72, 136>}]}
 // By default a cluster: 130 rows a batch > 128, 256 / 64 = 4 column blocks
 // (even); grid = 4 * ceil(130 / 256) * 2 * 1 = 8; the [K, N] boxes unchanged.
@@ -161,7 +161,7 @@ func.func @batched_rows_f16(%a: memref<?x256xf16>, %b: memref<256x1000xf16>, %c:
 //  CLUSTER-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 4, 130, 72>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 4, 72, 136>}]}
 // With 64 x 64 tiles: grid = 4 * 3 * 3 = 36, boxes 1 x 64 x 64.
 // WGOPTS-LABEL: func.func @batched_rhs
-//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 36 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 36 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  WGOPTS-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 4, 130, 72>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 4, 72, 136>}]}
 // NOWG-LABEL: func.func @batched_rhs
 //  NOWG-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 16 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
@@ -241,11 +241,11 @@ func.func @kmajor_64(%a: memref<?x128xbf16>, %b: memref<256x128xbf16>, %c: memre
 // CHECK-LABEL: func.func @kmajor_65
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // WGMMA-LABEL: func.func @kmajor_65
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // With TMA, the lhs [M, K] = [65, 128] (its box of 128 rows reaches past M: the
 // copy fills those rows with zeros), the rhs [N, K] = [300, 128].
 // TMA-LABEL: func.func @kmajor_65
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 65, 128>}, {arg = 1 : i64, box = array<i64: 256, 64>, dims = array<i64: 300, 128>}]}
 // NOWG-LABEL: func.func @kmajor_65
 //  NOWG-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
@@ -269,13 +269,13 @@ func.func @kmajor_65(%a: memref<?x128xf16>, %b: memref<300x128xf16>, %c: memref<
 // CHECK-LABEL: func.func @batched_nk
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 6 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // WGMMA-LABEL: func.func @batched_nk
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // TMA-LABEL: func.func @batched_nk
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 2, 96, 136>}, {arg = 1 : i64, box = array<i64: 1, 256, 64>, dims = array<i64: 2, 320, 136>}]}
 // 64 x 64 tiles: grid = 2 * 2 * 5 = 20, both boxes 1 x 64 x 64.
 // WGOPTS-LABEL: func.func @batched_nk
-//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 20 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 20 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  WGOPTS-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 96, 136>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 320, 136>}]}
 // 96 rows a batch: one block row, cluster_m = 1, the [N, K] box whole.
 // CLUSTER-LABEL: func.func @batched_nk
@@ -296,12 +296,12 @@ func.func @batched_nk(%a: memref<?x136xbf16>, %b: memref<2x320x136xbf16>, %c: me
 // 256 threads, 197632 bytes, no tile.tma) even by default, and with the
 // WGOPTS tile (128 threads, 50176 bytes).
 // WGMMA-LABEL: func.func @k_63
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 // TMA-LABEL: func.func @k_63
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 //   TMA-NOT:   tile.tma
 // WGOPTS-LABEL: func.func @k_63
-//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 8 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 50176 : i64, stages = 3 : i64, threads = 128 : i64, tma = 0 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 8 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 50176 : i64, stages = 3 : i64, threads = 128 : i64, tma = 0 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 //   WGOPTS-NOT:   tile.tma
 // No TMA (K = 63), no cluster.
 // CLUSTER-LABEL: func.func @k_63
@@ -320,7 +320,7 @@ func.func @k_63(%a: memref<?x63xbf16>, %b: memref<256x63xbf16>, %c: memref<?x256
 // A [K, N] rhs with N = 100: K = 64 is aligned, but the rhs rows are 200
 // bytes, so no TMA either.
 // TMA-LABEL: func.func @kn_n_100
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 //   TMA-NOT:   tile.tma
 func.func @kn_n_100(%a: memref<?x64xbf16>, %b: memref<64x100xbf16>, %c: memref<?x100xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 100>} {
   %r = tile.row_id
@@ -438,19 +438,19 @@ func.func @trans_a(%a: memref<64x96xbf16>, %b: memref<128x64xbf16>, %c: memref<?
 // wgmma: block_n 128 (2 x 64 accumulators a thread),
 // 4 * (128 + 2 * 128) * 64 * 2 + 1024 = 197632 bytes; 4 * 112 CTAs.
 // WGMMA-LABEL: func.func @swiglu
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 448 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 448 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 // NOWG-LABEL: func.func @swiglu
 //  NOWG-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 896 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // With TMA, 197632 + 64 = 197696 bytes, 384 threads; three tensor maps, x
 // [512, 4096] in 128 x 64 boxes, then the gate's and the up projection's
 // [14336, 4096] in boxes of block_n = 128 rows.
 // TMA-LABEL: func.func @swiglu
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 448 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 448 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 512, 4096>}, {arg = 1 : i64, box = array<i64: 128, 64>, dims = array<i64: 14336, 4096>}, {arg = 2 : i64, box = array<i64: 128, 64>, dims = array<i64: 14336, 4096>}]}
 // 3 * (64 + 2 * 64) * 64 * 2 + 1024 + 3 * 16 = 74800 bytes, 8 * 224 CTAs,
 // 64 x 64 boxes.
 // WGOPTS-LABEL: func.func @swiglu
-//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 1792 : i64, group_m = 8 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 74800 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 1792 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 1 : i64, shared_bytes = 74800 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
 //  WGOPTS-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 512, 4096>}, {arg = 1 : i64, box = array<i64: 64, 64>, dims = array<i64: 14336, 4096>}, {arg = 2 : i64, box = array<i64: 64, 64>, dims = array<i64: 14336, 4096>}]}
 // By default: 512 rows in 2 pairs of block rows, 2 * 2 * 112 = 448 CTAs;
 // both w boxes halved to 64 x 64.

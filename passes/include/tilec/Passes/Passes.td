@@ -88,6 +88,14 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmClusterM", "gemm-cluster-m", "int64_t", "2",
            "TMA GEMMs: CTAs a cluster (1 or 2) on consecutive block rows, sharing the B "
            "panel by TMA multicast">,
+    Option<"gemmPingpong", "gemm-pingpong", "bool", "false",
+           "Persistent TMA GEMMs: the two MMA warpgroups take alternate 64-row tiles "
+           "(ping-pong), so one's epilogue runs under the other's MMAs; false: both share "
+           "128-row tiles">,
+    Option<"gemmGroupM", "gemm-group-m", "int64_t", "0",
+           "GEMM tile order: tiles go in groups of this many block rows (column by column "
+           "within a group), so that tiles running at once share panels in L2 (0: 16 for "
+           "wgmma, 32 for ping-pong, 8 otherwise)">,
     Option<"target", "target", "std::string", "\"sm_80\"",
            "The GPU the kernels are for (sm_80 ... sm_90a): picks the tensor-core instructions">,
   ];
