@@ -97,7 +97,8 @@ def DistributeRowTiles : Pass<"tilec-distribute-row-tiles", "mlir::ModuleOp"> {
   let summary = "Lower scheduled tile kernels to gpu.func: vectors per thread, warp and CTA reductions";
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> {
