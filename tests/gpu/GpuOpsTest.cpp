@@ -105,6 +105,10 @@ TEST(GpuScheduleTest, RowsTooWideForRegistersAreStreamed) {
     DType dtype;
     int64_t rows, cols;
   };
+  // One CTA a row (on sm_90a so few rows would take clusters: see
+  // GpuClusterTest).
+  CompileOptions options;
+  options.scheduleOptions = "row-cluster-max=1";
   // 128k-vocab logits, an odd width (scalar accesses), and two outputs.
   for (Wide w : {Wide{"softmax", DType::F32, 16, 131072}, Wide{"softmax", DType::BF16, 16, 131072},
                  Wide{"layer_norm", DType::F32, 5, 65536}, Wide{"rms_norm", DType::F32, 7, 32769},
@@ -112,10 +116,11 @@ TEST(GpuScheduleTest, RowsTooWideForRegistersAreStreamed) {
     SCOPED_TRACE(std::string(w.op) + " " + dtypeName(w.dtype) + " " + std::to_string(w.cols));
     Graph g(w.op);
     ASSERT_TRUE(examples::build(w.op, g, w.rows, w.cols, w.dtype).ok());
-    auto program = compileGraph(g);
+    auto program = compileGraph(g, options);
     ASSERT_TRUE(program.ok()) << program.message();
     EXPECT_GT(program->launches[0].streamBlocks, 0);
-    expectMatchesReference(g, w.dtype == DType::F32 ? 1e-5 : 2e-2, 1);
+    EXPECT_EQ(program->launches[0].clusterM, 1);
+    expectMatchesReference(g, w.dtype == DType::F32 ? 1e-5 : 2e-2, 1, options);
   }
 }
 
@@ -174,7 +179,9 @@ TEST(GpuSliceTest, SlicesConcatsAndBroadcastRows) {
     SCOPED_TRACE(c.name);
     Graph g(c.name);
     c.build(g);
-    expectMatchesReference(g, c.tolerance, 1);
+    CompileOptions options;
+    options.scheduleOptions = c.scheduleOptions;
+    expectMatchesReference(g, c.tolerance, 1, options);
   }
 }
 

@@ -46,7 +46,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     chunks, col_blocks, stream_blocks}` on each function marked `tile.kernel`,
     from the row length and the widest element type it moves (16-byte
     accesses where the row length allows). Rows with reductions that do not
-    fit in registers get `stream_blocks` > 0: a multi-pass schedule.
+    fit in registers get `stream_blocks` > 0: a multi-pass schedule. On
+    sm_90a, few wide rows with reductions are split over a thread-block
+    cluster: `cluster` = `col_blocks` CTAs a row, combining their partial
+    reductions through distributed shared memory.
   }];
   let options = [
     Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "512",
@@ -88,6 +91,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmClusterM", "gemm-cluster-m", "int64_t", "2",
            "TMA GEMMs: CTAs a cluster (1 or 2) on consecutive block rows, sharing the B "
            "panel by TMA multicast">,
+    Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
+           "sm_90a: kernels with reductions over few wide rows split each row over a "
+           "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
+           "size; 1: off)">,
     Option<"target", "target", "std::string", "\"sm_80\"",
            "The GPU the kernels are for (sm_80 ... sm_90a): picks the tensor-core instructions">,
   ];
