@@ -69,6 +69,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "CTAs fit in the register file: see docs/perf.md)">,
     Option<"maxRegisters", "max-registers", "int64_t", "0",
            "Registers per thread ptxas may use (nvvm.maxnreg); 0: its own choice">,
+    Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
+           "sm_90a: kernels with reductions over few wide rows split each row over a "
+           "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
+           "size; 1: off)">,
     Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
     Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
     Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,
@@ -91,10 +95,6 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmClusterM", "gemm-cluster-m", "int64_t", "2",
            "TMA GEMMs: CTAs a cluster (1 or 2) on consecutive block rows, sharing the B "
            "panel by TMA multicast">,
-    Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
-           "sm_90a: kernels with reductions over few wide rows split each row over a "
-           "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
-           "size; 1: off)">,
     Option<"target", "target", "std::string", "\"sm_80\"",
            "The GPU the kernels are for (sm_80 ... sm_90a): picks the tensor-core instructions">,
   ];
