@@ -212,6 +212,11 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
     // Persistent: one CTA an SM at most, whole clusters.
     if (plan.persistent && ctx_->info().smCount >= plan.clusterM)
       ctas = std::min<int64_t>(ctas, ctx_->info().smCount / plan.clusterM * plan.clusterM);
+    // A partial cluster would fail the launch (.reqnctapercluster).
+    if (ctas % plan.clusterM != 0)
+      return Status::error("internal error: kernel " + plan.name + " launches " +
+                           std::to_string(ctas) + " CTAs, not whole clusters of " +
+                           std::to_string(plan.clusterM));
     rt::Dim3 grid{static_cast<unsigned>(ctas), 1, 1};
     rt::Dim3 block{static_cast<unsigned>(plan.blockSize()), 1, 1};
     if (Status s = kernels_[k].launch(grid, block, static_cast<unsigned>(plan.sharedBytes),

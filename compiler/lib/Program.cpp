@@ -121,6 +121,9 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       plan.threadsPerRow = get("threads_per_row");
       plan.rowsPerBlock = get("rows_per_block");
       plan.chunks = get("chunks");
+      // Rows with reductions split over clusters (sm_90a): col_blocks CTAs
+      // a row form a cluster (compiled in as .reqnctapercluster).
+      plan.clusterM = std::max<int64_t>(1, get("cluster"));
     }
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();

@@ -6,8 +6,16 @@
 // registers; elementwise ops apply per vector; reductions combine the vectors,
 // then lanes by butterfly shuffles, then warps through shared memory. Loads
 // and stores past the row's end or the last row are masked.
+//
+// With `cluster` = C (sm_90a), the C CTAs of a thread-block cluster share a
+// row, each holding one column block; after the reduction within each CTA,
+// the CTAs exchange their partials through distributed shared memory
+// (reduceAcrossCluster) and combine them in rank order, so all get bitwise
+// the same result.
 #include "tilec/Passes/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -31,6 +39,8 @@ struct RowSchedule {
   // column blocks of `chunks` vectors, once per reduction and once for the
   // stores, recomputing what it needs from memory each time.
   int64_t streamBlocks = 0;
+  // > 1: the col_blocks CTAs of a row form a cluster of this many CTAs.
+  int64_t cluster = 1;
   bool streaming() const { return streamBlocks > 0; }
   // Vectors of one row covered by one column block of the CTA.
   int64_t blockVectors() const { return chunks * tpr; }
@@ -49,13 +59,20 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   };
   RowSchedule s{get("vector_width"), get("threads_per_row"), get("rows_per_block"),
                 get("chunks"), domain.asArrayRef().back(), std::max<int64_t>(1, get("col_blocks")),
-                get("stream_blocks")};
+                get("stream_blocks"), std::max<int64_t>(1, get("cluster"))};
   int64_t covered = std::max<int64_t>(1, s.streamBlocks) * s.colBlocks * s.chunks * s.tpr * s.vec;
   bool reduces = countRowReductions(fn) > 0;
+  // A cluster holds exactly the CTAs of one row (the grid is rows x C) and
+  // exists to combine reductions; it may not exceed the portable size.
+  if (s.cluster > 1 && (s.cluster > 8 || !llvm::isPowerOf2_64(s.cluster) ||
+                        s.cluster != s.colBlocks || s.rowsPerBlock != 1 || !reduces))
+    return fn.emitOpError("invalid tile.schedule ")
+           << dict << ": a cluster must be a power of two up to 8, equal to col_blocks, "
+           << "with rows_per_block 1, in a kernel with reductions";
   if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
       s.cols % s.vec != 0 || covered < s.cols || s.streamBlocks < 0 ||
-      (s.streaming() && s.colBlocks != 1) ||
-      (s.colBlocks > 1 && (reduces || s.rowsPerBlock != 1)) ||
+      (s.streaming() && s.colBlocks != s.cluster) ||
+      (s.colBlocks > 1 && ((reduces && s.cluster == 1) || s.rowsPerBlock != 1)) ||
       (s.tpr > kWarpSize && s.tpr % kWarpSize != 0) ||
       (s.tpr < kWarpSize && kWarpSize % s.tpr != 0))
     return fn.emitOpError("invalid tile.schedule ") << dict << " for rows of " << s.cols;
@@ -69,16 +86,25 @@ public:
   LogicalResult run(OpBuilder &moduleBuilder) {
     MLIRContext *ctx = fn.getContext();
     int64_t reductions = countRowReductions(fn);
+    auto workgroupBuffer = [&](int64_t size) {
+      return MemRefType::get({size}, Float32Type::get(ctx), AffineMap(),
+                             gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+    };
+    // Per reduction: the warps' partials, then (clusters) the CTA's partial.
     SmallVector<Type> workgroup;
     if (s.tpr > kWarpSize)
-      workgroup.assign(reductions, MemRefType::get(
-          {s.rowsPerBlock * s.warpsPerRow()}, Float32Type::get(ctx), AffineMap(),
-          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup)));
+      workgroup.assign(reductions, workgroupBuffer(s.rowsPerBlock * s.warpsPerRow()));
+    if (s.cluster > 1)
+      workgroup.append(reductions, workgroupBuffer(1));
+    clusterReductionsLeft = s.cluster > 1 ? reductions : 0;
     auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(
         fn.getLoc(), fn.getName(), fn.getFunctionType(), workgroup, TypeRange());
     gfn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), moduleBuilder.getUnitAttr());
     gfn.setKnownBlockSizeAttr(moduleBuilder.getDenseI32ArrayAttr(
         {static_cast<int32_t>(s.blockSize()), 1, 1}));
+    if (s.cluster > 1) // .reqnctapercluster: a plain launch forms the clusters
+      gfn->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                   moduleBuilder.getDenseI32ArrayAttr({static_cast<int32_t>(s.cluster), 1, 1}));
     for (StringRef attr : {"tile.schedule", "tile.domain"})
       gfn->setAttr(attr, fn->getAttr(attr));
     if (auto maxRegs = fn->getAttrOfType<IntegerAttr>("tile.max_registers"))
@@ -87,7 +113,10 @@ public:
     Block &entry = gfn.getBody().front();
     for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
       scalars.map(from, to);
-    smem.assign(gfn.getWorkgroupAttributions().begin(), gfn.getWorkgroupAttributions().end());
+    auto attributions = gfn.getWorkgroupAttributions();
+    size_t warpBuffers = s.tpr > kWarpSize ? reductions : 0;
+    smem.assign(attributions.begin(), attributions.begin() + warpBuffers);
+    clusterSmem.assign(attributions.begin() + warpBuffers, attributions.end());
 
     b = std::make_unique<OpBuilder>(OpBuilder::atBlockEnd(&entry));
     if (failed(buildPreamble(entry)))
@@ -174,9 +203,15 @@ public:
       b->setInsertionPointToEnd(block);
     DenseMap<Value, SmallVector<Value>> saved;
     std::swap(saved, tiles);
+    // (In a cluster, within the CTA's slice of streamBlocks blocks.)
     Value first = b->create<arith::MulIOp>(loc(), forOp.getInductionVar(),
                                            index(s.blockVectors()));
-    setColumns(first, s.streamBlocks);
+    if (s.colBlocks > 1) {
+      Value slice = b->create<arith::MulIOp>(loc(), colBlock,
+                                             index(s.streamBlocks * s.blockVectors()));
+      first = b->create<arith::AddIOp>(loc(), slice, first);
+    }
+    setColumns(first, s.colBlocks * s.streamBlocks);
     SmallVector<Value> yielded = body(forOp.getRegionIterArgs());
     if (!init.empty())
       b->create<scf::YieldOp>(loc(), yielded);
@@ -238,7 +273,7 @@ private:
     rowInBlock = b->create<arith::DivUIOp>(loc(), tid, index(s.tpr));
     // With column blocks, CTA `bid` takes block bid % colBlocks of row
     // bid / colBlocks (one row per CTA).
-    Value colBlock = index(0);
+    colBlock = index(0);
     if (s.colBlocks > 1) {
       colBlock = b->create<arith::RemUIOp>(loc(), bid, index(s.colBlocks));
       bid = b->create<arith::DivUIOp>(loc(), bid, index(s.colBlocks));
@@ -317,6 +352,11 @@ private:
     if (auto select = dyn_cast<tile::SelectColsOp>(op))
       return lowerSelectCols(select);
     if (isa<func::ReturnOp>(op)) {
+      // No CTA may exit (freeing its shared memory) while another of the
+      // cluster may still read it: this waits on the arrival that followed
+      // the last reduction's reads.
+      if (s.cluster > 1)
+        b->create<NVVM::ClusterWaitOp>(loc(), b->getUnitAttr());
       b->create<gpu::ReturnOp>(loc());
       return success();
     }
@@ -555,7 +595,7 @@ private:
       partial = combine(isMax, partial, shuffle.getShuffleResult());
     }
     if (s.tpr <= kWarpSize)
-      return partial;
+      return reduceAcrossCluster(partial, isMax);
     Value buffer = smem[nextSmem++];
     int64_t warps = s.warpsPerRow();
     Value base = b->create<arith::MulIOp>(loc(), rowInBlock, index(warps));
@@ -575,7 +615,47 @@ private:
           loc(), buffer, ValueRange{b->create<arith::AddIOp>(loc(), base, index(w))});
       partial = partial ? combine(isMax, partial, x) : x;
     }
-    return partial;
+    return reduceAcrossCluster(partial, isMax);
+  }
+
+  /// Combines the CTA partials `partial` of a row split over a cluster
+  /// (identity outside one): thread 0 publishes the CTA's partial in a slot
+  /// of its own (one per reduction, never rewritten), the cluster barrier
+  /// (arrive releases, wait acquires) makes every slot visible, then each
+  /// thread reads the C slots through distributed shared memory (mapa to
+  /// each rank, ld.shared::cluster) and combines them in rank order: the
+  /// same order in every CTA, so all get bitwise the same result. Every
+  /// thread of every CTA (masked rows and column blocks included, with the
+  /// identity) reaches each barrier: nothing returns early.
+  Value reduceAcrossCluster(Value partial, bool isMax) {
+    if (s.cluster == 1)
+      return partial;
+    MLIRContext *ctx = b->getContext();
+    Value slot = clusterSmem[nextClusterSmem++];
+    Value first = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, lane, index(0));
+    guardedEffect(first, [&] {
+      b->create<memref::StoreOp>(loc(), partial, slot, ValueRange{index(0)});
+    });
+    b->create<NVVM::ClusterArriveOp>(loc(), b->getUnitAttr());
+    b->create<NVVM::ClusterWaitOp>(loc(), b->getUnitAttr());
+    Value address = b->create<arith::IndexCastOp>(
+        loc(), b->getI64Type(), b->create<memref::ExtractAlignedPointerAsIndexOp>(loc(), slot));
+    Value local = b->create<LLVM::IntToPtrOp>(loc(), LLVM::LLVMPointerType::get(ctx, 3), address);
+    auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
+    Value result;
+    for (int64_t rank = 0; rank < s.cluster; ++rank) {
+      Value remote = b->create<NVVM::MapaOp>(
+          loc(), clusterPtr, local,
+          b->create<arith::ConstantOp>(loc(), b->getI32IntegerAttr(rank)));
+      Value x = b->create<LLVM::LoadOp>(loc(), b->getF32Type(), remote);
+      result = result ? combine(isMax, result, x) : x;
+    }
+    // The kernel's exit barrier: arrive once the last remote read is done
+    // (release orders it first), wait at the return, so the rest of the
+    // kernel (the stores) overlaps the other CTAs' reads.
+    if (--clusterReductionsLeft == 0)
+      b->create<NVVM::ClusterArriveOp>(loc(), b->getUnitAttr());
+    return result;
   }
 
   LogicalResult lowerReduce(Operation &op) {
@@ -590,15 +670,16 @@ private:
   func::FuncOp fn;
   RowSchedule s;
   std::unique_ptr<OpBuilder> b;
-  Value lane, rowInBlock, row, rowValid;
+  Value lane, rowInBlock, row, rowValid, colBlock;
   SmallVector<Value> chunkCol, chunkValid;
   DenseMap<Value, SmallVector<Value>> tiles;
   // Unshifted whole-row loads by (buffer, row): windowed loads of the same
   // row may reuse their registers.
   DenseMap<std::pair<Value, Value>, Value> wholeRows;
   IRMapping scalars;
-  SmallVector<Value> smem;
-  size_t nextSmem = 0;
+  SmallVector<Value> smem, clusterSmem;
+  size_t nextSmem = 0, nextClusterSmem = 0;
+  int64_t clusterReductionsLeft = 0;
 };
 
 struct DistributeRowTilesPass

@@ -6,7 +6,10 @@
 // rows pack several rows into one CTA so a CTA never has fewer than
 // min-threads-per-block threads. Kernels without reductions may split a
 // row over `col_blocks` CTAs; rows with reductions too wide for registers
-// are streamed over `stream_blocks` column blocks (multi-pass).
+// are streamed over `stream_blocks` column blocks (multi-pass). On sm_90a a
+// few wide rows with reductions are split over a cluster of `cluster` =
+// `col_blocks` CTAs that combine their partial reductions through
+// distributed shared memory.
 #include "tilec/Passes/Passes.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -25,6 +28,10 @@ namespace {
 // Vectors each thread keeps in flight: enough independent 16-byte loads to
 // cover memory latency without crowding registers.
 constexpr int64_t kTargetChunksPerThread = 4;
+// SMs of an H100 / H200 (SXM): the CTAs of one wave on sm_90a.
+constexpr int64_t kHopperSms = 132;
+// The largest portable cluster (larger ones need an opt-in at launch).
+constexpr int64_t kMaxCluster = 8;
 /// Shared memory a CTA may opt in to: 227 KB on sm_90, 163 KB on sm_80,
 /// 99 KB on sm_86 and sm_89.
 int64_t maxSharedBytes(llvm::StringRef target) {
@@ -54,17 +61,19 @@ struct ScheduleRowKernelsPass
   }
 
   void setSchedule(func::FuncOp fn, int64_t vec, int64_t tpr, int64_t rowsPerBlock,
-                   int64_t chunks, int64_t colBlocks, int64_t streamBlocks) {
+                   int64_t chunks, int64_t colBlocks, int64_t streamBlocks,
+                   int64_t cluster = 1) {
     Builder b(fn.getContext());
-    fn->setAttr("tile.schedule",
-                b.getDictionaryAttr({
-                    b.getNamedAttr("vector_width", b.getI64IntegerAttr(vec)),
-                    b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(tpr)),
-                    b.getNamedAttr("rows_per_block", b.getI64IntegerAttr(rowsPerBlock)),
-                    b.getNamedAttr("chunks", b.getI64IntegerAttr(chunks)),
-                    b.getNamedAttr("col_blocks", b.getI64IntegerAttr(colBlocks)),
-                    b.getNamedAttr("stream_blocks", b.getI64IntegerAttr(streamBlocks)),
-                }));
+    SmallVector<NamedAttribute> entries{
+        b.getNamedAttr("vector_width", b.getI64IntegerAttr(vec)),
+        b.getNamedAttr("threads_per_row", b.getI64IntegerAttr(tpr)),
+        b.getNamedAttr("rows_per_block", b.getI64IntegerAttr(rowsPerBlock)),
+        b.getNamedAttr("chunks", b.getI64IntegerAttr(chunks)),
+        b.getNamedAttr("col_blocks", b.getI64IntegerAttr(colBlocks)),
+        b.getNamedAttr("stream_blocks", b.getI64IntegerAttr(streamBlocks))};
+    if (cluster > 1) // (only then: other schedules read as before)
+      entries.push_back(b.getNamedAttr("cluster", b.getI64IntegerAttr(cluster)));
+    fn->setAttr("tile.schedule", b.getDictionaryAttr(entries));
     if (maxRegisters > 0)
       fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
   }
@@ -343,12 +352,14 @@ struct ScheduleRowKernelsPass
         maxChunksPerThread < 1 || elementwiseElements < 1 || rowChunks < 1 ||
         elementwiseThreadsPerBlock < 1 || !llvm::isPowerOf2_64(elementwiseThreadsPerBlock) ||
         (maxRegisters != 0 && (maxRegisters < 24 || maxRegisters > 255)) ||
+        rowClusterMax < 1 || rowClusterMax > kMaxCluster || !llvm::isPowerOf2_64(rowClusterMax) ||
         !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
         !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
       return fn.emitOpError("bad schedule options: need powers of two with "
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
                             "and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, "
-                            "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255]");
+                            "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255], "
+                            "row-cluster-max a power of two up to 8");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");
@@ -415,16 +426,36 @@ struct ScheduleRowKernelsPass
         llvm::divideCeil(vectorsPerRow, target)));
     tpr = std::clamp<int64_t>(tpr, 1, maxThreads);
     int64_t chunks = llvm::divideCeil(vectorsPerRow, tpr);
+    // Few wide rows with reductions on Hopper: one CTA a row leaves most SMs
+    // idle (16 rows: 16 of 132) and a row too wide for registers is read
+    // once per reduction. Split each row over a cluster of C CTAs that
+    // combine their partial reductions through distributed shared memory:
+    // C doubles (up to row-cluster-max) while the grid stays within one
+    // wave and each CTA keeps at least one vector a thread of a full CTA.
+    // Each CTA's slice then gets the usual threads and chunks.
+    int64_t cluster = 1;
+    if (reduces && this->target == "sm_90a")
+      while (cluster * 2 <= rowClusterMax && rows * cluster * 2 <= kHopperSms &&
+             vectorsPerRow >= cluster * 2 * maxThreadsPerBlock)
+        cluster *= 2;
+    int64_t colBlocks = cluster;
+    if (cluster > 1) {
+      int64_t slice = llvm::divideCeil(vectorsPerRow, cluster);
+      tpr = std::clamp<int64_t>(
+          static_cast<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(slice, target))), 1,
+          maxThreads);
+      chunks = llvm::divideCeil(slice, tpr);
+    }
     // Without reductions a row need not live in one CTA: split long rows over
     // several CTAs so each thread keeps a few vectors and registers suffice.
-    int64_t colBlocks = 1;
     if (!reduces && chunks > target) {
       colBlocks = llvm::divideCeil(chunks, target);
       chunks = llvm::divideCeil(vectorsPerRow, tpr * colBlocks);
     }
     // Rows with reductions that do not fit in registers are streamed: each
     // thread loops over column blocks once per reduction and once more for
-    // the stores, re-reading its inputs (more HBM traffic, any width).
+    // the stores, re-reading its inputs (more HBM traffic, any width). In a
+    // cluster each CTA streams its own slice of the row.
     int64_t streamBlocks = 0;
     // 16-bit rows are widened to f32 in registers: per byte moved they cost
     // twice the registers, so they are streamed sooner (measured: bf16
@@ -439,12 +470,12 @@ struct ScheduleRowKernelsPass
     if (reduces && chunks > residentChunks) {
       tpr = maxThreadsPerBlock;
       chunks = std::min<int64_t>(kTargetChunksPerThread, residentChunks);
-      streamBlocks = llvm::divideCeil(vectorsPerRow, tpr * chunks);
+      streamBlocks = llvm::divideCeil(vectorsPerRow, colBlocks * tpr * chunks);
     }
     int64_t block = std::clamp<int64_t>(tpr, std::min<int64_t>(minThreadsPerBlock, maxThreads), maxThreads);
     int64_t rowsPerBlock =
         colBlocks > 1 || streamBlocks > 0 ? 1 : std::max<int64_t>(1, block / tpr);
-    setSchedule(fn, vec, tpr, rowsPerBlock, chunks, colBlocks, streamBlocks);
+    setSchedule(fn, vec, tpr, rowsPerBlock, chunks, colBlocks, streamBlocks, cluster);
     return success();
   }
 };

@@ -8,6 +8,7 @@
 #include "tilec/compiler/Executable.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <tuple>
 
 using namespace tilec;
@@ -105,6 +106,10 @@ TEST(GpuScheduleTest, RowsTooWideForRegistersAreStreamed) {
     DType dtype;
     int64_t rows, cols;
   };
+  // One CTA a row (on sm_90a so few rows would take clusters: see
+  // GpuClusterTest).
+  CompileOptions options;
+  options.scheduleOptions = "row-cluster-max=1";
   // 128k-vocab logits, an odd width (scalar accesses), and two outputs.
   for (Wide w : {Wide{"softmax", DType::F32, 16, 131072}, Wide{"softmax", DType::BF16, 16, 131072},
                  Wide{"layer_norm", DType::F32, 5, 65536}, Wide{"rms_norm", DType::F32, 7, 32769},
@@ -112,11 +117,105 @@ TEST(GpuScheduleTest, RowsTooWideForRegistersAreStreamed) {
     SCOPED_TRACE(std::string(w.op) + " " + dtypeName(w.dtype) + " " + std::to_string(w.cols));
     Graph g(w.op);
     ASSERT_TRUE(examples::build(w.op, g, w.rows, w.cols, w.dtype).ok());
-    auto program = compileGraph(g);
+    auto program = compileGraph(g, options);
     ASSERT_TRUE(program.ok()) << program.message();
     EXPECT_GT(program->launches[0].streamBlocks, 0);
-    expectMatchesReference(g, w.dtype == DType::F32 ? 1e-5 : 2e-2, 1);
+    EXPECT_EQ(program->launches[0].clusterM, 1);
+    expectMatchesReference(g, w.dtype == DType::F32 ? 1e-5 : 2e-2, 1, options);
   }
+}
+
+// Few wide rows with reductions on sm_90a: each row split over a cluster of
+// CTAs that combine their partial reductions through distributed shared
+// memory (docs: DistributeRowTiles.cpp). Every case must take that
+// schedule (checked on the CPU before the GPU is needed); row-cluster-max
+// 2 and 4 give smaller clusters whose CTAs stream their slices.
+struct ClusterCase {
+  std::string op;
+  DType dtype;
+  int64_t rows, cols;
+  std::string scheduleOptions;
+};
+
+std::string clusterCaseName(const ::testing::TestParamInfo<ClusterCase> &info) {
+  const ClusterCase &c = info.param;
+  std::string name = c.op + "_" + dtypeName(c.dtype) + "_" + std::to_string(c.rows) + "x" +
+                     std::to_string(c.cols);
+  if (!c.scheduleOptions.empty())
+    name += "_max" + c.scheduleOptions.substr(c.scheduleOptions.find('=') + 1);
+  return name;
+}
+
+std::vector<ClusterCase> clusterCases() {
+  std::vector<ClusterCase> cases;
+  for (std::string op : {"softmax", "rms_norm", "layer_norm", "add_rms_norm"})
+    for (DType dtype : {DType::F32, DType::BF16})
+      // 128k vocabulary, one token, a cluster of 8 per 3 rows, and an odd
+      // width (scalar accesses; each CTA streams its slice, the last one
+      // lies past the row's end).
+      for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{
+               {1, 131072}, {16, 131072}, {3, 65536}, {5, 100003}})
+        cases.push_back({op, dtype, r, c, ""});
+  for (const char *options : {"row-cluster-max=2", "row-cluster-max=4"})
+    for (DType dtype : {DType::F32, DType::BF16})
+      cases.push_back({"softmax", dtype, 16, 131072, options});
+  return cases;
+}
+
+class GpuClusterTest : public ::testing::TestWithParam<ClusterCase> {};
+
+TEST_P(GpuClusterTest, MatchesReferenceOnFreshRandomData) {
+  const ClusterCase &c = GetParam();
+  Graph g(c.op);
+  ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
+  CompileOptions options;
+  options.scheduleOptions = c.scheduleOptions;
+  auto program = compileGraph(g, options);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  const KernelLaunchPlan &plan = program->launches[0];
+  int64_t expected = c.scheduleOptions.empty() ? 8 : c.scheduleOptions.back() - '0';
+  ASSERT_EQ(plan.clusterM, expected) << "not split over a cluster";
+  EXPECT_EQ(plan.gridSize(), c.rows * expected);
+  expectMatchesReference(g, c.dtype == DType::F32 ? 1e-5 : 2e-2, 1, options);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rows, GpuClusterTest, ::testing::ValuesIn(clusterCases()),
+                         clusterCaseName);
+
+// The CTAs of a cluster combine the partials in one order: each stores its
+// columns of the broadcast row sum, and all of a row's columns (8 CTAs)
+// must be bitwise equal; a second run gives the same bits.
+TEST(GpuScheduleTest, ClusterCtasOfARowAgreeBitwise) {
+  const int64_t rows = 16, cols = 131072;
+  Graph g("row_sum_broadcast");
+  Tensor x = g.input("x", {rows, cols}, DType::F32);
+  g.output(broadcast_to(sum(exp(x), -1), {rows, cols}));
+  auto program = compileGraph(g);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  ASSERT_EQ(program->launches[0].clusterM, 8);
+  TILEC_REQUIRE_GPU(ctx);
+  auto exe = Executable::compile(g, ctx);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<HostTensor> inputs{HostTensor::random({rows, cols}, DType::F32, seed, -3.0f, 3.0f)};
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  auto first = (*exe)->runOnHost(inputs, **stream);
+  auto second = (*exe)->runOnHost(inputs, **stream);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_LT(relativeError((*first)[0], evaluateReference(g, inputs)[0]), 1e-5);
+  const std::vector<float> &v = (*first)[0].values;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t differ = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      differ += std::memcmp(&v[r * cols + c], &v[r * cols], sizeof(float)) != 0;
+    EXPECT_EQ(differ, 0) << "row " << r << ": columns disagree with column 0";
+  }
+  EXPECT_EQ(std::memcmp(v.data(), (*second)[0].values.data(), v.size() * sizeof(float)), 0)
+      << "two runs differ";
 }
 
 TEST(GpuScheduleTest, InnerAxisReductionsUseStridedRows) {
@@ -174,7 +273,9 @@ TEST(GpuSliceTest, SlicesConcatsAndBroadcastRows) {
     SCOPED_TRACE(c.name);
     Graph g(c.name);
     c.build(g);
-    expectMatchesReference(g, c.tolerance, 1);
+    CompileOptions options;
+    options.scheduleOptions = c.scheduleOptions;
+    expectMatchesReference(g, c.tolerance, 1, options);
   }
 }
 

@@ -16,6 +16,8 @@ struct SliceGraph {
   std::function<void(Graph &)> build;
   double tolerance;
   bool streamed = false; // rows too wide for registers
+  int64_t cluster = 1;    // CTAs a row (sm_90a clusters)
+  std::string scheduleOptions = "";
 };
 
 inline std::vector<SliceGraph> sliceGraphs() {
@@ -93,13 +95,16 @@ inline std::vector<SliceGraph> sliceGraphs() {
                         g.output(nn::rope(x, c, s));
                       },
                       r.dtype == DType::F32 ? 1e-5 : 2e-2});
-  graphs.push_back({"streamed_rotate",
-                    [](Graph &g) {
-                      Tensor x = g.input("x", {3, 40000}, DType::F32);
-                      g.output(nn::softmax(concat(
-                          {slice(x, -1, 20000, 40000), slice(x, -1, 0, 20000)}, -1)));
-                    },
-                    1e-5, /*streamed=*/true});
+  // A rotated row (windows at offsets) reduced: streamed by one CTA a row
+  // (clusters off), or on sm_90a split over a cluster of 8 CTAs, each
+  // loading its windows' columns.
+  auto rotate = [](Graph &g) {
+    Tensor x = g.input("x", {3, 40000}, DType::F32);
+    g.output(nn::softmax(concat({slice(x, -1, 20000, 40000), slice(x, -1, 0, 20000)}, -1)));
+  };
+  graphs.push_back({"streamed_rotate", rotate, 1e-5, /*streamed=*/true, /*cluster=*/1,
+                    "row-cluster-max=1"});
+  graphs.push_back({"cluster_rotate", rotate, 1e-5, /*streamed=*/false, /*cluster=*/8});
   return graphs;
 }
 

@@ -7,12 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <regex>
+#include <tuple>
 #include <unistd.h>
 
 using namespace tilec;
@@ -20,12 +22,14 @@ using namespace tilec;
 namespace {
 
 CompiledProgram compileExample(const std::string &name, int64_t rows, int64_t cols,
-                               DType dtype, const std::string &target = "sm_90a") {
+                               DType dtype, const std::string &target = "sm_90a",
+                               const std::string &scheduleOptions = "") {
   Graph g(name);
   Status s = examples::build(name, g, rows, cols, dtype);
   EXPECT_TRUE(s.ok()) << s.message();
   CompileOptions options;
   options.target = target;
+  options.scheduleOptions = scheduleOptions;
   auto p = compileGraph(g, options);
   EXPECT_TRUE(p.ok()) << p.message();
   return p.ok() ? *p : CompiledProgram{};
@@ -216,15 +220,74 @@ TEST(PlanTest, ScheduleFollowsTheRowLength) {
 }
 
 TEST(PlanTest, RowsTooWideForRegistersAreStreamed) {
-  CompiledProgram logits = compileExample("softmax", 16, 131072, DType::F32);
-  ASSERT_EQ(logits.launches.size(), 1u);
-  const KernelLaunchPlan &l = logits.launches[0];
-  EXPECT_GT(l.streamBlocks, 1);
-  EXPECT_EQ(l.rowsPerBlock, 1);
-  EXPECT_GE(l.streamBlocks * l.chunks * l.threadsPerRow * l.vectorWidth, 131072);
+  // (Without clusters: on sm_90a few such rows are split over clusters.)
+  for (auto [target, options] : {std::pair<const char *, const char *>{"sm_80", ""},
+                                 {"sm_90a", "row-cluster-max=1"}}) {
+    SCOPED_TRACE(target);
+    CompiledProgram logits = compileExample("softmax", 16, 131072, DType::F32, target, options);
+    ASSERT_EQ(logits.launches.size(), 1u);
+    const KernelLaunchPlan &l = logits.launches[0];
+    EXPECT_GT(l.streamBlocks, 1);
+    EXPECT_EQ(l.rowsPerBlock, 1);
+    EXPECT_EQ(l.clusterM, 1);
+    EXPECT_EQ(l.gridSize(), 16);
+    EXPECT_GE(l.streamBlocks * l.chunks * l.threadsPerRow * l.vectorWidth, 131072);
+    EXPECT_EQ(logits.ptx.find(".reqnctapercluster"), std::string::npos);
+  }
   // Rows that fit stay in registers.
   CompiledProgram narrow = compileExample("softmax", 16, 4096, DType::F32);
   EXPECT_EQ(narrow.launches[0].streamBlocks, 0);
+}
+
+// On sm_90a a few wide rows with reductions are split over a cluster of
+// CTAs that exchange partial reductions through distributed shared memory:
+// the plan launches whole clusters, one row each, and the PTX asks for them.
+TEST(PlanTest, FewWideRowsSplitOverClustersOnHopper) {
+  struct Case {
+    const char *op;
+    DType dtype;
+    int64_t rows, cols, streamBlocks;
+  };
+  for (Case c : {Case{"softmax", DType::BF16, 16, 131072, 0}, Case{"softmax", DType::F32, 16, 131072, 0},
+                 Case{"rms_norm", DType::BF16, 1, 131072, 0}, Case{"layer_norm", DType::BF16, 16, 131072, 0},
+                 Case{"add_rms_norm", DType::F32, 3, 65536, 0},
+                 // Scalar accesses: each CTA streams its slice.
+                 Case{"rms_norm", DType::F32, 5, 100003, 7}}) {
+    SCOPED_TRACE(std::string(c.op) + " " + dtypeName(c.dtype) + " " + std::to_string(c.rows) +
+                 "x" + std::to_string(c.cols));
+    CompiledProgram p = compileExample(c.op, c.rows, c.cols, c.dtype);
+    ASSERT_EQ(p.launches.size(), 1u);
+    const KernelLaunchPlan &l = p.launches[0];
+    EXPECT_EQ(l.clusterM, 8);
+    EXPECT_EQ(l.colBlocks, 8);
+    EXPECT_EQ(l.rowsPerBlock, 1);
+    EXPECT_EQ(l.gridSize(), c.rows * 8);
+    EXPECT_EQ(l.gridSize() % l.clusterM, 0);
+    EXPECT_EQ(l.streamBlocks, c.streamBlocks);
+    EXPECT_GE(std::max<int64_t>(1, l.streamBlocks) * l.colBlocks * l.chunks * l.threadsPerRow *
+                  l.vectorWidth,
+              c.cols);
+    EXPECT_NE(p.ptx.find(".reqnctapercluster 8, 1, 1"), std::string::npos);
+    EXPECT_NE(p.ptx.find("mapa.shared::cluster"), std::string::npos);
+    EXPECT_NE(p.ptx.find("ld.shared::cluster"), std::string::npos);
+    EXPECT_NE(p.ptx.find("barrier.cluster.wait"), std::string::npos);
+  }
+  // [16, 131072] bf16 softmax: 512 threads of 4 vectors of 8 a CTA.
+  CompiledProgram softmax = compileExample("softmax", 16, 131072, DType::BF16);
+  EXPECT_EQ(softmax.launches[0].threadsPerRow, 512);
+  EXPECT_EQ(softmax.launches[0].chunks, 4);
+  EXPECT_EQ(softmax.launches[0].blockSize(), 512);
+  // Other targets and row-cluster-max=1 keep one CTA a row; many rows fill
+  // the GPU without clusters.
+  for (auto [rows, target, options] :
+       {std::tuple<int64_t, const char *, const char *>{16, "sm_80", ""},
+        {16, "sm_90", ""}, {16, "sm_90a", "row-cluster-max=1"}, {256, "sm_90a", ""}}) {
+    SCOPED_TRACE(std::string(target) + " " + options + " " + std::to_string(rows));
+    CompiledProgram p = compileExample("softmax", rows, 131072, DType::BF16, target, options);
+    EXPECT_EQ(p.launches[0].clusterM, 1);
+    EXPECT_EQ(p.launches[0].colBlocks, 1);
+    EXPECT_EQ(p.ptx.find(".reqnctapercluster"), std::string::npos);
+  }
 }
 
 TEST(DiagnosticsTest, BadTargetStageAndEmptyGraph) {
@@ -329,6 +392,14 @@ TEST_P(PtxasTest, AssemblesWithoutSpills) {
   } else if (c.cols % 8 == 0 && c.dtype == DType::BF16) {
     EXPECT_NE(p.ptx.find("ld.global.v4"), std::string::npos) << "expected 16-byte loads";
   }
+  // Row kernels split over clusters ask for them and read the partials of
+  // the cluster's CTAs from distributed shared memory.
+  for (const KernelLaunchPlan &l : p.launches)
+    if (!l.gemm && l.clusterM > 1) {
+      EXPECT_NE(p.ptx.find(".reqnctapercluster " + std::to_string(l.clusterM) + ", 1, 1"),
+                std::string::npos);
+      EXPECT_NE(p.ptx.find("ld.shared::cluster.b32"), std::string::npos);
+    }
 }
 
 std::vector<PtxCase> ptxCases() {
@@ -351,6 +422,20 @@ std::string ptxCaseName(const ::testing::TestParamInfo<PtxCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, PtxasTest, ::testing::ValuesIn(ptxCases()), ptxCaseName);
 
+// Row kernels split over clusters (sm_90a): ptxas takes the cluster
+// barriers, mapa and ld.shared::cluster, without spills, in registers and
+// streamed.
+INSTANTIATE_TEST_SUITE_P(
+    Clusters, PtxasTest,
+    ::testing::Values(PtxCase{"softmax", DType::BF16, 16, 131072, "sm_90a"},
+                      PtxCase{"softmax", DType::F32, 16, 131072, "sm_90a"},
+                      PtxCase{"rms_norm", DType::BF16, 1, 131072, "sm_90a"},
+                      PtxCase{"layer_norm", DType::F32, 16, 131072, "sm_90a"},
+                      PtxCase{"add_rms_norm", DType::BF16, 3, 65536, "sm_90a"},
+                      PtxCase{"softmax", DType::F32, 5, 100003, "sm_90a"},
+                      PtxCase{"layer_norm", DType::BF16, 1, 1048576, "sm_90a"}),
+    ptxCaseName);
+
 // The slice/concat/broadcast-row graphs the GPU tests run: one kernel each,
 // the schedule they need, and PTX that ptxas takes without spills.
 TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {
@@ -359,10 +444,13 @@ TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {
     SCOPED_TRACE(c.name);
     Graph g(c.name);
     c.build(g);
-    auto p = compileGraph(g);
+    CompileOptions options;
+    options.scheduleOptions = c.scheduleOptions;
+    auto p = compileGraph(g, options);
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
     EXPECT_EQ(p->launches[0].streamBlocks > 0, c.streamed);
+    EXPECT_EQ(p->launches[0].clusterM, c.cluster);
     if (ptxas.empty())
       continue;
     char tmpl[] = "/tmp/tilec-ptx-XXXXXX";

@@ -86,7 +86,7 @@ struct KernelLaunchPlan {
   std::string name;
   int64_t rows = 1; // rows of the row domain
   int64_t vectorWidth = 1, threadsPerRow = 1, rowsPerBlock = 1, chunks = 1;
-  int64_t colBlocks = 1; // CTAs sharing one row (kernels without reductions)
+  int64_t colBlocks = 1; // CTAs sharing one row (without reductions, or a cluster's)
   int64_t streamBlocks = 0; // > 0: the row is streamed in this many blocks
   // GEMM kernels: a 1-D grid of CTA tiles, their threads and dynamic shared
   // memory come from the schedule.
@@ -95,7 +95,9 @@ struct KernelLaunchPlan {
   // Persistent GEMM kernels loop over the fixedGrid tiles: launched with at
   // most one CTA per SM.
   bool persistent = false;
-  int64_t clusterM = 1; // CTAs a cluster (compiled into the kernel)
+  // CTAs a cluster (compiled into the kernel; the grid is a multiple): GEMM
+  // block rows sharing B panels, or row kernels' CTAs of one row.
+  int64_t clusterM = 1;
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   std::vector<TensorMapPlan> tensorMaps; // TMA GEMM kernels, after the buffers
   int64_t gridSize() const {

@@ -46,7 +46,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     chunks, col_blocks, stream_blocks}` on each function marked `tile.kernel`,
     from the row length and the widest element type it moves (16-byte
     accesses where the row length allows). Rows with reductions that do not
-    fit in registers get `stream_blocks` > 0: a multi-pass schedule.
+    fit in registers get `stream_blocks` > 0: a multi-pass schedule. On
+    sm_90a, few wide rows with reductions are split over a thread-block
+    cluster: `cluster` = `col_blocks` CTAs a row, combining their partial
+    reductions through distributed shared memory.
   }];
   let options = [
     Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "512",
@@ -66,6 +69,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "CTAs fit in the register file: see docs/perf.md)">,
     Option<"maxRegisters", "max-registers", "int64_t", "0",
            "Registers per thread ptxas may use (nvvm.maxnreg); 0: its own choice">,
+    Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
+           "sm_90a: kernels with reductions over few wide rows split each row over a "
+           "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
+           "size; 1: off)">,
     Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
     Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
     Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,
@@ -105,7 +112,8 @@ def DistributeRowTiles : Pass<"tilec-distribute-row-tiles", "mlir::ModuleOp"> {
   let summary = "Lower scheduled tile kernels to gpu.func: vectors per thread, warp and CTA reductions";
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect"];
 }
 
 def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> {
