@@ -402,12 +402,12 @@ struct ScheduleRowKernelsPass
     bool reduces = tilec::countRowReductions(fn) > 0;
     // Elementwise kernels keep about 16 elements of each tile per thread
     // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
-    int64_t target = reduces ? rowChunks : std::max<int64_t>(1, elementwiseElements / vec);
+    int64_t chunkTarget = reduces ? rowChunks : std::max<int64_t>(1, elementwiseElements / vec);
     // Keep at least C / windowGrain chunks a thread when that is small, so
     // the windows reuse registers.
     if (windowGrain > 0 && cols % windowGrain == 0 && cols / windowGrain <= 4)
-      target = std::max(target, cols / windowGrain);
-    target = std::min<int64_t>(target, maxChunksPerThread);
+      chunkTarget = std::max(chunkTarget, cols / windowGrain);
+    chunkTarget = std::min<int64_t>(chunkTarget, maxChunksPerThread);
     // Few rows (decode: 1-16 tokens) cannot fill the GPU anyway: then the
     // kernel's latency is the per-thread chain of loads and math, so spread
     // each row over as many threads as possible (one vector each).
@@ -415,7 +415,7 @@ struct ScheduleRowKernelsPass
     for (int64_t d : domain.asArrayRef().drop_back())
       rows *= d;
     if (rows <= fewRows)
-      target = 1;
+      chunkTarget = 1;
     // Kernels without reductions use CTAs of at most 256 threads: a row need
     // not share a CTA, and smaller CTAs pack the register file better
     // (measured: 16 -> 24+ warps per SM for bf16 elementwise chains).
@@ -423,7 +423,7 @@ struct ScheduleRowKernelsPass
         reduces ? maxThreadsPerBlock
                 : std::min<int64_t>(maxThreadsPerBlock, elementwiseThreadsPerBlock);
     int64_t tpr = static_cast<int64_t>(llvm::PowerOf2Ceil(
-        llvm::divideCeil(vectorsPerRow, target)));
+        llvm::divideCeil(vectorsPerRow, chunkTarget)));
     tpr = std::clamp<int64_t>(tpr, 1, maxThreads);
     int64_t chunks = llvm::divideCeil(vectorsPerRow, tpr);
     // Few wide rows with reductions on Hopper: one CTA a row leaves most SMs
@@ -434,7 +434,7 @@ struct ScheduleRowKernelsPass
     // wave and each CTA keeps at least one vector a thread of a full CTA.
     // Each CTA's slice then gets the usual threads and chunks.
     int64_t cluster = 1;
-    if (reduces && this->target == "sm_90a")
+    if (reduces && target == "sm_90a")
       while (cluster * 2 <= rowClusterMax && rows * cluster * 2 <= kHopperSms &&
              vectorsPerRow >= cluster * 2 * maxThreadsPerBlock)
         cluster *= 2;
@@ -442,14 +442,14 @@ struct ScheduleRowKernelsPass
     if (cluster > 1) {
       int64_t slice = llvm::divideCeil(vectorsPerRow, cluster);
       tpr = std::clamp<int64_t>(
-          static_cast<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(slice, target))), 1,
+          static_cast<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(slice, chunkTarget))), 1,
           maxThreads);
       chunks = llvm::divideCeil(slice, tpr);
     }
     // Without reductions a row need not live in one CTA: split long rows over
     // several CTAs so each thread keeps a few vectors and registers suffice.
-    if (!reduces && chunks > target) {
-      colBlocks = llvm::divideCeil(chunks, target);
+    if (!reduces && chunks > chunkTarget) {
+      colBlocks = llvm::divideCeil(chunks, chunkTarget);
       chunks = llvm::divideCeil(vectorsPerRow, tpr * colBlocks);
     }
     // Rows with reductions that do not fit in registers are streamed: each
