@@ -32,6 +32,9 @@ constexpr int64_t kTargetChunksPerThread = 4;
 constexpr int64_t kHopperSms = 132;
 // The largest portable cluster (larger ones need an opt-in at launch).
 constexpr int64_t kMaxCluster = 8;
+// A row's slice in one CTA of a cluster: at least this many vectors a
+// thread of a full CTA.
+constexpr int64_t kClusterSliceVectorsPerThread = 2;
 /// Shared memory a CTA may opt in to: 227 KB on sm_90, 163 KB on sm_80,
 /// 99 KB on sm_86 and sm_89.
 int64_t maxSharedBytes(llvm::StringRef target) {
@@ -431,12 +434,15 @@ struct ScheduleRowKernelsPass
     // once per reduction. Split each row over a cluster of C CTAs that
     // combine their partial reductions through distributed shared memory:
     // C doubles (up to row-cluster-max) while the grid stays within one
-    // wave and each CTA keeps at least one vector a thread of a full CTA.
-    // Each CTA's slice then gets the usual threads and chunks.
+    // wave and each CTA keeps at least two vectors a thread of a full CTA:
+    // the cluster barriers cost about 2 us, which slices of one vector a
+    // thread do not win back (measured, docs/perf.md: [16, 8192] bf16 4.8-5.0
+    // us in one CTA a row, 6.5-7.0 in clusters of 2; [16, 32768] bf16
+    // 4.9-5.2 us in clusters of 4, 6.0-6.8 in clusters of 8).
     int64_t cluster = 1;
     if (reduces && target == "sm_90a")
       while (cluster * 2 <= rowClusterMax && rows * cluster * 2 <= kHopperSms &&
-             vectorsPerRow >= cluster * 2 * maxThreadsPerBlock)
+             vectorsPerRow >= cluster * 2 * kClusterSliceVectorsPerThread * maxThreadsPerBlock)
         cluster *= 2;
     int64_t colBlocks = cluster;
     if (cluster > 1) {

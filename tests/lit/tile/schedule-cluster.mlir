@@ -139,37 +139,38 @@ func.func @rows_67(%in: memref<?x32768xbf16>, %out: memref<?x1xf32>) attributes 
 
 // -----
 
-// The narrowest rows split: 8192 bf16 = 1024 vectors = 2 * 512, K = 2,
-// slices of 512: 128 threads of 4 (one CTA: 256 threads of 4).
-// CHECK-LABEL: func.func @bf16_16x8192
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
-// ONE-LABEL: func.func @bf16_16x8192
-//  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
-// TWO-LABEL: func.func @bf16_16x8192
-//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}
-func.func @bf16_16x8192(%in: memref<?x8192xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 8192>} {
+// The narrowest rows split: 16384 bf16 = 2048 vectors = 2 * 2 * 512 (two
+// vectors a thread of a full CTA in each slice), K = 2, slices of 1024.
+// (8192 wide, slices of 512 measured slower than one CTA a row.)
+// CHECK-LABEL: func.func @bf16_16x16384
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
+// ONE-LABEL: func.func @bf16_16x16384
+//  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+// TWO-LABEL: func.func @bf16_16x16384
+//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
+func.func @bf16_16x16384(%in: memref<?x16384xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 16384>} {
   %r = tile.row_id
-  %t = tile.load %in[%r] : memref<?x8192xbf16> -> tensor<8192xbf16>
-  %f = arith.extf %t : tensor<8192xbf16> to tensor<8192xf32>
-  %s = tile.reduce_sum %f : tensor<8192xf32> -> f32
+  %t = tile.load %in[%r] : memref<?x16384xbf16> -> tensor<16384xbf16>
+  %f = arith.extf %t : tensor<16384xbf16> to tensor<16384xf32>
+  %s = tile.reduce_sum %f : tensor<16384xf32> -> f32
   tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
   return
 }
 
 // -----
 
-// 8184 bf16 = 1023 vectors < 2 * 512: one CTA a row.
-// CHECK-LABEL: func.func @bf16_16x8184
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
-// ONE-LABEL: func.func @bf16_16x8184
-//  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
-// TWO-LABEL: func.func @bf16_16x8184
-//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
-func.func @bf16_16x8184(%in: memref<?x8184xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 8184>} {
+// 16376 bf16 = 2047 vectors < 2 * 2 * 512: one CTA a row.
+// CHECK-LABEL: func.func @bf16_16x16376
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+// ONE-LABEL: func.func @bf16_16x16376
+//  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+// TWO-LABEL: func.func @bf16_16x16376
+//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+func.func @bf16_16x16376(%in: memref<?x16376xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 16376>} {
   %r = tile.row_id
-  %t = tile.load %in[%r] : memref<?x8184xbf16> -> tensor<8184xbf16>
-  %f = arith.extf %t : tensor<8184xbf16> to tensor<8184xf32>
-  %s = tile.reduce_sum %f : tensor<8184xf32> -> f32
+  %t = tile.load %in[%r] : memref<?x16376xbf16> -> tensor<16376xbf16>
+  %f = arith.extf %t : tensor<16376xbf16> to tensor<16376xf32>
+  %s = tile.reduce_sum %f : tensor<16376xf32> -> f32
   tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
   return
 }
