@@ -176,14 +176,14 @@ struct ScheduleRowKernelsPass
     // A batched rhs: the rows form `batch` blocks, tiled separately.
     if (batch > 1 && rows % batch == 0)
       rows /= batch;
+    if (gemmGroupM < 0)
+      return fn.emitOpError("gemm-group-m must be >= 0 (0: chosen), got ")
+             << static_cast<int64_t>(gemmGroupM);
     // Two products of one lhs (SwiGLU's gate and up projections) keep two
     // sets of accumulators: half as many columns each.
     // Hopper: warpgroup MMA on 128 x 256 tiles (two warpgroups of 64 rows,
     // 128 accumulators a thread), 64-deep k steps (128-byte swizzled rows),
     // 4 stages: 193 KB of shared memory, one CTA an SM.
-    if (gemmGroupM < 0)
-      return fn.emitOpError("gemm-group-m must be >= 0 (0: chosen), got ")
-             << static_cast<int64_t>(gemmGroupM);
     bool wgmma = target == "sm_90a" && gemmWgmma != 0 && elemBytes == 2 && kMajor && rows > 64;
     if (wgmma) {
       // Ping-pong (TMA, persistent CTAs: a CTA needs two tiles or more):

@@ -59,11 +59,14 @@ RunResult runOnGpu(Graph &g, const std::shared_ptr<rt::Context> &ctx, uint64_t s
   return r;
 }
 
-void expectGraphMatches(Graph &g, double tolerance, int kernels = 1) {
+/// Runs `g` (compiled with `options`) on fresh random data against the CPU
+/// reference; `kernels` >= 0: the number of kernels it must take.
+void expectGraphMatches(Graph &g, double tolerance, int kernels = 1,
+                        const CompileOptions &options = {}) {
   TILEC_REQUIRE_GPU(ctx);
   uint64_t seed = tilec::testing::freshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  RunResult r = runOnGpu(g, ctx, seed);
+  RunResult r = runOnGpu(g, ctx, seed, options);
   ASSERT_EQ(r.got.size(), g.outputs().size());
   if (kernels >= 0) {
     EXPECT_EQ(r.kernels, static_cast<size_t>(kernels));
@@ -126,26 +129,18 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest, ::testing::ValuesIn(gemmCases()), gem
 // The mma.sync schedule on operands the Hopper path would take (what sm_80
 // runs), on the same GPU.
 TEST(GemmSchedules, MmaSyncOnKMajorOperands) {
-  TILEC_REQUIRE_GPU(ctx);
   Graph g("mma_sync");
   Tensor a = g.input("a", {260, 192}, DType::BF16);
   Tensor b = g.input("b", {136, 192}, DType::BF16);
   g.output(matmul(a, b, false, true));
   CompileOptions options;
   options.scheduleOptions = "gemm-wgmma=0";
-  uint64_t seed = tilec::testing::freshSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  RunResult r = runOnGpu(g, ctx, seed, options);
-  ASSERT_EQ(r.got.size(), 1u);
-  std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
-  EXPECT_LT(relativeError(r.got[0], ref[0]), 1e-2);
-  EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
+  expectGraphMatches(g, 1e-2, /*kernels=*/-1, options);
 }
 
 // The wgmma kernel with cp.async copies by the MMA warps instead of the TMA
 // producer (gemm-tma=0), both operand layouts, edges in M, N and K.
 TEST(GemmSchedules, WgmmaWithCpAsyncCopies) {
-  TILEC_REQUIRE_GPU(ctx);
   for (bool transB : {true, false}) {
     Graph g("wgmma_cp_async");
     Tensor a = g.input("a", {260, 200}, DType::BF16);
@@ -153,13 +148,8 @@ TEST(GemmSchedules, WgmmaWithCpAsyncCopies) {
     g.output(matmul(a, b, false, transB));
     CompileOptions options;
     options.scheduleOptions = "gemm-tma=0";
-    uint64_t seed = tilec::testing::freshSeed();
-    SCOPED_TRACE("seed " + std::to_string(seed) + (transB ? " a @ b^T" : " a @ b"));
-    RunResult r = runOnGpu(g, ctx, seed, options);
-    ASSERT_EQ(r.got.size(), 1u);
-    std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
-    EXPECT_LT(relativeError(r.got[0], ref[0]), 1e-2);
-    EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
+    SCOPED_TRACE(transB ? "a @ b^T" : "a @ b");
+    expectGraphMatches(g, 1e-2, /*kernels=*/-1, options);
   }
 }
 
@@ -215,14 +205,8 @@ TEST(GemmSchedules, PingPongWarpgroups) {
       ASSERT_TRUE(program.ok()) << program.message();
       EXPECT_NE(program->ptx.find("bar.arrive"), std::string::npos)
           << c.name << ": not the ping-pong schedule";
-      uint64_t seed = tilec::testing::freshSeed();
-      SCOPED_TRACE(std::string(c.name) + ", " + cluster + ", seed " + std::to_string(seed));
-      RunResult r = runOnGpu(g, ctx, seed, options);
-      ASSERT_EQ(r.got.size(), 1u);
-      EXPECT_EQ(r.kernels, 1u);
-      std::vector<HostTensor> ref = evaluateReference(g, r.inputs);
-      EXPECT_LT(relativeError(r.got[0], ref[0]), 1e-2);
-      EXPECT_LT(maxElementError(r.got[0], ref[0]), 4e-2);
+      SCOPED_TRACE(std::string(c.name) + ", " + cluster);
+      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
     }
 }
 

@@ -334,6 +334,23 @@ std::string runCommand(const std::string &cmd, int &status) {
   return out;
 }
 
+/// Assembles `ptx` with ptxas -v for `arch`; returns ptxas's log and sets
+/// `status` (its exit status, -1 when no temporary file could be made).
+std::string assemble(const std::string &ptxas, const std::string &ptx, const std::string &arch,
+                     int &status) {
+  char tmpl[] = "/tmp/tilec-ptx-XXXXXX";
+  int fd = mkstemp(tmpl);
+  if (fd < 0) {
+    status = -1;
+    return "mkstemp failed";
+  }
+  close(fd);
+  std::ofstream(tmpl) << ptx;
+  std::string log = runCommand(ptxas + " -arch=" + arch + " -v " + tmpl + " -o /dev/null", status);
+  std::remove(tmpl);
+  return log;
+}
+
 struct PtxCase {
   std::string op;
   DType dtype;
@@ -351,15 +368,8 @@ TEST_P(PtxasTest, AssemblesWithoutSpills) {
   CompiledProgram p = compileExample(c.op, c.rows, c.cols, c.dtype, c.target);
   ASSERT_FALSE(p.ptx.empty());
   EXPECT_NE(p.ptx.find(".target " + c.target), std::string::npos);
-  char tmpl[] = "/tmp/tilec-ptx-XXXXXX";
-  int fd = mkstemp(tmpl);
-  ASSERT_GE(fd, 0);
-  close(fd);
-  std::string path = tmpl;
-  std::ofstream(path) << p.ptx;
   int status = 0;
-  std::string log = runCommand(ptxas + " -arch=" + c.target + " -v " + path + " -o /dev/null", status);
-  std::remove(path.c_str());
+  std::string log = assemble(ptxas, p.ptx, c.target, status);
   ASSERT_EQ(status, 0) << log;
   EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
   EXPECT_EQ(log.find("error"), std::string::npos) << log;
@@ -453,14 +463,8 @@ TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {
     EXPECT_EQ(p->launches[0].clusterM, c.cluster);
     if (ptxas.empty())
       continue;
-    char tmpl[] = "/tmp/tilec-ptx-XXXXXX";
-    int fd = mkstemp(tmpl);
-    ASSERT_GE(fd, 0);
-    close(fd);
-    std::ofstream(tmpl) << p->ptx;
     int status = 0;
-    std::string log = runCommand(ptxas + " -arch=sm_90a -v " + tmpl + " -o /dev/null", status);
-    std::remove(tmpl);
+    std::string log = assemble(ptxas, p->ptx, "sm_90a", status);
     ASSERT_EQ(status, 0) << log;
     EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
   }
@@ -486,14 +490,8 @@ TEST(GemmScheduleTest, PingPongWarpgroups) {
   EXPECT_NE(p->ptx.find("wgmma.mma_async.sync.aligned.m64n256k16"), std::string::npos);
   std::string ptxas = ptxasPath();
   if (!ptxas.empty()) {
-    char tmpl[] = "/tmp/tilec-ptx-XXXXXX";
-    int fd = mkstemp(tmpl);
-    ASSERT_GE(fd, 0);
-    close(fd);
-    std::ofstream(tmpl) << p->ptx;
     int status = 0;
-    std::string log = runCommand(ptxas + " -arch=sm_90a -v " + tmpl + " -o /dev/null", status);
-    std::remove(tmpl);
+    std::string log = assemble(ptxas, p->ptx, "sm_90a", status);
     ASSERT_EQ(status, 0) << log;
     EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
   }
