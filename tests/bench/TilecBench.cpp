@@ -53,25 +53,72 @@ Expected<double> timeMedian(const std::shared_ptr<rt::Context> &ctx, rt::Stream 
   return samples[samples.size() / 2];
 }
 
+/// What runs before each timed call to empty L2 of the last call's data:
+/// "write" a 128 MB copy (256 MB touched, like do_bench's 256 MB memset; it
+/// leaves L2 full of dirty lines, which the timed call must write back),
+/// "read" a 256 MB sum (tilec's own row reduction: leaves L2 full of clean
+/// lines), or "none" (inputs rotate over sets larger than L2 anyway).
+class L2Flush {
+public:
+  static Expected<std::unique_ptr<L2Flush>> create(const std::shared_ptr<rt::Context> &ctx,
+                                                   const std::string &mode) {
+    auto f = std::unique_ptr<L2Flush>(new L2Flush());
+    f->mode_ = mode;
+    if (mode == "none")
+      return f;
+    if (mode != "write" && mode != "read")
+      return Status::error("--gemm-flush must be write, read or none, got '" + mode + "'");
+    constexpr int64_t kRows = 65536, kCols = 1024; // 256 MB of f32
+    size_t bytes = mode == "write" ? (128ull << 20) : size_t(kRows * kCols * 4);
+    auto src = rt::DeviceBuffer::allocate(ctx, bytes);
+    if (!src)
+      return src.status();
+    f->src_ = src.take();
+    if (Status s = f->src_.fill(0x3c); !s.ok())
+      return s;
+    auto dst = rt::DeviceBuffer::allocate(ctx, mode == "write" ? bytes : size_t(kRows * 4));
+    if (!dst)
+      return dst.status();
+    f->dst_ = dst.take();
+    if (mode == "read") {
+      Graph g("l2_flush_sum");
+      g.output(sum(g.input("x", {kRows, kCols}, DType::F32), 1));
+      auto exe = Executable::compile(g, ctx);
+      if (!exe)
+        return exe.status();
+      f->sum_ = exe.take();
+    }
+    return f;
+  }
+  Status run(rt::Stream &stream) {
+    if (mode_ == "write")
+      return dst_.copyFromDeviceAsync(src_, src_.size(), stream);
+    if (mode_ == "read")
+      return sum_->run({&src_}, {&dst_}, stream);
+    return Status::success();
+  }
+
+private:
+  L2Flush() = default;
+  std::string mode_;
+  rt::DeviceBuffer src_, dst_;
+  std::shared_ptr<Executable> sum_;
+};
+
 /// How GEMMs are timed: like triton.testing.do_bench, which times the peers
 /// (peers_gemm.py), so both sides see the same duty cycle and clocks. After
 /// `cooldownMs` idle, an estimate from 5 calls, warm-up calls for 25 ms, then
-/// calls for `repMs`, each timed alone by its own events with an L2 flush
-/// (a 128 MB copy, i.e. 256 MB touched, like do_bench's 256 MB memset)
-/// before it; the median call.
+/// calls for `repMs`, each timed alone by its own events with `flush` (see
+/// L2Flush; do_bench's is "write") before it; the median call.
 struct DoBenchTiming {
   int cooldownMs = 0;
   int repMs = 100;
+  L2Flush *flush = nullptr;
 };
 
 Expected<double> timeLikeDoBench(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
                                  const DoBenchTiming &timing,
                                  const std::function<Status(int)> &body) {
-  constexpr size_t kFlushBytes = 128ull << 20;
-  auto src = rt::DeviceBuffer::allocate(ctx, kFlushBytes);
-  auto dst = rt::DeviceBuffer::allocate(ctx, kFlushBytes);
-  if (!src || !dst)
-    return src ? dst.status() : src.status();
   if (timing.cooldownMs > 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(timing.cooldownMs));
   auto estimate = timeMedian(ctx, stream, 5, body, /*warmup=*/1, /*batches=*/1);
@@ -91,8 +138,9 @@ Expected<double> timeLikeDoBench(const std::shared_ptr<rt::Context> &ctx, rt::St
     events.push_back(e.take());
   }
   for (int i = 0; i < reps; ++i) {
-    if (Status s = dst->copyFromDeviceAsync(*src, kFlushBytes, stream); !s.ok())
-      return s;
+    if (timing.flush)
+      if (Status s = timing.flush->run(stream); !s.ok())
+        return s;
     if (Status s = events[2 * i]->record(stream); !s.ok())
       return s;
     if (Status s = body(call++); !s.ok())
@@ -109,6 +157,32 @@ Expected<double> timeLikeDoBench(const std::shared_ptr<rt::Context> &ctx, rt::St
   }
   std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
   return samples[samples.size() / 2];
+}
+
+/// GB/s (read + written) of a device-to-device copy that moves `bytes` in
+/// all, timed like the row ops (batches; buffer sets rotated past L2): the
+/// ceiling for a kernel of that size, fixed costs (launch, ramp-up, tail)
+/// included, where the 1 GiB copy's figure has them amortized.
+Expected<double> copyOfEqualBytes(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
+                                  int64_t bytes) {
+  size_t n = std::max<size_t>(static_cast<size_t>(bytes / 2), 256) & ~size_t(255);
+  int sets = static_cast<int>(std::clamp<int64_t>((4 * kL2Bytes + 2 * n - 1) / (2 * n), 2, 8));
+  std::vector<rt::DeviceBuffer> src, dst;
+  for (int i = 0; i < sets; ++i) {
+    auto a = rt::DeviceBuffer::allocate(ctx, n), b = rt::DeviceBuffer::allocate(ctx, n);
+    if (!a || !b)
+      return a ? b.status() : a.status();
+    if (Status s = a->fill(1); !s.ok())
+      return s;
+    src.push_back(a.take());
+    dst.push_back(b.take());
+  }
+  auto ms = timeMedian(ctx, stream, 20, [&](int call) {
+    return dst[call % sets].copyFromDeviceAsync(src[call % sets], n, stream);
+  });
+  if (!ms)
+    return ms;
+  return 2.0 * n / (*ms * 1e-3) / 1e9;
 }
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -185,7 +259,7 @@ int main(int argc, char **argv) {
   std::string dtypes = "bf16,f32";
   std::string shapes = "8192x4096,4096x8192,16384x4096";
   std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv, cooldown, gemmRep,
-      gemmTiming = "dobench";
+      gemmTiming = "dobench", gemmFlush = "write";
   CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -203,8 +277,11 @@ int main(int argc, char **argv) {
                 "[--gemm-csv=FILE]\n"
                 "                   [--gemm-timing=dobench|batches] [--cooldown-ms=N] "
                 "[--gemm-rep-ms=N]\n"
+                "                   [--gemm-flush=write|read|none]\n"
                 "GEMMs are timed like triton.testing.do_bench (the peers' timer): N ms idle,\n"
                 "25 ms warm-up, single calls for --gemm-rep-ms (100) after an L2 flush, median;\n"
+                "the flush is a 128 MB copy (write, do_bench's kind: leaves dirty lines), a\n"
+                "256 MB sum (read: leaves clean lines) or nothing (none);\n"
                 "--gemm-timing=batches: the row ops' timer (median of 15 batches of 20 calls).\n"
                 "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[N,K]^T;\n"
                 "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).");
@@ -222,7 +299,7 @@ int main(int argc, char **argv) {
         !value("--csv", csv) && !value("--schedule", options.scheduleOptions) &&
         !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv) &&
         !value("--cooldown-ms", cooldown) && !value("--gemm-rep-ms", gemmRep) &&
-        !value("--gemm-timing", gemmTiming))
+        !value("--gemm-timing", gemmTiming) && !value("--gemm-flush", gemmFlush))
       return fail("unknown option '" + a + "'");
   }
   DoBenchTiming doBench;
@@ -258,9 +335,9 @@ int main(int argc, char **argv) {
 
   FILE *out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
   if (out)
-    std::fprintf(out, "op,dtype,rows,cols,us,gbs,pct_copy,copy_gbs\n");
-  std::printf("%-18s %-5s %-12s %10s %9s %7s\n", "op", "dtype", "shape", "time_us", "GB/s",
-              "%copy");
+    std::fprintf(out, "op,dtype,rows,cols,us,gbs,pct_copy,copy_gbs,copy_eq_gbs\n");
+  std::printf("%-18s %-5s %-12s %10s %9s %7s %8s\n", "op", "dtype", "shape", "time_us", "GB/s",
+              "%copy", "%copy_eq");
   for (const std::string &op : split(ops, ','))
     for (const std::string &dt : split(dtypes, ','))
       for (const std::string &shape : split(shapes, ',')) {
@@ -277,12 +354,16 @@ int main(int argc, char **argv) {
         if (!ms)
           return fail(ms.message());
         double gbs = (inBytes + outBytes) / (*ms * 1e-3) / 1e9;
-        std::printf("%-18s %-5s %-12s %10.2f %9.0f %6.1f%%\n", op.c_str(), dt.c_str(),
-                    shape.c_str(), *ms * 1e3, gbs, 100.0 * gbs / copyGBs);
+        auto eqGBs = copyOfEqualBytes(ctx, stream, inBytes + outBytes);
+        if (!eqGBs)
+          return fail(eqGBs.message());
+        std::printf("%-18s %-5s %-12s %10.2f %9.0f %6.1f%% %7.1f%%\n", op.c_str(), dt.c_str(),
+                    shape.c_str(), *ms * 1e3, gbs, 100.0 * gbs / copyGBs,
+                    100.0 * gbs / *eqGBs);
         if (out)
-          std::fprintf(out, "%s,%s,%lld,%lld,%.3f,%.1f,%.2f,%.0f\n", op.c_str(), dt.c_str(),
+          std::fprintf(out, "%s,%s,%lld,%lld,%.3f,%.1f,%.2f,%.0f,%.0f\n", op.c_str(), dt.c_str(),
                        (long long)rows, (long long)cols, *ms * 1e3, gbs, 100.0 * gbs / copyGBs,
-                       copyGBs);
+                       copyGBs, *eqGBs);
       }
   if (out)
     std::fclose(out);
@@ -292,6 +373,14 @@ int main(int argc, char **argv) {
   FILE *gout = gemmCsv.empty() ? nullptr : std::fopen(gemmCsv.c_str(), "w");
   if (gout)
     std::fprintf(gout, "op,dtype,m,n,k,us,tflops\n");
+  std::unique_ptr<L2Flush> flush;
+  if (!gemm.empty() && gemmTiming == "dobench") {
+    auto f = L2Flush::create(ctx, gemmFlush);
+    if (!f)
+      return fail(f.message());
+    flush = f.take();
+    doBench.flush = flush.get();
+  }
   if (!gemm.empty())
     std::printf("%-18s %-5s %-18s %10s %9s %7s\n", "op", "dtype", "MxNxK", "time_us", "TFLOP/s",
                 "%peak");

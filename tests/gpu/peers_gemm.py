@@ -4,7 +4,8 @@ a separate epilogue) and torch.compile. Same shapes and layouts as
 tilec-bench's examples: matmul is A[M,K] @ B[N,K]^T (both K-major, cuBLAS
 "TN"); matmul_bias_gelu is
 gelu(x[M,K] @ W[N,K]^T + bias, tanh approximation); bf16 in and out.
-Timed with triton.testing.do_bench (median), inputs rotated over sets.
+Timed like triton.testing.do_bench (median; --flush picks the L2 flush before
+each call: do_bench's memset, a read, or none), inputs rotated over sets.
 """
 import argparse
 import csv
@@ -72,12 +73,43 @@ def bias_gelu(x, w, bias):
     return torch.nn.functional.gelu(torch.nn.functional.linear(x, w, bias), approximate="tanh")
 
 
-TIMING = {"cooldown_ms": 0, "rep_ms": 100}
+TIMING = {"cooldown_ms": 0, "rep_ms": 100, "flush": "write"}
+
+
+def time_calls(run, flush, rep_ms):
+    """do_bench's loop with another L2 flush: an estimate, 25 ms warm-up,
+    single calls for rep_ms, each between its own events after `flush`; the
+    median call in ms."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    run()
+    torch.cuda.synchronize()
+    start.record()
+    for _ in range(5):
+        flush()
+        run()
+    end.record()
+    torch.cuda.synchronize()
+    est = start.elapsed_time(end) / 5
+    for _ in range(max(1, int(25 / est))):
+        run()
+    n = max(1, min(1000, int(rep_ms / est)))
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+          for _ in range(n)]
+    for s, e in ev:
+        flush()
+        s.record()
+        run()
+        e.record()
+    torch.cuda.synchronize()
+    return sorted(s.elapsed_time(e) for s, e in ev)[n // 2]
 
 
 def bench(fn, sets):
-    """do_bench's median after TIMING's idle (tilec-bench --cooldown-ms times
-    tilec the same way, so both start from the same clocks)."""
+    """Median call after TIMING's idle (tilec-bench --cooldown-ms times tilec
+    the same way, so both start from the same clocks). Flush "write" is
+    do_bench itself (a 256 MB memset before each call: L2 left full of dirty
+    lines), "read" a 256 MB sum (clean lines; tilec-bench --gemm-flush=read
+    sums 256 MB too), "none" nothing (the input sets exceed L2)."""
     state = {"i": 0}
     if TIMING["cooldown_ms"] > 0:
         torch.cuda.synchronize()
@@ -86,8 +118,16 @@ def bench(fn, sets):
     def run():
         state["i"] = (state["i"] + 1) % len(sets)
         fn(*sets[state["i"]])
-    return triton.testing.do_bench(run, warmup=25, rep=TIMING["rep_ms"],
-                                   return_mode="median") * 1e3
+    if TIMING["flush"] == "write":
+        return triton.testing.do_bench(run, warmup=25, rep=TIMING["rep_ms"],
+                                       return_mode="median") * 1e3
+    if TIMING["flush"] == "read":
+        cache = torch.ones(64 << 20, device="cuda", dtype=torch.float32).view(65536, 1024)
+        out = torch.empty(65536, device="cuda", dtype=torch.float32)
+        flush = lambda: torch.sum(cache, dim=1, out=out)
+    else:
+        flush = lambda: None
+    return time_calls(run, flush, TIMING["rep_ms"]) * 1e3
 
 
 def main():
@@ -98,8 +138,10 @@ def main():
     ap.add_argument("--csv", default="")
     ap.add_argument("--cooldown-ms", type=int, default=0, help="idle before each timing")
     ap.add_argument("--rep-ms", type=int, default=100, help="do_bench's rep")
+    ap.add_argument("--flush", default="write", choices=["write", "read", "none"],
+                    help="L2 flush before each call (write: do_bench's memset)")
     args = ap.parse_args()
-    TIMING.update(cooldown_ms=args.cooldown_ms, rep_ms=args.rep_ms)
+    TIMING.update(cooldown_ms=args.cooldown_ms, rep_ms=args.rep_ms, flush=args.flush)
     out = open(args.csv, "w", newline="") if args.csv else None
     writer = None
     dt = torch.bfloat16
