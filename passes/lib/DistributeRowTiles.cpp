@@ -12,6 +12,10 @@
 // the CTAs exchange their partials through distributed shared memory
 // (reduceAcrossCluster) and combine them in rank order, so all get bitwise
 // the same result.
+//
+// tile.reduce_max_sum_exp (online softmax) reduces the pair (max, sum of
+// exp(x - max)) at every level in the same single round: partial pairs
+// combine as (M, s1 exp(m1 - M) + s2 exp(m2 - M)), M = max(m1, m2).
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -86,6 +90,13 @@ public:
   LogicalResult run(OpBuilder &moduleBuilder) {
     MLIRContext *ctx = fn.getContext();
     int64_t reductions = countRowReductions(fn);
+    // One warp buffer and one cluster slot per reduced value (a pair
+    // reduction has two, synchronised together).
+    int64_t reducedValues = 0;
+    fn.walk([&](Operation *op) {
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op))
+        reducedValues += op->getNumResults();
+    });
     auto workgroupBuffer = [&](int64_t size) {
       return MemRefType::get({size}, Float32Type::get(ctx), AffineMap(),
                              gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
@@ -93,9 +104,9 @@ public:
     // Per reduction: the warps' partials, then (clusters) the CTA's partial.
     SmallVector<Type> workgroup;
     if (s.tpr > kWarpSize)
-      workgroup.assign(reductions, workgroupBuffer(s.rowsPerBlock * s.warpsPerRow()));
+      workgroup.assign(reducedValues, workgroupBuffer(s.rowsPerBlock * s.warpsPerRow()));
     if (s.cluster > 1)
-      workgroup.append(reductions, workgroupBuffer(1));
+      workgroup.append(reducedValues, workgroupBuffer(1));
     clusterReductionsLeft = s.cluster > 1 ? reductions : 0;
     auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(
         fn.getLoc(), fn.getName(), fn.getFunctionType(), workgroup, TypeRange());
@@ -114,7 +125,7 @@ public:
     for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
       scalars.map(from, to);
     auto attributions = gfn.getWorkgroupAttributions();
-    size_t warpBuffers = s.tpr > kWarpSize ? reductions : 0;
+    size_t warpBuffers = s.tpr > kWarpSize ? reducedValues : 0;
     smem.assign(attributions.begin(), attributions.begin() + warpBuffers);
     clusterSmem.assign(attributions.begin() + warpBuffers, attributions.end());
 
@@ -138,7 +149,7 @@ public:
     for (Operation &op : fn.getBody().front()) {
       if (llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>))
         continue; // tiles are computed on demand inside the loops
-      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op)) {
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op)) {
         if (failed(streamReduction(op)))
           return failure();
         continue;
@@ -220,6 +231,8 @@ public:
   }
 
   LogicalResult streamReduction(Operation &op) {
+    if (auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(op))
+      return streamMaxSumExp(pair);
     bool isMax = isa<tile::ReduceMaxOp>(op);
     Value identityVec = splatConst(b->getF32Type(), isMax ? -INFINITY : 0.0);
     LogicalResult status = success();
@@ -234,7 +247,32 @@ public:
     }, acc);
     if (failed(status))
       return failure();
-    scalars.map(op.getResult(0), reduceAcrossThreads(acc[0], isMax));
+    Value partial = vectorPartial(acc[0], isMax);
+    scalars.map(op.getResult(0), reduceAcrossThreads(Reduction::of(op), {partial})[0]);
+    return success();
+  }
+
+  /// The online pair in one pass over the row: each thread carries its
+  /// (max, sum) through the blocks, rescaling the sum when the max grows.
+  LogicalResult streamMaxSumExp(tile::ReduceMaxSumExpOp op) {
+    Reduction r = Reduction::of(*op);
+    LogicalResult status = success();
+    SmallVector<Value> acc;
+    Value init[] = {b->create<arith::ConstantOp>(loc(), b->getF32FloatAttr(-INFINITY)),
+                    b->create<arith::ConstantOp>(loc(), b->getF32FloatAttr(0.0))};
+    forEachColumnBlock(init, [&](ValueRange args) -> SmallVector<Value> {
+      if (failed(emitTile(op.getInput()))) {
+        status = failure();
+        return {args.begin(), args.end()};
+      }
+      SmallVector<Value> block = threadMaxSumExp(tiles[op.getInput()], r);
+      return combinePartials(r, SmallVector<Value>(args.begin(), args.end()), block);
+    }, acc);
+    if (failed(status))
+      return failure();
+    SmallVector<Value> pair = reduceAcrossThreads(r, acc);
+    scalars.map(op.getMax(), pair[0]);
+    scalars.map(op.getSum(), pair[1]);
     return success();
   }
 
@@ -347,7 +385,7 @@ private:
       tiles[splat.getResult()] = SmallVector<Value>(s.chunks, v);
       return success();
     }
-    if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op))
+    if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op))
       return lowerReduce(op);
     if (auto select = dyn_cast<tile::SelectColsOp>(op))
       return lowerSelectCols(select);
@@ -562,10 +600,98 @@ private:
     return success();
   }
 
+  /// What a row reduction computes, for combining its partials.
+  struct Reduction {
+    enum Kind { Sum, Max, MaxSumExp } kind = Sum;
+    bool base2 = false;                 // MaxSumExp: exp2 instead of exp
+    arith::FastMathFlagsAttr fastmath;  // MaxSumExp: the exp's flags
+    static Reduction of(Operation &op) {
+      if (auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(op))
+        return {MaxSumExp, pair.getBase2(), pair.getFastmathAttr()};
+      return {isa<tile::ReduceMaxOp>(op) ? Max : Sum};
+    }
+  };
+
   Value combine(bool isMax, Value x, Value y) {
     if (isMax)
       return b->create<arith::MaximumFOp>(loc(), x, y);
     return b->create<arith::AddFOp>(loc(), x, y);
+  }
+
+  /// exp (or exp2) of `x` with the reduction's fast-math flags.
+  Value exp(const Reduction &r, Value x) {
+    Operation *e = r.base2 ? b->create<math::Exp2Op>(loc(), x).getOperation()
+                           : b->create<math::ExpOp>(loc(), x).getOperation();
+    if (r.fastmath)
+      e->setAttr("fastmath", r.fastmath);
+    return e->getResult(0);
+  }
+
+  /// The max to subtract from a group's values: `m`, or 0 when the group
+  /// holds only -inf (masked lanes, padding, -inf inputs), so that
+  /// exp(-inf - 0) = 0 instead of exp(-inf - -inf) = NaN.
+  Value finiteOrZero(Value m) {
+    Type t = m.getType();
+    auto elem = getElementTypeOrSelf(t);
+    Value negInf = llvm::isa<VectorType>(t) ? splatConst(elem, -INFINITY)
+                                            : b->create<arith::ConstantOp>(
+                                                  loc(), b->getFloatAttr(elem, -INFINITY));
+    Value zero = llvm::isa<VectorType>(t) ? splatConst(elem, 0.0)
+                                          : b->create<arith::ConstantOp>(
+                                                loc(), b->getFloatAttr(elem, 0.0));
+    Value allNegInf = b->create<arith::CmpFOp>(loc(), arith::CmpFPredicate::OEQ, m, negInf);
+    return b->create<arith::SelectOp>(loc(), allNegInf, zero, m);
+  }
+
+  /// Two partials of `r` combined. Sums and maxima as usual; pairs as
+  /// (M, s1 exp(m1 - M) + s2 exp(m2 - M)), M = max(m1, m2), with M taken
+  /// as 0 when both are -inf (then s1 = s2 = 0 and so is the result).
+  /// Symmetric in its operands bitwise (no contraction into an FMA), so
+  /// butterfly partners agree.
+  SmallVector<Value> combinePartials(const Reduction &r, ArrayRef<Value> x, ArrayRef<Value> y) {
+    if (r.kind != Reduction::MaxSumExp)
+      return {combine(r.kind == Reduction::Max, x[0], y[0])};
+    Value m = b->create<arith::MaximumFOp>(loc(), x[0], y[0]);
+    Value shift = finiteOrZero(m);
+    Value sx = b->create<arith::MulFOp>(
+        loc(), x[1], exp(r, b->create<arith::SubFOp>(loc(), x[0], shift)));
+    Value sy = b->create<arith::MulFOp>(
+        loc(), y[1], exp(r, b->create<arith::SubFOp>(loc(), y[0], shift)));
+    return {m, b->create<arith::AddFOp>(loc(), sx, sy)};
+  }
+
+  /// Partials combined in the order given (the same in every thread, so
+  /// all get bitwise the same result). Pairs take the max of all maxima
+  /// first, then rescale every sum once: independent exps instead of a
+  /// chain of pairwise combines.
+  SmallVector<Value> combineInOrder(const Reduction &r, ArrayRef<SmallVector<Value>> partials) {
+    if (r.kind != Reduction::MaxSumExp) {
+      SmallVector<Value> acc = partials.front();
+      for (ArrayRef<Value> p : partials.drop_front())
+        acc = combinePartials(r, acc, p);
+      return acc;
+    }
+    Value m = partials.front()[0];
+    for (ArrayRef<Value> p : partials.drop_front())
+      m = b->create<arith::MaximumFOp>(loc(), m, p[0]);
+    Value shift = finiteOrZero(m);
+    Value sum;
+    for (ArrayRef<Value> p : partials) {
+      Value scaled = b->create<arith::MulFOp>(
+          loc(), p[1], exp(r, b->create<arith::SubFOp>(loc(), p[0], shift)));
+      sum = sum ? b->create<arith::AddFOp>(loc(), sum, scaled) : scaled;
+    }
+    return {m, sum};
+  }
+
+  /// Adds `x` to the partials for combineInOrder: sums and maxima combine
+  /// at once (a running chain), pairs wait for all of them.
+  void appendPartial(const Reduction &r, SmallVector<SmallVector<Value>> &partials,
+                     SmallVector<Value> x) {
+    if (r.kind != Reduction::MaxSumExp && !partials.empty())
+      partials.front() = combinePartials(r, partials.front(), x);
+    else
+      partials.push_back(std::move(x));
   }
 
   /// This thread's chunks of an f32 tile combined into one vector; chunks
@@ -582,21 +708,54 @@ private:
     return acc;
   }
 
-  /// Reduces each thread's vector `acc` over the threads of its row.
-  Value reduceAcrossThreads(Value acc, bool isMax) {
-    Value partial = b->create<vector::ReductionOp>(
+  /// This thread's (max, sum of exp(x - max)) over its chunks, as scalars:
+  /// chunks past the row's end count as -inf, which adds exp(-inf) = 0.
+  SmallVector<Value> threadMaxSumExp(ArrayRef<Value> chunks, const Reduction &r) {
+    Value negInf = splatConst(b->getF32Type(), -INFINITY);
+    SmallVector<Value> xs;
+    Value maxVec;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value v = chunks[k];
+      if (chunkValid[k])
+        v = b->create<arith::SelectOp>(loc(), chunkValid[k], v, negInf);
+      xs.push_back(v);
+      maxVec = maxVec ? b->create<arith::MaximumFOp>(loc(), maxVec, v) : v;
+    }
+    Value m = vectorPartial(maxVec, /*isMax=*/true);
+    Value shift = b->create<vector::BroadcastOp>(loc(), maxVec.getType(), finiteOrZero(m));
+    Value sumVec;
+    for (Value v : xs) {
+      Value e = exp(r, b->create<arith::SubFOp>(loc(), v, shift));
+      sumVec = sumVec ? b->create<arith::AddFOp>(loc(), sumVec, e) : e;
+    }
+    return {m, vectorPartial(sumVec, /*isMax=*/false)};
+  }
+
+  /// A thread's vector accumulator reduced to one scalar.
+  Value vectorPartial(Value acc, bool isMax) {
+    return b->create<vector::ReductionOp>(
         loc(), isMax ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::ADD, acc);
+  }
+
+  /// Reduces each thread's partial (one scalar, two for a pair) over the
+  /// threads of its row, in one round: every value of the partial rides the
+  /// same shuffles, barrier and cluster exchange.
+  SmallVector<Value> reduceAcrossThreads(const Reduction &r, SmallVector<Value> partial) {
     // Butterfly over the lanes of one row (never crossing rows: rows occupy
     // aligned groups of TPR lanes).
     for (int64_t offset = std::min(s.tpr, kWarpSize) / 2; offset >= 1; offset /= 2) {
-      auto shuffle = b->create<gpu::ShuffleOp>(loc(), partial, static_cast<int32_t>(offset),
-                                               static_cast<int32_t>(kWarpSize),
-                                               gpu::ShuffleMode::XOR);
-      partial = combine(isMax, partial, shuffle.getShuffleResult());
+      SmallVector<Value> other;
+      for (Value v : partial)
+        other.push_back(b->create<gpu::ShuffleOp>(loc(), v, static_cast<int32_t>(offset),
+                                                  static_cast<int32_t>(kWarpSize),
+                                                  gpu::ShuffleMode::XOR)
+                            .getShuffleResult());
+      partial = combinePartials(r, partial, other);
     }
     if (s.tpr <= kWarpSize)
-      return reduceAcrossCluster(partial, isMax);
-    Value buffer = smem[nextSmem++];
+      return reduceAcrossCluster(r, partial);
+    ArrayRef<Value> buffers = ArrayRef<Value>(smem).slice(nextSmem, partial.size());
+    nextSmem += partial.size();
     int64_t warps = s.warpsPerRow();
     Value base = b->create<arith::MulIOp>(loc(), rowInBlock, index(warps));
     Value warpInRow = b->create<arith::DivUIOp>(loc(), lane, index(kWarpSize));
@@ -604,52 +763,65 @@ private:
     Value leader = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, laneInWarp, index(0));
     Value slot = b->create<arith::AddIOp>(loc(), base, warpInRow);
     guardedEffect(leader, [&] {
-      b->create<memref::StoreOp>(loc(), partial, buffer, ValueRange{slot});
+      for (auto [v, buffer] : llvm::zip(partial, buffers))
+        b->create<memref::StoreOp>(loc(), v, buffer, ValueRange{slot});
     });
-    // Each reduction has its own buffer, so one barrier suffices: no later
+    // Each reduction has its own buffers, so one barrier suffices: no later
     // write can race with these reads.
     b->create<gpu::BarrierOp>(loc());
-    partial = Value();
+    SmallVector<SmallVector<Value>> warpPartials;
     for (int64_t w = 0; w < warps; ++w) {
-      Value x = b->create<memref::LoadOp>(
-          loc(), buffer, ValueRange{b->create<arith::AddIOp>(loc(), base, index(w))});
-      partial = partial ? combine(isMax, partial, x) : x;
+      Value at = b->create<arith::AddIOp>(loc(), base, index(w));
+      SmallVector<Value> x;
+      for (Value buffer : buffers)
+        x.push_back(b->create<memref::LoadOp>(loc(), buffer, ValueRange{at}));
+      appendPartial(r, warpPartials, x);
     }
-    return reduceAcrossCluster(partial, isMax);
+    return reduceAcrossCluster(r, combineInOrder(r, warpPartials));
   }
 
   /// Combines the CTA partials `partial` of a row split over a cluster
-  /// (identity outside one): thread 0 publishes the CTA's partial in a slot
-  /// of its own (one per reduction, never rewritten), the cluster barrier
-  /// (arrive releases, wait acquires) makes every slot visible, then each
-  /// thread reads the C slots through distributed shared memory (mapa to
-  /// each rank, ld.shared::cluster) and combines them in rank order: the
-  /// same order in every CTA, so all get bitwise the same result. Every
-  /// thread of every CTA (masked rows and column blocks included, with the
-  /// identity) reaches each barrier: nothing returns early.
-  Value reduceAcrossCluster(Value partial, bool isMax) {
+  /// (identity outside one): thread 0 publishes the CTA's partial in slots
+  /// of its own (one per reduced value, never rewritten), the cluster
+  /// barrier (arrive releases, wait acquires) makes every slot visible, then
+  /// each thread reads the C partials through distributed shared memory
+  /// (mapa to each rank, ld.shared::cluster) and combines them in rank
+  /// order: the same order in every CTA, so all get bitwise the same
+  /// result. Every thread of every CTA (masked rows and column blocks
+  /// included, with the identity) reaches each barrier: nothing returns
+  /// early.
+  SmallVector<Value> reduceAcrossCluster(const Reduction &r, ArrayRef<Value> partial) {
     if (s.cluster == 1)
-      return partial;
+      return SmallVector<Value>(partial);
     MLIRContext *ctx = b->getContext();
-    Value slot = clusterSmem[nextClusterSmem++];
+    ArrayRef<Value> slots = ArrayRef<Value>(clusterSmem).slice(nextClusterSmem, partial.size());
+    nextClusterSmem += partial.size();
     Value first = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, lane, index(0));
     guardedEffect(first, [&] {
-      b->create<memref::StoreOp>(loc(), partial, slot, ValueRange{index(0)});
+      for (auto [v, slot] : llvm::zip(partial, slots))
+        b->create<memref::StoreOp>(loc(), v, slot, ValueRange{index(0)});
     });
     b->create<NVVM::ClusterArriveOp>(loc(), b->getUnitAttr());
     b->create<NVVM::ClusterWaitOp>(loc(), b->getUnitAttr());
-    Value address = b->create<arith::IndexCastOp>(
-        loc(), b->getI64Type(), b->create<memref::ExtractAlignedPointerAsIndexOp>(loc(), slot));
-    Value local = b->create<LLVM::IntToPtrOp>(loc(), LLVM::LLVMPointerType::get(ctx, 3), address);
-    auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
-    Value result;
-    for (int64_t rank = 0; rank < s.cluster; ++rank) {
-      Value remote = b->create<NVVM::MapaOp>(
-          loc(), clusterPtr, local,
-          b->create<arith::ConstantOp>(loc(), b->getI32IntegerAttr(rank)));
-      Value x = b->create<LLVM::LoadOp>(loc(), b->getF32Type(), remote);
-      result = result ? combine(isMax, result, x) : x;
+    SmallVector<Value> local;
+    for (Value slot : slots) {
+      Value address = b->create<arith::IndexCastOp>(
+          loc(), b->getI64Type(), b->create<memref::ExtractAlignedPointerAsIndexOp>(loc(), slot));
+      local.push_back(
+          b->create<LLVM::IntToPtrOp>(loc(), LLVM::LLVMPointerType::get(ctx, 3), address));
     }
+    auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
+    SmallVector<SmallVector<Value>> ctaPartials;
+    for (int64_t rank = 0; rank < s.cluster; ++rank) {
+      Value rankValue = b->create<arith::ConstantOp>(loc(), b->getI32IntegerAttr(rank));
+      SmallVector<Value> x;
+      for (Value ptr : local) {
+        Value remote = b->create<NVVM::MapaOp>(loc(), clusterPtr, ptr, rankValue);
+        x.push_back(b->create<LLVM::LoadOp>(loc(), b->getF32Type(), remote));
+      }
+      appendPartial(r, ctaPartials, x);
+    }
+    SmallVector<Value> result = combineInOrder(r, ctaPartials);
     // The kernel's exit barrier: arrive once the last remote read is done
     // (release orders it first), wait at the return, so the rest of the
     // kernel (the stores) overlaps the other CTAs' reads.
@@ -659,11 +831,19 @@ private:
   }
 
   LogicalResult lowerReduce(Operation &op) {
-    bool isMax = isa<tile::ReduceMaxOp>(op);
     auto it = tiles.find(op.getOperand(0));
     if (it == tiles.end())
       return op.emitOpError("reduces a tile that was not distributed");
-    scalars.map(op.getResult(0), reduceAcrossThreads(combineChunks(it->second, isMax), isMax));
+    Reduction r = Reduction::of(op);
+    SmallVector<Value> partial;
+    if (r.kind == Reduction::MaxSumExp) {
+      partial = threadMaxSumExp(it->second, r);
+    } else {
+      bool isMax = r.kind == Reduction::Max;
+      partial = {vectorPartial(combineChunks(it->second, isMax), isMax)};
+    }
+    for (auto [result, v] : llvm::zip(op.getResults(), reduceAcrossThreads(r, partial)))
+      scalars.map(result, v);
     return success();
   }
 

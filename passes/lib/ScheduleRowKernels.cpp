@@ -58,6 +58,10 @@ struct ScheduleRowKernelsPass
           return signalPassFailure();
         continue;
       }
+      // How the row is reduced, not what: one round for softmax's max and
+      // sum of exp instead of two.
+      if (onlineSoftmax)
+        tilec::formOnlineSoftmax(fn);
       if (failed(schedule(fn)))
         return signalPassFailure();
     }

@@ -7,8 +7,10 @@
 #include "tilec/compiler/Examples.h"
 #include "tilec/compiler/Executable.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <tuple>
 
 using namespace tilec;
@@ -216,6 +218,171 @@ TEST(GpuScheduleTest, ClusterCtasOfARowAgreeBitwise) {
   }
   EXPECT_EQ(std::memcmp(v.data(), (*second)[0].values.data(), v.size() * sizeof(float)), 0)
       << "two runs differ";
+}
+
+// Online softmax (tilec-form-online-softmax, the default) and the
+// two-round path (online-softmax=false) on every row schedule, against the
+// reference, on inputs that stress the (max, sum) pair's combine: values
+// of magnitude up to 80 (exp(x - max) spans e^-160 .. 1), rows whose
+// finite values all lie in the first or the last eighth (whole lanes,
+// warps and cluster CTAs see only -inf: their partial is (-inf, 0) and
+// must not turn into NaN when combined), rows with every second value
+// -inf, and one row of only -inf (NaN in the reference and on the GPU, as
+// 0 / 0 in both paths). Each case must take the schedule it names.
+struct OnlineSoftmaxCase {
+  DType dtype;
+  int64_t rows, cols;
+  std::string scheduleOptions; // besides online-softmax
+  enum Schedule { Registers, Streamed, Cluster, ClusterStreamed } schedule;
+};
+
+HostTensor softmaxStressInput(int64_t rows, int64_t cols, DType dtype, uint64_t seed) {
+  HostTensor x = HostTensor::random({rows, cols}, dtype, seed, -80.0f, 80.0f);
+  const float negInf = -std::numeric_limits<float>::infinity();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      bool masked = false;
+      switch (r % 4) {
+      case 0: masked = c >= std::max<int64_t>(1, cols / 8); break; // finite head
+      case 1: masked = c < cols - std::max<int64_t>(1, cols / 8); break; // finite tail
+      case 2: masked = c % 2 == 1; break;
+      default: break; // large magnitudes only
+      }
+      if (masked || (rows > 4 && r == rows - 1))
+        x.values[r * cols + c] = negInf;
+    }
+  return x;
+}
+
+class GpuOnlineSoftmaxTest
+    : public ::testing::TestWithParam<std::tuple<OnlineSoftmaxCase, bool>> {};
+
+TEST_P(GpuOnlineSoftmaxTest, MatchesReferenceWithInfinitiesAndLargeValues) {
+  const auto &[c, online] = GetParam();
+  Graph g("softmax");
+  ASSERT_TRUE(examples::build("softmax", g, c.rows, c.cols, c.dtype).ok());
+  CompileOptions options;
+  options.scheduleOptions = c.scheduleOptions + (online ? "" : " online-softmax=false");
+  auto program = compileGraph(g, options);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  const KernelLaunchPlan &plan = program->launches[0];
+  bool cluster = c.schedule == OnlineSoftmaxCase::Cluster ||
+                 c.schedule == OnlineSoftmaxCase::ClusterStreamed;
+  bool streamed = c.schedule == OnlineSoftmaxCase::Streamed ||
+                  c.schedule == OnlineSoftmaxCase::ClusterStreamed;
+  ASSERT_EQ(plan.clusterM > 1, cluster);
+  ASSERT_EQ(plan.streamBlocks > 0, streamed);
+  // The PTX has one CTA barrier round with the pair, two without.
+  size_t barriers = 0;
+  for (size_t at = program->ptx.find("bar.sync"); at != std::string::npos;
+       at = program->ptx.find("bar.sync", at + 1))
+    ++barriers;
+  if (plan.threadsPerRow > 32) {
+    EXPECT_EQ(barriers, online ? 1u : 2u);
+  }
+
+  TILEC_REQUIRE_GPU(ctx);
+  auto exe = Executable::compile(g, ctx, options);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<HostTensor> inputs{softmaxStressInput(c.rows, c.cols, c.dtype, seed)};
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  auto got = (*exe)->runOnHost(inputs, **stream);
+  ASSERT_TRUE(got.ok()) << got.message();
+  HostTensor ref = evaluateReference(g, inputs)[0];
+  // (relativeError is infinite when a finite reference value comes back
+  // NaN or infinite, e.g. from exp(-inf - -inf) in a combine.)
+  // exp of differences up to 160: a few ulps more than the [-3, 3] tests.
+  EXPECT_LT(relativeError((*got)[0], ref), c.dtype == DType::F32 ? 2e-5 : 2e-2);
+  for (int64_t r = 0; r < c.rows; ++r) {
+    int64_t bad = 0;
+    for (int64_t col = 0; col < c.cols; ++col) {
+      float v = (*got)[0].values[r * c.cols + col], want = ref.values[r * c.cols + col];
+      bad += std::isfinite(want) != std::isfinite(v);
+    }
+    EXPECT_EQ(bad, 0) << "row " << r << ": non-finite values where the reference has none";
+  }
+}
+
+std::vector<OnlineSoftmaxCase> onlineSoftmaxCases() {
+  using S = OnlineSoftmaxCase;
+  std::vector<OnlineSoftmaxCase> cases;
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    // In registers: many rows over several warps, odd widths, rows sharing
+    // a warp, single columns.
+    cases.push_back({dtype, 64, 4096, "", S::Registers});
+    cases.push_back({dtype, 5, 4097, "row-cluster-max=1", S::Registers});
+    cases.push_back({dtype, 37, 96, "", S::Registers});
+    cases.push_back({dtype, 9, 1, "", S::Registers});
+    // Streamed: one CTA a row (clusters off), the odd width with scalar
+    // accesses and a partial last block.
+    cases.push_back({dtype, 16, 131072, "row-cluster-max=1", S::Streamed});
+    cases.push_back({dtype, 5, 100003, "row-cluster-max=1", S::Streamed});
+    // Split over clusters of 8, in registers; clusters of 2 whose CTAs
+    // stream their slices.
+    cases.push_back({dtype, 16, 131072, "", S::Cluster});
+    cases.push_back({dtype, 5, 4097, "", S::Cluster}); // scalar accesses, clusters of 4
+    cases.push_back({dtype, 16, 131072, "row-cluster-max=2", S::ClusterStreamed});
+  }
+  return cases;
+}
+
+std::string onlineSoftmaxCaseName(
+    const ::testing::TestParamInfo<std::tuple<OnlineSoftmaxCase, bool>> &info) {
+  const auto &[c, online] = info.param;
+  static const char *schedules[] = {"registers", "streamed", "cluster", "cluster_streamed"};
+  return std::string(dtypeName(c.dtype)) + "_" + std::to_string(c.rows) + "x" +
+         std::to_string(c.cols) + "_" + schedules[c.schedule] +
+         (online ? "_online" : "_two_rounds");
+}
+
+INSTANTIATE_TEST_SUITE_P(Softmax, GpuOnlineSoftmaxTest,
+                         ::testing::Combine(::testing::ValuesIn(onlineSoftmaxCases()),
+                                            ::testing::Bool()),
+                         onlineSoftmaxCaseName);
+
+// The CTAs of a cluster combine the online pair in one order too: each
+// stores its columns of the broadcast sum of exp(x - max), and all of a
+// row's columns must be bitwise equal, with -inf slices in some rows.
+TEST(GpuScheduleTest, ClusterCtasAgreeBitwiseOnTheOnlinePair) {
+  const int64_t rows = 16, cols = 131072;
+  Graph g("sum_exp_broadcast");
+  Tensor x = g.input("x", {rows, cols}, DType::F32);
+  g.output(broadcast_to(sum(exp(x - max(x, -1)), -1), {rows, cols}));
+  auto program = compileGraph(g);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  ASSERT_EQ(program->launches[0].clusterM, 8);
+  // One exchange (the pair) and the exit barrier: two arrives.
+  size_t arrives = 0;
+  for (size_t at = program->ptx.find("barrier.cluster.arrive"); at != std::string::npos;
+       at = program->ptx.find("barrier.cluster.arrive", at + 1))
+    ++arrives;
+  EXPECT_EQ(arrives, 2u);
+  TILEC_REQUIRE_GPU(ctx);
+  auto exe = Executable::compile(g, ctx);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  HostTensor input = softmaxStressInput(rows, cols, DType::F32, seed);
+  for (int64_t c = 0; c < cols; ++c) // no row of only -inf (its sum is NaN)
+    input.values[(rows - 1) * cols + c] = static_cast<float>(c % 7);
+  std::vector<HostTensor> inputs{input};
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  auto got = (*exe)->runOnHost(inputs, **stream);
+  ASSERT_TRUE(got.ok()) << got.message();
+  EXPECT_LT(relativeError((*got)[0], evaluateReference(g, inputs)[0]), 2e-5);
+  const std::vector<float> &v = (*got)[0].values;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t differ = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      differ += std::memcmp(&v[r * cols + c], &v[r * cols], sizeof(float)) != 0;
+    EXPECT_EQ(differ, 0) << "row " << r << ": columns disagree with column 0";
+  }
 }
 
 TEST(GpuScheduleTest, InnerAxisReductionsUseStridedRows) {

@@ -446,6 +446,96 @@ INSTANTIATE_TEST_SUITE_P(
                       PtxCase{"layer_norm", DType::BF16, 1, 1048576, "sm_90a"}),
     ptxCaseName);
 
+// Online softmax (tilec-form-online-softmax, on by default): the max and
+// the sum of exp are reduced together, so a kernel has one CTA barrier
+// instead of two (rows over several warps), a cluster-split row one
+// cluster exchange instead of two, and a streamed row one pass over HBM for
+// both instead of two (fewer global loads). online-softmax=false keeps the
+// two-round kernel; the schedule is the same either way. Both assemble
+// without spills.
+struct OnlineCase {
+  DType dtype;
+  int64_t rows, cols;
+};
+
+class OnlineSoftmaxTest : public ::testing::TestWithParam<OnlineCase> {};
+
+size_t occurrences(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+TEST_P(OnlineSoftmaxTest, OneReductionRound) {
+  std::string ptxas = ptxasPath();
+  if (ptxas.empty())
+    GTEST_SKIP() << "ptxas not found under " << TILEC_CUDA_ROOT << "/bin";
+  const OnlineCase &c = GetParam();
+  CompiledProgram online = compileExample("softmax", c.rows, c.cols, c.dtype, "sm_90a");
+  CompiledProgram twoRounds =
+      compileExample("softmax", c.rows, c.cols, c.dtype, "sm_90a", "online-softmax=false");
+  ASSERT_EQ(online.launches.size(), 1u);
+  ASSERT_EQ(twoRounds.launches.size(), 1u);
+  const KernelLaunchPlan &l = online.launches[0], &l2 = twoRounds.launches[0];
+  EXPECT_EQ(l.threadsPerRow, l2.threadsPerRow);
+  EXPECT_EQ(l.chunks, l2.chunks);
+  EXPECT_EQ(l.streamBlocks, l2.streamBlocks);
+  EXPECT_EQ(l.colBlocks, l2.colBlocks);
+  for (const CompiledProgram *p : {&online, &twoRounds}) {
+    int status = 0;
+    std::string log = assemble(ptxas, p->ptx, "sm_90a", status);
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+    // Fast math: exp is ex2.approx on both paths (also in the pair's combines).
+    EXPECT_NE(p->ptx.find("ex2.approx"), std::string::npos);
+    EXPECT_EQ(p->ptx.find("__nv_expf"), std::string::npos);
+  }
+  bool warps = l.threadsPerRow > 32;
+  EXPECT_EQ(occurrences(online.ptx, "bar.sync"), warps ? 1u : 0u) << online.ptx;
+  EXPECT_EQ(occurrences(twoRounds.ptx, "bar.sync"), warps ? 2u : 0u);
+  if (l.clusterM > 1) {
+    // The exchange's arrive and the exit barrier's; two exchanges without.
+    EXPECT_EQ(occurrences(online.ptx, "barrier.cluster.arrive"), 2u);
+    EXPECT_EQ(occurrences(twoRounds.ptx, "barrier.cluster.arrive"), 3u);
+  }
+  if (l.streamBlocks > 0) {
+    EXPECT_LT(occurrences(online.ptx, "ld.global"), occurrences(twoRounds.ptx, "ld.global"));
+  }
+}
+
+std::vector<OnlineCase> onlineCases() {
+  std::vector<OnlineCase> cases;
+  for (DType dtype : {DType::BF16, DType::F32})
+    for (int64_t rows : {1, 5, 16})
+      for (int64_t cols : {1, 3, 1000, 4097, 100003})
+        cases.push_back({dtype, rows, cols});
+  // Cluster-split rows in registers: [16, 131072] (clusters of 8).
+  cases.push_back({DType::BF16, 16, 131072});
+  cases.push_back({DType::F32, 16, 131072});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Softmax, OnlineSoftmaxTest, ::testing::ValuesIn(onlineCases()),
+    [](const ::testing::TestParamInfo<OnlineCase> &info) {
+      return std::string(dtypeName(info.param.dtype)) + "_" + std::to_string(info.param.rows) +
+             "x" + std::to_string(info.param.cols);
+    });
+
+TEST(OnlineSoftmaxTest, PreciseMathKeepsLibdeviceExp) {
+  Graph g("softmax");
+  ASSERT_TRUE(examples::build("softmax", g, 5, 1000, DType::F32).ok());
+  CompileOptions options;
+  options.target = "sm_90a";
+  options.fastMath = false;
+  auto p = compileGraph(g, options);
+  ASSERT_TRUE(p.ok()) << p.message();
+  // libdevice's expf is inlined: no approximate ex2 without a range reduction.
+  EXPECT_EQ(p->ptx.find("ex2.approx.f32 "), std::string::npos);
+  EXPECT_EQ(occurrences(p->ptx, "bar.sync"), 1u);
+}
+
 // The slice/concat/broadcast-row graphs the GPU tests run: one kernel each,
 // the schedule they need, and PTX that ptxas takes without spills.
 TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {

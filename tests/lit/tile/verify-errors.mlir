@@ -235,3 +235,11 @@ func.func @select_split_out_of_range(%a: tensor<64xf32>, %b: tensor<64xf32>) -> 
   %0 = tile.select_cols %a, %b {split = 100 : i64} : tensor<64xf32>
   return %0 : tensor<64xf32>
 }
+
+// -----
+
+func.func @reduce_max_sum_exp_needs_f32(%t: tensor<64xbf16>) {
+  // expected-error @+1 {{'tile.reduce_max_sum_exp' op reductions take f32 tiles (upcast first)}}
+  %m, %s = tile.reduce_max_sum_exp %t : tensor<64xbf16> -> f32, f32
+  return
+}

@@ -25,8 +25,13 @@ namespace tilec {
 inline int64_t countRowReductions(mlir::Operation *kernel) {
   int64_t n = 0;
   kernel->walk([&](mlir::Operation *op) {
-    n += mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op);
+    n += mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op);
   });
   return n;
 }
+
+/// Replaces each `reduce_sum(exp(x - splat(reduce_max(x))))` of a row
+/// kernel and its reduce_max by one tile.reduce_max_sum_exp; returns how
+/// many it formed.
+int64_t formOnlineSoftmax(mlir::func::FuncOp kernel);
 } // namespace tilec

@@ -39,6 +39,18 @@ def LowerFusionToTile : Pass<"tilec-lower-fusion-to-tile", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect", "mlir::tensor::TensorDialect"];
 }
 
+def FormOnlineSoftmax : Pass<"tilec-form-online-softmax", "mlir::ModuleOp"> {
+  let summary = "Fuse a row's max and its sum of exp(x - max) into one reduction (online softmax)";
+  let description = [{
+    In each row kernel, `m = tile.reduce_max(x)` and `s = tile.reduce_sum(
+    exp(x - tile.splat(m)))` (exp or exp2) become `m, s =
+    tile.reduce_max_sum_exp(x)`: one round of synchronisation instead of
+    two, and one pass over a streamed row instead of two. Anything else (a
+    max subtracted from another tile, exp of something else) is left alone.
+    tilec-schedule-row-kernels runs it unless `online-softmax=false`.
+  }];
+}
+
 def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
   let summary = "Choose vector width, threads per row and rows per CTA for each tile kernel";
   let description = [{
@@ -73,6 +85,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "sm_90a: kernels with reductions over few wide rows split each row over a "
            "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
            "size; 1: off)">,
+    Option<"onlineSoftmax", "online-softmax", "bool", "true",
+           "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
+           "softmax, tilec-form-online-softmax); false: two reductions, max then sum">,
     Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
     Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
     Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,

@@ -7,6 +7,7 @@
 #ifndef TILEC_TILE_OPS
 #define TILEC_TILE_OPS
 
+include "mlir/Dialect/Arith/IR/ArithBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -96,6 +97,26 @@ class Tile_ReduceOp<string mnemonic, string desc> : Tile_Op<mnemonic, [Pure]> {
 
 def Tile_ReduceSumOp : Tile_ReduceOp<"reduce_sum", "sum of a row tile (f32)">;
 def Tile_ReduceMaxOp : Tile_ReduceOp<"reduce_max", "maximum of a row tile (f32)">;
+
+def Tile_ReduceMaxSumExpOp : Tile_Op<"reduce_max_sum_exp", [Pure]> {
+  let summary = "maximum of a row tile and the sum of exp(x - maximum), in one reduction";
+  let description = [{
+    `%m, %s = tile.reduce_max_sum_exp %x` gives m = max(x) and
+    s = sum(exp(x - m)) (with `base2`, sum(exp2(x - m))): the softmax
+    denominator without a second reduction. Partial results combine as
+    pairs, (m1, s1) + (m2, s2) = (M, s1 exp(m1 - M) + s2 exp(m2 - M)) with
+    M = max(m1, m2) (online softmax, Milakov & Gimelshein 2018), so the
+    distribution pass reduces both in one round. Formed by
+    tilec-form-online-softmax from reduce_max, splat, subf, exp and
+    reduce_sum; `fastmath` is the exp's flags, kept for the exps the
+    combination needs. A row of -inf gives (-inf, 0).
+  }];
+  let arguments = (ins Tile_RowTile:$input, UnitAttr:$base2,
+                       OptionalAttr<Arith_FastMathAttr>:$fastmath);
+  let results = (outs F32:$max, F32:$sum);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($max) `,` type($sum)";
+  let hasVerifier = 1;
+}
 
 def Tile_MatmulOp : Tile_Op<"matmul", [MemoryEffects<[MemRead]>]> {
   let summary = "row `row` of op(lhs) @ op(rhs), accumulated in f32";

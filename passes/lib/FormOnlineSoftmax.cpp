@@ -1,0 +1,100 @@
+// tilec-form-online-softmax: one reduction for a row's max and sum of exp.
+//
+// Softmax computes m = reduce_max(x), then s = reduce_sum(exp(x - m)): two
+// reductions, each a round of shuffles, a CTA barrier and (cluster-split
+// rows) two cluster barriers, or (streamed rows) a pass over HBM. The pair
+// (m, s) can be combined from partial pairs instead (online softmax), so
+// this rewrites
+//   %m = tile.reduce_max %x
+//   %b = tile.splat %m
+//   %d = arith.subf %x, %b
+//   %e = math.exp %d                (or math.exp2)
+//   %s = tile.reduce_sum %e
+// into `%m, %s = tile.reduce_max_sum_exp %x` (at the reduce_max), leaving
+// %b, %d and %e to whatever else uses them (the softmax's e / s).
+#include "tilec/Passes/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_FORMONLINESOFTMAX
+#include "tilec/Passes/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+
+namespace {
+
+/// The reduce_sum of exp(x - splat(m)) over the reduce_max `max` of x, and
+/// that exp; nullptr when there is none.
+std::pair<tilec::tile::ReduceSumOp, Operation *> sumOfExpAfter(tilec::tile::ReduceMaxOp max) {
+  Value x = max.getInput();
+  for (Operation *splat : max.getResult().getUsers()) {
+    if (!isa<tilec::tile::SplatOp>(splat))
+      continue;
+    for (Operation *sub : splat->getResult(0).getUsers()) {
+      auto subf = dyn_cast<arith::SubFOp>(sub);
+      // x - m, not m - x, and of the very tile whose max it is.
+      if (!subf || subf.getLhs() != x || subf.getRhs() != splat->getResult(0))
+        continue;
+      for (Operation *exp : subf.getResult().getUsers()) {
+        if (!isa<math::ExpOp, math::Exp2Op>(exp))
+          continue;
+        for (Operation *user : exp->getResult(0).getUsers())
+          if (auto sum = dyn_cast<tilec::tile::ReduceSumOp>(user))
+            return {sum, exp};
+      }
+    }
+  }
+  return {nullptr, nullptr};
+}
+
+} // namespace
+
+namespace tilec {
+
+int64_t formOnlineSoftmax(func::FuncOp kernel) {
+  SmallVector<tile::ReduceMaxOp> maxima;
+  kernel.walk([&](tile::ReduceMaxOp op) { maxima.push_back(op); });
+  int64_t formed = 0;
+  for (tile::ReduceMaxOp max : maxima) {
+    auto [sum, exp] = sumOfExpAfter(max);
+    if (!sum)
+      continue;
+    OpBuilder b(max);
+    auto fastmath = exp->getAttrOfType<arith::FastMathFlagsAttr>("fastmath");
+    if (fastmath && fastmath.getValue() == arith::FastMathFlags::none)
+      fastmath = nullptr;
+    auto pair = b.create<tile::ReduceMaxSumExpOp>(
+        max.getLoc(), b.getF32Type(), b.getF32Type(), max.getInput(),
+        /*base2=*/isa<math::Exp2Op>(exp), fastmath);
+    max.getResult().replaceAllUsesWith(pair.getMax());
+    sum.getResult().replaceAllUsesWith(pair.getSum());
+    max.erase();
+    sum.erase();
+    // exp(x - m) may now be dead (a kernel storing only the sum).
+    Operation *sub = exp->getOperand(0).getDefiningOp();
+    Operation *splat = sub->getOperand(1).getDefiningOp();
+    for (Operation *op : {exp, sub, splat}) {
+      if (!op->use_empty())
+        break;
+      op->erase();
+    }
+    ++formed;
+  }
+  return formed;
+}
+
+} // namespace tilec
+
+namespace {
+
+struct FormOnlineSoftmaxPass : tilec::impl::FormOnlineSoftmaxBase<FormOnlineSoftmaxPass> {
+  void runOnOperation() override {
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (fn->hasAttr("tile.kernel") && !fn->hasAttr("tile.gemm"))
+        tilec::formOnlineSoftmax(fn);
+  }
+};
+
+} // namespace
