@@ -26,8 +26,9 @@ namespace {
 
 class FusionToTile {
 public:
-  FusionToTile(graph::FusionOp fusion, RowDomain domain, bool roundEveryOp)
-      : fusion(fusion), domain(std::move(domain)), roundEveryOp(roundEveryOp) {}
+  FusionToTile(graph::FusionOp fusion, RowDomain domain, bool roundEveryOp, bool fastMath)
+      : fusion(fusion), domain(std::move(domain)), roundEveryOp(roundEveryOp),
+        fastMath(fastMath) {}
 
   /// Memref type of a kernel argument for a tensor of `type`.
   FailureOr<MemRefType> bufferType(RankedTensorType type) {
@@ -423,6 +424,26 @@ private:
                 // libdevice), and no cancellation in 1 + tanh(y) for y << 0.
                 Value v = x[0];
                 Value x2 = b.create<arith::MulFOp>(loc, v, v);
+                // Fast math with a 16-bit result: h + h tanh(y), h = x / 2,
+                // with tanh.approx (one MUFU op where ex2 and the division's
+                // reciprocal are two: the MUFU pipe bounds a GEMM's GELU
+                // epilogue). Its absolute error (about 2^-11 |h|) is below
+                // the result's rounding in norm, though not relative to the
+                // tiny values of the tail x << 0; f32 results keep the form
+                // above.
+                auto resultType = cast<ShapedType>(op.getResult(0).getType());
+                if (fastMath && resultType.getElementType().getIntOrFloatBitWidth() == 16) {
+                  // y = x (c + 0.044715 c x^2), c = sqrt(2/pi): the constants
+                  // folded (the multiply-add contracts to one FMA).
+                  double c = std::sqrt(2.0 / M_PI);
+                  Value y = b.create<arith::MulFOp>(
+                      loc, v,
+                      b.create<arith::AddFOp>(
+                          loc, f32(v, c), b.create<arith::MulFOp>(loc, f32(v, 0.044715 * c), x2)));
+                  Value t = b.create<math::TanhOp>(loc, y);
+                  Value h = b.create<arith::MulFOp>(loc, f32(v, 0.5), v);
+                  return b.create<arith::AddFOp>(loc, h, b.create<arith::MulFOp>(loc, h, t));
+                }
                 Value poly = b.create<arith::AddFOp>(
                     loc, f32(v, 1.0), b.create<arith::MulFOp>(loc, f32(v, 0.044715), x2));
                 // exp(-2y) as exp2 with log2(e) folded into the constant:
@@ -474,6 +495,7 @@ private:
   graph::FusionOp fusion;
   RowDomain domain;
   bool roundEveryOp;
+  bool fastMath;
   Value row;
   DenseMap<Value, Value> argBuffer, mappedRows;
   DenseMap<std::pair<Value, int64_t>, Value> memo;
@@ -496,7 +518,7 @@ struct LowerFusionToTilePass
         FailureOr<func::FuncOp> kernel = failure();
         if (shape) {
           FusionToTile lowering(fusion, *RowDomain::fromFullShape(shape.asArrayRef()),
-                                roundEveryOp);
+                                roundEveryOp, fastMath);
           kernel = lowering.build(mb, name);
         } else if (Operation *reduce = innerAxisReduction(fusion)) {
           kernel = buildStridedReduction(mb, name, fusion, reduce);

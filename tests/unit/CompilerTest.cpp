@@ -536,6 +536,43 @@ TEST(OnlineSoftmaxTest, PreciseMathKeepsLibdeviceExp) {
   EXPECT_EQ(occurrences(p->ptx, "bar.sync"), 1u);
 }
 
+// GELU: with fast math and a 16-bit result, one tanh.approx per element
+// (the GEMM epilogue's MUFU work halved); f32 results and precise math keep
+// x / (1 + exp2(..)) (no tanh.approx); an explicit fast-math tanh is the
+// instruction too, not libdevice's __nv_tanhf.
+TEST(FastMathTest, GeluAndTanhForms) {
+  auto ptxOf = [](DType dtype, bool fast, bool explicitTanh) {
+    Graph g("act");
+    Tensor x = g.input("x", {64, 256}, dtype);
+    g.output(explicitTanh ? tanh(x) : gelu(x));
+    CompileOptions options;
+    options.target = "sm_90a";
+    options.fastMath = fast;
+    auto p = compileGraph(g, options);
+    EXPECT_TRUE(p.ok()) << p.message();
+    return p.ok() ? p->ptx : std::string();
+  };
+  std::string bf16Fast = ptxOf(DType::BF16, true, false);
+  EXPECT_GT(occurrences(bf16Fast, "tanh.approx.f32"), 0u);
+  EXPECT_EQ(occurrences(bf16Fast, "ex2.approx"), 0u);
+  EXPECT_EQ(occurrences(bf16Fast, "div.approx"), 0u);
+  for (std::string ptx : {ptxOf(DType::F32, true, false), ptxOf(DType::BF16, false, false)}) {
+    EXPECT_EQ(occurrences(ptx, "tanh.approx"), 0u);
+    EXPECT_NE(ptx.find("ex2"), std::string::npos);
+  }
+  EXPECT_GT(occurrences(ptxOf(DType::F32, true, true), "tanh.approx.f32"), 0u);
+  EXPECT_EQ(occurrences(ptxOf(DType::F32, false, true), "tanh.approx"), 0u);
+
+  Graph mm("matmul_bias_gelu");
+  ASSERT_TRUE(examples::build("matmul_bias_gelu", mm, 256, 256, DType::BF16, 128).ok());
+  CompileOptions options;
+  options.target = "sm_90a";
+  auto p = compileGraph(mm, options);
+  ASSERT_TRUE(p.ok()) << p.message();
+  EXPECT_GT(occurrences(p->ptx, "tanh.approx.f32"), 0u);
+  EXPECT_EQ(occurrences(p->ptx, "ex2.approx"), 0u);
+}
+
 // The slice/concat/broadcast-row graphs the GPU tests run: one kernel each,
 // the schedule they need, and PTX that ptxas takes without spills.
 TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {

@@ -147,6 +147,17 @@ def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> 
                            "mlir::LLVM::LLVMDialect"];
 }
 
+def ApproxMath : Pass<"tilec-approx-math", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Fast-math f32 tanh to llvm.intr.tanh (tanh.approx.f32)";
+  let description = [{
+    Before convert-gpu-to-nvvm, which lowers every f32 `math.tanh` to
+    libdevice's `__nv_tanhf` whatever its flags: an f32 (or vector of f32)
+    `math.tanh` marked `afn` becomes `llvm.intr.tanh` with `afn`, which the
+    NVPTX backend emits as the `tanh.approx.f32` instruction.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def MarkTmaParams : Pass<"tilec-mark-tma-params", "mlir::gpu::GPUModuleOp"> {
   let summary = "Pass TMA tensor maps to kernels by value (128-byte grid constants)";
   let description = [{
