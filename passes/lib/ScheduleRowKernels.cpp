@@ -64,6 +64,12 @@ struct ScheduleRowKernelsPass
         tilec::formOnlineSoftmax(fn);
       if (failed(schedule(fn)))
         return signalPassFailure();
+      // Rows held in registers: weights and biases loaded where they are
+      // used, not across the reductions (streamed rows keep their order).
+      auto sched = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
+      auto streamed = sched ? sched.getAs<IntegerAttr>("stream_blocks") : IntegerAttr();
+      if (sinkLoads && sched && (!streamed || streamed.getInt() == 0))
+        tilec::sinkLoadsPastReductions(fn);
     }
   }
 

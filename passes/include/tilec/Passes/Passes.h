@@ -34,4 +34,10 @@ inline int64_t countRowReductions(mlir::Operation *kernel) {
 /// kernel and its reduce_max by one tile.reduce_max_sum_exp; returns how
 /// many it formed.
 int64_t formOnlineSoftmax(mlir::func::FuncOp kernel);
+
+/// Moves the loads (and the conversions only they feed) of a row kernel
+/// whose first use lies past a reduction to just before that use, never
+/// past a store: shorter register lives for weights and biases. Returns
+/// how many ops moved.
+int64_t sinkLoadsPastReductions(mlir::func::FuncOp kernel);
 } // namespace tilec

@@ -85,6 +85,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "sm_90a: kernels with reductions over few wide rows split each row over a "
            "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
            "size; 1: off)">,
+    Option<"sinkLoads", "sink-loads", "bool", "true",
+           "Move loads first used past a reduction (weights, biases) to that use "
+           "in rows held in registers: fewer registers live across the reduction">,
     Option<"onlineSoftmax", "online-softmax", "bool", "true",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax); false: two reductions, max then sum">,
