@@ -16,8 +16,10 @@
 //  CHECK-NEXT:   arith.divf %[[E]], %[[BS]]
 //   CHECK-NOT:   tile.reduce_
 //   CHECK-NOT:   math.exp
+// Scheduled: 250 vectors of 4 over 64 threads (two warps): the pair saves
+// a CTA barrier round, so the schedule pass forms it.
 // SCHED-LABEL: func.func @softmax
-//  SCHED-SAME:   tile.schedule
+//  SCHED-SAME:   threads_per_row = 64
 //       SCHED:   tile.reduce_max_sum_exp %{{.+}} -> f32, f32, tensor<1000xf32>
 //   SCHED-NOT:   tile.reduce_
 //   SCHED-NOT:   math.exp
@@ -45,12 +47,19 @@ func.func @softmax(%in: memref<?x1000xf32>, %out: memref<?x1000xf32>) attributes
 // that stores only the max and the sum loses the then dead exp tile, and
 // the pair has no exp result.
 // CHECK-LABEL: func.func @logsumexp2_parts
-// SCHED-LABEL: func.func @logsumexp2_parts
 //       CHECK:   %[[M:.+]], %[[S:.+]] = tile.reduce_max_sum_exp %{{.+}} {base2} : tensor<256xf32> -> f32, f32{{$}}
 //   CHECK-NOT:   tile.splat
 //   CHECK-NOT:   math.exp2
 //       CHECK:   tile.store %[[M]]
 //       CHECK:   tile.store %[[S]]
+// Scheduled, its rows of 64 vectors take 16 threads, within one warp: the
+// pair would save only a butterfly of shuffles (which it rides anyway) and
+// cost an exp a step, so the schedule pass keeps max, then sum.
+// SCHED-LABEL: func.func @logsumexp2_parts
+//  SCHED-SAME:   threads_per_row = 16
+//   SCHED-NOT:   tile.reduce_max_sum_exp
+//       SCHED:   tile.reduce_max
+//       SCHED:   tile.reduce_sum
 func.func @logsumexp2_parts(%in: memref<?x256xf32>, %mo: memref<?x1xf32>, %so: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 256>} {
   %r = tile.row_id
   %x = tile.load %in[%r] : memref<?x256xf32> -> tensor<256xf32>
