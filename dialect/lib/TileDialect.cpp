@@ -126,6 +126,8 @@ LogicalResult ReduceMaxOp::verify() {
 LogicalResult ReduceMaxSumExpOp::verify() {
   if (!getInput().getType().getElementType().isF32())
     return emitOpError("reductions take f32 tiles (upcast first)");
+  if (getExp() && getExp().getType() != getInput().getType())
+    return emitOpError("exp tile must have the input's type");
   return success();
 }
 

@@ -15,7 +15,11 @@
 //
 // tile.reduce_max_sum_exp (online softmax) reduces the pair (max, sum of
 // exp(x - max)) at every level in the same single round: partial pairs
-// combine as (M, s1 exp(m1 - M) + s2 exp(m2 - M)), M = max(m1, m2).
+// combine as (M, s1 exp(m1 - M) + s2 exp(m2 - M)), M = max(m1, m2). Its
+// optional exp tile (exp(x - M)) is, for rows in registers, each thread's
+// exp(x - m_t) (m_t its own max, the exps its partial sum was made of)
+// times exp(m_t - M) once M is known: one exp an element, not two. Streamed
+// rows recompute exp(x - M) in their store pass.
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -94,8 +98,10 @@ public:
     // reduction has two, synchronised together).
     int64_t reducedValues = 0;
     fn.walk([&](Operation *op) {
-      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op))
-        reducedValues += op->getNumResults();
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp>(op))
+        reducedValues += 1;
+      else if (isa<tile::ReduceMaxSumExpOp>(op))
+        reducedValues += 2; // (the exp tile is not reduced)
     });
     auto workgroupBuffer = [&](int64_t size) {
       return MemRefType::get({size}, Float32Type::get(ctx), AffineMap(),
@@ -147,13 +153,14 @@ public:
   LogicalResult runStreaming() {
     SmallVector<tile::StoreOp> tileStores;
     for (Operation &op : fn.getBody().front()) {
-      if (llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>))
-        continue; // tiles are computed on demand inside the loops
+      // (Before the tile check: a pair may also give its exp tile.)
       if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op)) {
         if (failed(streamReduction(op)))
           return failure();
         continue;
       }
+      if (llvm::any_of(op.getResultTypes(), llvm::IsaPred<RankedTensorType>))
+        continue; // tiles are computed on demand inside the loops
       auto store = dyn_cast<tile::StoreOp>(op);
       if (store && llvm::isa<RankedTensorType>(store.getValue().getType())) {
         tileStores.push_back(store);
@@ -174,6 +181,8 @@ public:
     Operation *def = v.getDefiningOp();
     if (!def)
       return fn.emitOpError("tile argument cannot be streamed");
+    if (auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(def))
+      return emitStreamedExp(pair);
     for (Value operand : def->getOperands())
       if (llvm::isa<RankedTensorType>(operand.getType()) && failed(emitTile(operand)))
         return failure();
@@ -273,6 +282,27 @@ public:
     SmallVector<Value> pair = reduceAcrossThreads(r, acc);
     scalars.map(op.getMax(), pair[0]);
     scalars.map(op.getSum(), pair[1]);
+    if (op.getExp())
+      streamedShift[op] = finiteOrZero(pair[0]);
+    return success();
+  }
+
+  /// A streamed pair's exp tile for the current column block: the row's
+  /// exps cannot be kept, so exp(x - M') again (M' = M, or 0 for a row of
+  /// only -inf, so e is 0 there as in registers).
+  LogicalResult emitStreamedExp(tile::ReduceMaxSumExpOp op) {
+    auto shift = streamedShift.find(op);
+    if (shift == streamedShift.end())
+      return op.emitOpError("exp tile used before its reduction");
+    if (failed(emitTile(op.getInput())))
+      return failure();
+    Reduction r = Reduction::of(*op);
+    Value shiftVec = b->create<vector::BroadcastOp>(loc(), vecType(b->getF32Type()),
+                                                    shift->second);
+    SmallVector<Value> out;
+    for (Value x : tiles[op.getInput()])
+      out.push_back(exp(r, b->create<arith::SubFOp>(loc(), x, shiftVec)));
+    tiles[op.getExp()] = std::move(out);
     return success();
   }
 
@@ -710,7 +740,9 @@ private:
 
   /// This thread's (max, sum of exp(x - max)) over its chunks, as scalars:
   /// chunks past the row's end count as -inf, which adds exp(-inf) = 0.
-  SmallVector<Value> threadMaxSumExp(ArrayRef<Value> chunks, const Reduction &r) {
+  /// With `exps`, also the exp(x - max) vectors summed (per chunk).
+  SmallVector<Value> threadMaxSumExp(ArrayRef<Value> chunks, const Reduction &r,
+                                     SmallVector<Value> *exps = nullptr) {
     Value negInf = splatConst(b->getF32Type(), -INFINITY);
     SmallVector<Value> xs;
     Value maxVec;
@@ -726,6 +758,8 @@ private:
     Value sumVec;
     for (Value v : xs) {
       Value e = exp(r, b->create<arith::SubFOp>(loc(), v, shift));
+      if (exps)
+        exps->push_back(e);
       sumVec = sumVec ? b->create<arith::AddFOp>(loc(), sumVec, e) : e;
     }
     return {m, vectorPartial(sumVec, /*isMax=*/false)};
@@ -835,15 +869,30 @@ private:
     if (it == tiles.end())
       return op.emitOpError("reduces a tile that was not distributed");
     Reduction r = Reduction::of(op);
-    SmallVector<Value> partial;
-    if (r.kind == Reduction::MaxSumExp) {
-      partial = threadMaxSumExp(it->second, r);
+    auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(op);
+    bool keepExps = pair && pair.getExp();
+    SmallVector<Value> partial, exps;
+    if (pair) {
+      partial = threadMaxSumExp(it->second, r, keepExps ? &exps : nullptr);
     } else {
       bool isMax = r.kind == Reduction::Max;
       partial = {vectorPartial(combineChunks(it->second, isMax), isMax)};
     }
-    for (auto [result, v] : llvm::zip(op.getResults(), reduceAcrossThreads(r, partial)))
+    SmallVector<Value> reduced = reduceAcrossThreads(r, partial);
+    for (auto [result, v] : llvm::zip(op.getResults(), reduced))
       scalars.map(result, v);
+    if (keepExps) {
+      // exp(x - M) = exp(x - m_t) * exp(m_t - M'): one exp a thread. m_t <=
+      // M, and M' = (M == -inf ? 0 : M) is finite, so the scale is in [0, 1]
+      // and never NaN: a thread of only -inf (m_t = -inf, its exps 0 since
+      // it subtracted 0) gets exp(-inf) = 0, not exp(-inf - -inf).
+      Value scale = exp(r, b->create<arith::SubFOp>(loc(), partial[0], finiteOrZero(reduced[0])));
+      Value scaleVec = b->create<vector::BroadcastOp>(loc(), vecType(b->getF32Type()), scale);
+      SmallVector<Value> out;
+      for (Value e : exps)
+        out.push_back(b->create<arith::MulFOp>(loc(), e, scaleVec));
+      tiles[pair.getExp()] = std::move(out);
+    }
     return success();
   }
 
@@ -856,6 +905,9 @@ private:
   // Unshifted whole-row loads by (buffer, row): windowed loads of the same
   // row may reuse their registers.
   DenseMap<std::pair<Value, Value>, Value> wholeRows;
+  // Streamed pairs with an exp tile: the row's M' = (M == -inf ? 0 : M),
+  // computed once after the reduction, for the store pass's exps.
+  DenseMap<Operation *, Value> streamedShift;
   IRMapping scalars;
   SmallVector<Value> smem, clusterSmem;
   size_t nextSmem = 0, nextClusterSmem = 0;

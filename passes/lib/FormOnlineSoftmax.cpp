@@ -10,8 +10,12 @@
 //   %d = arith.subf %x, %b
 //   %e = math.exp %d                (or math.exp2)
 //   %s = tile.reduce_sum %e
-// into `%m, %s = tile.reduce_max_sum_exp %x` (at the reduce_max), leaving
-// %b, %d and %e to whatever else uses them (the softmax's e / s).
+// into `%m, %s = tile.reduce_max_sum_exp %x` (at the reduce_max). When
+// the exp tile %e has other users (the softmax's e / s), the pair gives it
+// too, as a third result `%m, %s, %e2 = tile.reduce_max_sum_exp %x`, and
+// those users take %e2: the reduction computes exp(x - max) anyway, and
+// rows held in registers then need one exp an element instead of two (see
+// DistributeRowTiles.cpp). %b and %d stay for whatever else uses them.
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -65,14 +69,20 @@ int64_t formOnlineSoftmax(func::FuncOp kernel) {
     auto fastmath = exp->getAttrOfType<arith::FastMathFlagsAttr>("fastmath");
     if (fastmath && fastmath.getValue() == arith::FastMathFlags::none)
       fastmath = nullptr;
+    // Does anything but the sum use exp(x - m)? Then the pair gives it.
+    bool keepExp = llvm::any_of(exp->getUsers(), [&](Operation *u) { return u != sum; });
+    Type expType = keepExp ? exp->getResult(0).getType() : Type();
     auto pair = b.create<tile::ReduceMaxSumExpOp>(
-        max.getLoc(), b.getF32Type(), b.getF32Type(), max.getInput(),
+        max.getLoc(), b.getF32Type(), b.getF32Type(), expType, max.getInput(),
         /*base2=*/isa<math::Exp2Op>(exp), fastmath);
     max.getResult().replaceAllUsesWith(pair.getMax());
     sum.getResult().replaceAllUsesWith(pair.getSum());
     max.erase();
     sum.erase();
-    // exp(x - m) may now be dead (a kernel storing only the sum).
+    if (keepExp)
+      exp->getResult(0).replaceAllUsesWith(pair.getExp());
+    // exp(x - m) is now dead (the pair gives it, or a kernel stores only
+    // the sum), and x - m and splat(m) may be.
     Operation *sub = exp->getOperand(0).getDefiningOp();
     Operation *splat = sub->getOperand(1).getDefiningOp();
     for (Operation *op : {exp, sub, splat}) {

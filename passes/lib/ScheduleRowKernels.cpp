@@ -58,12 +58,12 @@ struct ScheduleRowKernelsPass
           return signalPassFailure();
         continue;
       }
-      // How the row is reduced, not what: one round for softmax's max and
-      // sum of exp instead of two.
-      if (onlineSoftmax)
-        tilec::formOnlineSoftmax(fn);
       if (failed(schedule(fn)))
         return signalPassFailure();
+      // How the row is reduced, not what: one round for softmax's max and
+      // sum of exp instead of two, where a round is worth saving.
+      if (onlineSoftmax && onlineSoftmaxSavesARound(fn))
+        tilec::formOnlineSoftmax(fn);
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
       auto sched = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
@@ -71,6 +71,23 @@ struct ScheduleRowKernelsPass
       if (sinkLoads && sched && (!streamed || streamed.getInt() == 0))
         tilec::sinkLoadsPastReductions(fn);
     }
+  }
+
+  /// Whether the online pair saves a round that costs more than its exps
+  /// (the schedule is the same either way): rows spanning several warps (a
+  /// CTA barrier and a shared-memory round trip), rows split over a cluster
+  /// (two cluster barriers and a DSMEM exchange) and streamed rows (a pass
+  /// over the row in HBM). A row within one warp only saves a butterfly of
+  /// shuffles, which the pair rides anyway with both values, plus an exp a
+  /// step; there it keeps max, then sum (measured, docs/architecture.md:
+  /// same shuffle count, 10 more ex2 and up to 8 more registers a thread).
+  static bool onlineSoftmaxSavesARound(func::FuncOp fn) {
+    auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
+    auto get = [&](StringRef key) -> int64_t {
+      auto a = schedule ? schedule.getAs<IntegerAttr>(key) : IntegerAttr();
+      return a ? a.getInt() : 0;
+    };
+    return get("threads_per_row") > 32 || get("cluster") > 1 || get("stream_blocks") > 0;
   }
 
   void setSchedule(func::FuncOp fn, int64_t vec, int64_t tpr, int64_t rowsPerBlock,

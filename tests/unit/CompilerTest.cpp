@@ -452,7 +452,13 @@ INSTANTIATE_TEST_SUITE_P(
 // cluster exchange instead of two, and a streamed row one pass over HBM for
 // both instead of two (fewer global loads). online-softmax=false keeps the
 // two-round kernel; the schedule is the same either way. Both assemble
-// without spills.
+// without spills. The pair is formed only where it saves such a round:
+// rows within one warp keep the two-round kernel (the same PTX). Register
+// rows compute one exp an element: the pair's exp tile is each thread's
+// exp(x - m_t) rescaled by one exp(m_t - M), so the online kernel has
+// exactly the two-round kernel's ex2 (one an element) plus one for the
+// scale and those of the pair's combines (two a butterfly step, one a
+// warp, one a cluster CTA).
 struct OnlineCase {
   DType dtype;
   int64_t rows, cols;
@@ -492,6 +498,25 @@ TEST_P(OnlineSoftmaxTest, OneReductionRound) {
     EXPECT_EQ(p->ptx.find("__nv_expf"), std::string::npos);
   }
   bool warps = l.threadsPerRow > 32;
+  bool paired = warps || l.clusterM > 1 || l.streamBlocks > 0;
+  if (!paired) {
+    EXPECT_EQ(online.ptx, twoRounds.ptx) << "the pair saves no round here";
+    return;
+  }
+  size_t ex2 = occurrences(online.ptx, "ex2.approx"), ex2Two = occurrences(twoRounds.ptx, "ex2.approx");
+  if (l.streamBlocks == 0) {
+    size_t steps = 0; // butterfly steps
+    for (int64_t lanes = std::min<int64_t>(l.threadsPerRow, 32); lanes > 1; lanes /= 2)
+      ++steps;
+    size_t combines = 2 * steps +
+                      (warps ? l.threadsPerRow / 32 : 0) + (l.clusterM > 1 ? l.clusterM : 0);
+    EXPECT_EQ(ex2, ex2Two + 1 + combines) << "not one exp an element";
+    EXPECT_EQ(ex2Two, static_cast<size_t>(l.chunks * l.vectorWidth));
+  } else {
+    // Streamed rows cannot keep their exps: the pair's loop and the store
+    // loop each have one an element of a block.
+    EXPECT_GE(ex2, static_cast<size_t>(2 * l.chunks * l.vectorWidth));
+  }
   EXPECT_EQ(occurrences(online.ptx, "bar.sync"), warps ? 1u : 0u) << online.ptx;
   EXPECT_EQ(occurrences(twoRounds.ptx, "bar.sync"), warps ? 2u : 0u);
   if (l.clusterM > 1) {
@@ -510,9 +535,13 @@ std::vector<OnlineCase> onlineCases() {
     for (int64_t rows : {1, 5, 16})
       for (int64_t cols : {1, 3, 1000, 4097, 100003})
         cases.push_back({dtype, rows, cols});
-  // Cluster-split rows in registers: [16, 131072] (clusters of 8).
-  cases.push_back({DType::BF16, 16, 131072});
-  cases.push_back({DType::F32, 16, 131072});
+  // Cluster-split rows in registers: [16, 131072] and [1, 131072]
+  // (clusters of 8); many rows over several warps: [8192, 4096] and
+  // [4096, 32768] (registers in f32, streamed in bf16).
+  for (DType dtype : {DType::BF16, DType::F32})
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 131072}, {1, 131072},
+                              {8192, 4096}, {4096, 32768}})
+      cases.push_back({dtype, rows, cols});
   return cases;
 }
 

@@ -230,3 +230,163 @@ func.func @online_cluster(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) att
   tile.store %y, %out[%r] : tensor<4096xf32> -> memref<?x4096xf32>
   return
 }
+
+// -----
+
+// The pair's exp tile (third result, what tilec-form-online-softmax gives
+// softmax's e / s): a register row keeps the thread's 4 exps exp(x - m_t)
+// of its sum (m_t its own max, SHIFT = m_t or 0 when m_t is -inf) and,
+// once the row's M is known, rescales them by exp(m_t - M'), M' = (M ==
+// -inf ? 0 : M): one exp an element (4) and one a thread, against 8 an
+// element without the third result (online_registers above: 4 for the sum,
+// 4 for the output). The scale subtracts from m_t itself (not SHIFT): a
+// thread of only -inf has exps of 0 and scale exp(-inf - M') = 0, never
+// exp(-inf - -inf).
+// CHECK-LABEL: gpu.func @online_registers_exp_tile
+//       CHECK:   %[[TM:.+]] = vector.reduction <maximumf>, %{{.+}} : vector<4xf32> into f32
+//       CHECK:   %[[SHIFT:.+]] = arith.select %{{.+}}, %{{.+}}, %[[TM]] : f32
+//  CHECK-NEXT:   %[[SHIFTV:.+]] = vector.broadcast %[[SHIFT]] : f32 to vector<4xf32>
+//  CHECK-NEXT:   %[[D0:.+]] = arith.subf %{{.+}}, %[[SHIFTV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[E0:.+]] = math.exp %[[D0]] fastmath<afn> : vector<4xf32>
+//  CHECK-NEXT:   arith.subf %{{.+}}, %[[SHIFTV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[E1:.+]] = math.exp %{{.+}} fastmath<afn> : vector<4xf32>
+//  CHECK-NEXT:   arith.addf %[[E0]], %[[E1]]
+//  CHECK-NEXT:   arith.subf %{{.+}}, %[[SHIFTV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[E2:.+]] = math.exp %{{.+}} fastmath<afn> : vector<4xf32>
+//  CHECK-NEXT:   arith.addf
+//  CHECK-NEXT:   arith.subf %{{.+}}, %[[SHIFTV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[E3:.+]] = math.exp %{{.+}} fastmath<afn> : vector<4xf32>
+//  CHECK-NEXT:   arith.addf
+//  CHECK-NEXT:   vector.reduction <add>
+// The pair's round (shuffles, one barrier, the warps' pairs: the max of
+// all 8 maxima, ROWMAX, is guarded to rescale their sums); no exp of a
+// vector in it.
+//   CHECK-NOT:   math.exp %{{.+}} : vector<4xf32>
+//       CHECK:   gpu.barrier
+//   CHECK-NOT:   gpu.barrier
+//   CHECK-NOT:   math.exp %{{.+}} : vector<4xf32>
+//       CHECK:   arith.cmpf oeq, %[[ROWMAX:[^,]+]], %{{.+}} : f32
+//   CHECK-NOT:   math.exp %{{.+}} : vector<4xf32>
+// Then the scale, from the same guarded ROWMAX.
+//       CHECK:   %[[ALLNI:.+]] = arith.cmpf oeq, %[[ROWMAX]], %{{.+}} : f32
+//  CHECK-NEXT:   %[[RSH:.+]] = arith.select %[[ALLNI]], %{{.+}}, %[[ROWMAX]] : f32
+//  CHECK-NEXT:   %[[SD:.+]] = arith.subf %[[TM]], %[[RSH]] : f32
+//  CHECK-NEXT:   %[[SCALE:.+]] = math.exp %[[SD]] fastmath<afn> : f32
+//  CHECK-NEXT:   %[[SCALEV:.+]] = vector.broadcast %[[SCALE]] : f32 to vector<4xf32>
+//  CHECK-NEXT:   %[[Y0:.+]] = arith.mulf %[[E0]], %[[SCALEV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[Y1:.+]] = arith.mulf %[[E1]], %[[SCALEV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[Y2:.+]] = arith.mulf %[[E2]], %[[SCALEV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[Y3:.+]] = arith.mulf %[[E3]], %[[SCALEV]] : vector<4xf32>
+//  CHECK-NEXT:   %[[SV:.+]] = vector.broadcast %{{.+}} : f32 to vector<4xf32>
+//  CHECK-NEXT:   arith.divf %[[Y0]], %[[SV]]
+//  CHECK-NEXT:   arith.divf %[[Y1]], %[[SV]]
+//  CHECK-NEXT:   arith.divf %[[Y2]], %[[SV]]
+//  CHECK-NEXT:   arith.divf %[[Y3]], %[[SV]]
+//   CHECK-NOT:   math.exp
+//       CHECK:   gpu.return
+func.func @online_registers_exp_tile(%in: memref<?x4000xf32>, %out: memref<?x4000xf32>) attributes {tile.kernel, tile.domain = array<i64: 5, 4000>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}} {
+  %r = tile.row_id
+  %x = tile.load %in[%r] : memref<?x4000xf32> -> tensor<4000xf32>
+  %m, %s, %e = tile.reduce_max_sum_exp %x {fastmath = #arith.fastmath<afn>} : tensor<4000xf32> -> f32, f32, tensor<4000xf32>
+  %bs = tile.splat %s : f32 -> tensor<4000xf32>
+  %y = arith.divf %e, %bs : tensor<4000xf32>
+  tile.store %y, %out[%r] : tensor<4000xf32> -> memref<?x4000xf32>
+  return
+}
+
+// -----
+
+// base2 and no fast-math flags (precise math): the same with exp2, one an
+// element (3) and one for the scale, all without flags; the exp tile is
+// stored as it is.
+// CHECK-LABEL: gpu.func @online_exp2_tile
+//   CHECK-NOT:   math.exp %
+//  CHECK-COUNT-3: math.exp2 %{{.+}} : vector<4xf32>
+//       CHECK:   gpu.shuffle xor
+// (three butterfly steps of two exp2 each)
+//  CHECK-COUNT-6: math.exp2 %{{.+}} : f32
+//       CHECK:   %[[SCALE:.+]] = math.exp2 %{{.+}} : f32
+//  CHECK-NEXT:   %[[SCALEV:.+]] = vector.broadcast %[[SCALE]] : f32 to vector<4xf32>
+//  CHECK-COUNT-3: arith.mulf %{{.+}}, %[[SCALEV]] : vector<4xf32>
+//   CHECK-NOT:   math.exp
+//   CHECK-NOT:   fastmath
+//       CHECK:   vector.store
+//       CHECK:   gpu.return
+func.func @online_exp2_tile(%in: memref<?x96xf32>, %eo: memref<?x96xf32>) attributes {tile.kernel, tile.domain = array<i64: 6, 96>, tile.schedule = {chunks = 3 : i64, col_blocks = 1 : i64, rows_per_block = 4 : i64, stream_blocks = 0 : i64, threads_per_row = 8 : i64, vector_width = 4 : i64}} {
+  %r = tile.row_id
+  %x = tile.load %in[%r] : memref<?x96xf32> -> tensor<96xf32>
+  %m, %s, %e = tile.reduce_max_sum_exp %x {base2} : tensor<96xf32> -> f32, f32, tensor<96xf32>
+  tile.store %e, %eo[%r] : tensor<96xf32> -> memref<?x96xf32>
+  return
+}
+
+// -----
+
+// Streamed rows cannot keep the exps: the pair's loop is as without the
+// third result (online_streamed), and the store loop computes exp(x - M')
+// again, M' = (M == -inf ? 0 : M) taken once after the reduction (a row of
+// only -inf gives e = 0, as in registers): still two passes over the row.
+// CHECK-LABEL: gpu.func @online_streamed_exp_tile
+//       CHECK:   %[[ACC:.+]]:2 = scf.for
+//  CHECK-COUNT-4:  math.exp %{{.+}} fastmath<afn> : vector<4xf32>
+//       CHECK:     scf.yield
+//       CHECK:   gpu.barrier
+//       CHECK:   arith.cmpf oeq, %[[ROWMAX:[^,]+]], %{{.+}} : f32
+//       CHECK:   %[[ALLNI:.+]] = arith.cmpf oeq, %[[ROWMAX]], %{{.+}} : f32
+//  CHECK-NEXT:   %[[RSH:.+]] = arith.select %[[ALLNI]], %{{.+}}, %[[ROWMAX]] : f32
+//   CHECK-NOT:   math.exp
+//       CHECK:   scf.for %{{[^ ]+}} = %{{[^ ]+}} to %{{[^ ]+}} step %{{[^ ]+}} {
+//  CHECK-COUNT-4:  vector.load
+//       CHECK:     %[[RSHV:.+]] = vector.broadcast %[[RSH]] : f32 to vector<4xf32>
+//  CHECK-COUNT-4:  math.exp %{{.+}} fastmath<afn> : vector<4xf32>
+//       CHECK:     vector.broadcast
+//  CHECK-COUNT-4:  arith.divf
+//  CHECK-COUNT-4:  vector.store
+//       CHECK:   gpu.return
+//   CHECK-NOT:   scf.for
+func.func @online_streamed_exp_tile(%in: memref<?x65536xf32>, %out: memref<?x65536xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 65536>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 8 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}} {
+  %r = tile.row_id
+  %x = tile.load %in[%r] : memref<?x65536xf32> -> tensor<65536xf32>
+  %m, %s, %e = tile.reduce_max_sum_exp %x {fastmath = #arith.fastmath<afn>} : tensor<65536xf32> -> f32, f32, tensor<65536xf32>
+  %bs = tile.splat %s : f32 -> tensor<65536xf32>
+  %y = arith.divf %e, %bs : tensor<65536xf32>
+  tile.store %y, %out[%r] : tensor<65536xf32> -> memref<?x65536xf32>
+  return
+}
+
+// -----
+
+// A cluster-split row: the thread's exps are rescaled once the cluster's
+// combine (in rank order, bitwise the same M in every CTA) gives M, after
+// the exit barrier's arrive: one exp an element across the cluster too.
+// CHECK-LABEL: gpu.func @online_cluster_exp_tile
+//       CHECK:   %[[TM:.+]] = vector.reduction <maximumf>
+//       CHECK:   math.exp %{{.+}} fastmath<afn> : vector<4xf32>
+//   CHECK-NOT:   math.exp %{{.+}} : vector<4xf32>
+//       CHECK:   nvvm.cluster.arrive {aligned}
+//  CHECK-NEXT:   nvvm.cluster.wait {aligned}
+//   CHECK-NOT:   math.exp %{{.+}} : vector<4xf32>
+//       CHECK:   arith.cmpf oeq, %[[CM:[^,]+]], %{{.+}} : f32
+//   CHECK-NOT:   math.exp %{{.+}} : vector<4xf32>
+//       CHECK:   nvvm.cluster.arrive {aligned}
+//  CHECK-NEXT:   arith.constant
+//  CHECK-NEXT:   arith.constant
+//  CHECK-NEXT:   arith.cmpf oeq, %[[CM]], %{{.+}} : f32
+//  CHECK-NEXT:   %[[RSH:.+]] = arith.select %{{.+}}, %{{.+}}, %[[CM]] : f32
+//  CHECK-NEXT:   %[[SD:.+]] = arith.subf %[[TM]], %[[RSH]] : f32
+//  CHECK-NEXT:   %[[SCALE:.+]] = math.exp %[[SD]] fastmath<afn> : f32
+//  CHECK-NEXT:   %[[SCALEV:.+]] = vector.broadcast %[[SCALE]]
+//  CHECK-NEXT:   arith.mulf %{{.+}}, %[[SCALEV]] : vector<4xf32>
+//   CHECK-NOT:   math.exp
+//       CHECK:   vector.store
+//       CHECK:   nvvm.cluster.wait {aligned}
+//  CHECK-NEXT:   gpu.return
+func.func @online_cluster_exp_tile(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 4096>, tile.schedule = {chunks = 1 : i64, cluster = 4 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}} {
+  %r = tile.row_id
+  %x = tile.load %in[%r] : memref<?x4096xf32> -> tensor<4096xf32>
+  %m, %s, %e = tile.reduce_max_sum_exp %x {fastmath = #arith.fastmath<afn>} : tensor<4096xf32> -> f32, f32, tensor<4096xf32>
+  %bs = tile.splat %s : f32 -> tensor<4096xf32>
+  %y = arith.divf %e, %bs : tensor<4096xf32>
+  tile.store %y, %out[%r] : tensor<4096xf32> -> memref<?x4096xf32>
+  return
+}

@@ -5,21 +5,24 @@
 
 // Online softmax: m = reduce_max(x) and s = reduce_sum(exp(x - splat(m)))
 // become one tile.reduce_max_sum_exp of x at the reduce_max, carrying the
-// exp's fast-math flags; the exp tile stays for e / s.
+// exp's fast-math flags. The exp tile is also used by e / s, so the pair
+// gives it as its third result (exp(x - m), which the reduction computes
+// anyway) and the exp, x - m and splat(m) go.
 // CHECK-LABEL: func.func @softmax
 //  CHECK-SAME:   (%[[IN:[^:]+]]: memref<?x1000xf32>
 //       CHECK:   %[[X:.+]] = tile.load %[[IN]]
-//  CHECK-NEXT:   %[[M:.+]], %[[S:.+]] = tile.reduce_max_sum_exp %[[X]] {fastmath = #arith.fastmath<afn>} : tensor<1000xf32> -> f32, f32
-//  CHECK-NEXT:   %[[B:.+]] = tile.splat %[[M]]
-//  CHECK-NEXT:   %[[D:.+]] = arith.subf %[[X]], %[[B]]
-//  CHECK-NEXT:   %[[E:.+]] = math.exp %[[D]] fastmath<afn>
+//  CHECK-NEXT:   %[[M:[^,]+]], %[[S:[^,]+]], %[[E:[^ ]+]] = tile.reduce_max_sum_exp %[[X]] {fastmath = #arith.fastmath<afn>} : tensor<1000xf32> -> f32, f32, tensor<1000xf32>
 //  CHECK-NEXT:   %[[BS:.+]] = tile.splat %[[S]]
 //  CHECK-NEXT:   arith.divf %[[E]], %[[BS]]
 //   CHECK-NOT:   tile.reduce_
+//   CHECK-NOT:   math.exp
+// Scheduled: 250 vectors of 4 over 64 threads (two warps): the pair saves
+// a CTA barrier round, so the schedule pass forms it.
 // SCHED-LABEL: func.func @softmax
-//  SCHED-SAME:   tile.schedule
-//       SCHED:   tile.reduce_max_sum_exp
+//  SCHED-SAME:   threads_per_row = 64
+//       SCHED:   tile.reduce_max_sum_exp %{{.+}} -> f32, f32, tensor<1000xf32>
 //   SCHED-NOT:   tile.reduce_
+//   SCHED-NOT:   math.exp
 // OFF-LABEL: func.func @softmax
 //   OFF-NOT:   tile.reduce_max_sum_exp
 //       OFF:   tile.reduce_max
@@ -41,14 +44,22 @@ func.func @softmax(%in: memref<?x1000xf32>, %out: memref<?x1000xf32>) attributes
 // -----
 
 // exp2 (base2), no fast-math flags (precise math: none kept); a kernel
-// that stores only the max and the sum loses the then dead exp tile.
+// that stores only the max and the sum loses the then dead exp tile, and
+// the pair has no exp result.
 // CHECK-LABEL: func.func @logsumexp2_parts
-// SCHED-LABEL: func.func @logsumexp2_parts
-//       CHECK:   %[[M:.+]], %[[S:.+]] = tile.reduce_max_sum_exp %{{.+}} {base2} : tensor<256xf32> -> f32, f32
+//       CHECK:   %[[M:.+]], %[[S:.+]] = tile.reduce_max_sum_exp %{{.+}} {base2} : tensor<256xf32> -> f32, f32{{$}}
 //   CHECK-NOT:   tile.splat
 //   CHECK-NOT:   math.exp2
 //       CHECK:   tile.store %[[M]]
 //       CHECK:   tile.store %[[S]]
+// Scheduled, its rows of 64 vectors take 16 threads, within one warp: the
+// pair would save only a butterfly of shuffles (which it rides anyway) and
+// cost an exp a step, so the schedule pass keeps max, then sum.
+// SCHED-LABEL: func.func @logsumexp2_parts
+//  SCHED-SAME:   threads_per_row = 16
+//   SCHED-NOT:   tile.reduce_max_sum_exp
+//       SCHED:   tile.reduce_max
+//       SCHED:   tile.reduce_sum
 func.func @logsumexp2_parts(%in: memref<?x256xf32>, %mo: memref<?x1xf32>, %so: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 256>} {
   %r = tile.row_id
   %x = tile.load %in[%r] : memref<?x256xf32> -> tensor<256xf32>
@@ -59,6 +70,36 @@ func.func @logsumexp2_parts(%in: memref<?x256xf32>, %mo: memref<?x1xf32>, %so: m
   %s = tile.reduce_sum %e : tensor<256xf32> -> f32
   tile.store %m, %mo[%r] : f32 -> memref<?x1xf32>
   tile.store %s, %so[%r] : f32 -> memref<?x1xf32>
+  return
+}
+
+// -----
+
+// The exp tile and x - m both have other users (a store each): the pair
+// gives the exp tile for both users of the exp, and x - m (and its splat)
+// stay for their store.
+// CHECK-LABEL: func.func @exp_and_difference_stored
+//       CHECK:   %[[X:.+]] = tile.load
+//  CHECK-NEXT:   %[[M:[^,]+]], %[[S:[^,]+]], %[[E:[^ ]+]] = tile.reduce_max_sum_exp %[[X]] : tensor<128xf32> -> f32, f32, tensor<128xf32>
+//  CHECK-NEXT:   %[[B:.+]] = tile.splat %[[M]]
+//  CHECK-NEXT:   %[[D:.+]] = arith.subf %[[X]], %[[B]]
+//   CHECK-NOT:   math.exp
+//       CHECK:   tile.store %[[E]], %arg1
+//       CHECK:   tile.store %[[D]], %arg2
+//       CHECK:   arith.divf %[[E]]
+func.func @exp_and_difference_stored(%in: memref<?x128xf32>, %eo: memref<?x128xf32>, %do: memref<?x128xf32>, %yo: memref<?x128xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 128>} {
+  %r = tile.row_id
+  %x = tile.load %in[%r] : memref<?x128xf32> -> tensor<128xf32>
+  %m = tile.reduce_max %x : tensor<128xf32> -> f32
+  %b = tile.splat %m : f32 -> tensor<128xf32>
+  %d = arith.subf %x, %b : tensor<128xf32>
+  %e = math.exp %d : tensor<128xf32>
+  %s = tile.reduce_sum %e : tensor<128xf32> -> f32
+  tile.store %e, %eo[%r] : tensor<128xf32> -> memref<?x128xf32>
+  tile.store %d, %do[%r] : tensor<128xf32> -> memref<?x128xf32>
+  %bs = tile.splat %s : f32 -> tensor<128xf32>
+  %y = arith.divf %e, %bs : tensor<128xf32>
+  tile.store %y, %yo[%r] : tensor<128xf32> -> memref<?x128xf32>
   return
 }
 

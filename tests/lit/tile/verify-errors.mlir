@@ -243,3 +243,11 @@ func.func @reduce_max_sum_exp_needs_f32(%t: tensor<64xbf16>) {
   %m, %s = tile.reduce_max_sum_exp %t : tensor<64xbf16> -> f32, f32
   return
 }
+
+// -----
+
+func.func @reduce_max_sum_exp_exp_tile_type(%t: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.reduce_max_sum_exp' op exp tile must have the input's type}}
+  %m, %s, %e = tile.reduce_max_sum_exp %t : tensor<64xf32> -> f32, f32, tensor<32xf32>
+  return
+}

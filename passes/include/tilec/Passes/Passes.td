@@ -47,7 +47,11 @@ def FormOnlineSoftmax : Pass<"tilec-form-online-softmax", "mlir::ModuleOp"> {
     tile.reduce_max_sum_exp(x)`: one round of synchronisation instead of
     two, and one pass over a streamed row instead of two. Anything else (a
     max subtracted from another tile, exp of something else) is left alone.
-    tilec-schedule-row-kernels runs it unless `online-softmax=false`.
+    When the exp tile has other users (softmax's e / s), the pair also
+    gives it, so rows in registers compute one exp an element.
+    tilec-schedule-row-kernels runs it, after choosing the schedule, on
+    rows whose reduction crosses warps, CTAs or column blocks, unless
+    `online-softmax=false`.
   }];
 }
 
@@ -90,7 +94,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "in rows held in registers: fewer registers live across the reduction">,
     Option<"onlineSoftmax", "online-softmax", "bool", "true",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
-           "softmax, tilec-form-online-softmax); false: two reductions, max then sum">,
+           "softmax, tilec-form-online-softmax) where that saves a barrier round: rows "
+           "over several warps, split over a cluster or streamed (rows within one warp "
+           "keep two reductions); false: never, two reductions, max then sum">,
     Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
     Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
     Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,

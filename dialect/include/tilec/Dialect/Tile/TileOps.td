@@ -110,11 +110,21 @@ def Tile_ReduceMaxSumExpOp : Tile_Op<"reduce_max_sum_exp", [Pure]> {
     tilec-form-online-softmax from reduce_max, splat, subf, exp and
     reduce_sum; `fastmath` is the exp's flags, kept for the exps the
     combination needs. A row of -inf gives (-inf, 0).
+
+    With a third result, `%m, %s, %e = tile.reduce_max_sum_exp %x : ... ->
+    f32, f32, tensor<...>`, the op also gives the tile e = exp(x - m) (exp2
+    with `base2`), which the reduction computes anyway: the rewrite uses it
+    for the softmax's numerator instead of a second exp(x - splat(m)). Where
+    x is -inf, e is 0, also in a row of only -inf (m is taken as 0 there, as
+    for s). Rows held in registers keep each thread's exp(x - m_t), m_t the
+    thread's own max, and rescale it by exp(m_t - m) once m is known: one
+    exp an element instead of two.
   }];
   let arguments = (ins Tile_RowTile:$input, UnitAttr:$base2,
                        OptionalAttr<Arith_FastMathAttr>:$fastmath);
-  let results = (outs F32:$max, F32:$sum);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($max) `,` type($sum)";
+  let results = (outs F32:$max, F32:$sum, Optional<Tile_RowTile>:$exp);
+  let assemblyFormat =
+      "$input attr-dict `:` type($input) `->` type($max) `,` type($sum) (`,` type($exp)^)?";
   let hasVerifier = 1;
 }
 
