@@ -58,11 +58,17 @@ struct ScheduleRowKernelsPass
           return signalPassFailure();
         continue;
       }
+      if (onlineSoftmax != "auto" && onlineSoftmax != "true" && onlineSoftmax != "false") {
+        fn.emitOpError("online-softmax must be auto, true or false, got '")
+            << onlineSoftmax << "'";
+        return signalPassFailure();
+      }
       if (failed(schedule(fn)))
         return signalPassFailure();
       // How the row is reduced, not what: one round for softmax's max and
-      // sum of exp instead of two, where a round is worth saving.
-      if (onlineSoftmax && onlineSoftmaxSavesARound(fn))
+      // sum of exp instead of two, where a round is worth saving (true) and
+      // where that was measured faster (auto).
+      if (onlineSoftmax != "false" && onlineSoftmaxSavesARound(fn, onlineSoftmax == "auto"))
         tilec::formOnlineSoftmax(fn);
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
@@ -81,12 +87,21 @@ struct ScheduleRowKernelsPass
   /// shuffles, which the pair rides anyway with both values, plus an exp a
   /// step; there it keeps max, then sum (measured, docs/architecture.md:
   /// same shuffle count, 10 more ex2 and up to 8 more registers a thread).
-  static bool onlineSoftmaxSavesARound(func::FuncOp fn) {
+  ///
+  /// `measuredFaster` (online-softmax=auto) keeps only rows split over a
+  /// cluster: on the H200 (docs/perf.md, sixth session, same run) the pair
+  /// took 4-9% off f32 [16, 32768] and [16, 131072] and bf16 [16, 32768],
+  /// was within 1% on rows of one CTA, and made the streamed bf16 [4096,
+  /// 32768] 7% slower (the re-read pass it saves hits L2; the rescaled sums
+  /// cost exps in the loop that the max-only pass did not have).
+  static bool onlineSoftmaxSavesARound(func::FuncOp fn, bool measuredFaster) {
     auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
     auto get = [&](StringRef key) -> int64_t {
       auto a = schedule ? schedule.getAs<IntegerAttr>(key) : IntegerAttr();
       return a ? a.getInt() : 0;
     };
+    if (measuredFaster)
+      return get("cluster") > 1;
     return get("threads_per_row") > 32 || get("cluster") > 1 || get("stream_blocks") > 0;
   }
 

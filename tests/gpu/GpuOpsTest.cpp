@@ -220,8 +220,9 @@ TEST(GpuScheduleTest, ClusterCtasOfARowAgreeBitwise) {
       << "two runs differ";
 }
 
-// Online softmax (tilec-form-online-softmax, the default) and the
-// two-round path (online-softmax=false) on every row schedule, against the
+// Online softmax (tilec-form-online-softmax, forced with
+// online-softmax=true; the default forms it only in cluster-split rows) and
+// the two-round path (online-softmax=false) on every row schedule, against the
 // reference, on inputs that stress the (max, sum) pair's combine: values
 // of magnitude up to 80 (exp(x - max) spans e^-160 .. 1), rows whose
 // finite values all lie in the first or the last eighth (whole lanes,
@@ -262,7 +263,7 @@ TEST_P(GpuOnlineSoftmaxTest, MatchesReferenceWithInfinitiesAndLargeValues) {
   Graph g("softmax");
   ASSERT_TRUE(examples::build("softmax", g, c.rows, c.cols, c.dtype).ok());
   CompileOptions options;
-  options.scheduleOptions = c.scheduleOptions + (online ? "" : " online-softmax=false");
+  options.scheduleOptions = c.scheduleOptions + (online ? " online-softmax=true" : " online-softmax=false");
   auto program = compileGraph(g, options);
   ASSERT_TRUE(program.ok()) << program.message();
   ASSERT_EQ(program->launches.size(), 1u);

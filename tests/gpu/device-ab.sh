@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One short device run for the session's changes: every GPU test, the
-# online softmax against the two-round one (same run), the GEMM + bias +
+# online softmax against the two-round one and loads sunk to their use
+# against loads at the top (same run), the GEMM + bias +
 # GELU epilogue beside eager and torch.compile under two flushes, and
 # cuBLAS under tilec's batch timer; tables last.
 source "$(dirname "$0")/device-setup.sh"
@@ -16,6 +17,10 @@ SM=${TILEC_SOFTMAX_SHAPES:-16x4096,8192x4096,4096x8192,16384x4096,4096x32768,16x
 for v in true false; do
   timeout 90 "$B/bin/tilec-bench" --ops=softmax --shapes="$SM" --schedule="online-softmax=$v" --csv="$OUT/softmax_online_$v.csv" 2>&1 | tail -n +3 | sed "s/^/online=$v: /"
 done | tee "$OUT/softmax_ab.txt"
+step "loads where they are used: sink-loads on and off"
+for v in true false; do
+  timeout 90 "$B/bin/tilec-bench" --ops=layer_norm,rms_norm,add_rms_norm --dtypes=bf16,f32 --shapes=8192x4096,4096x8192,16384x4096 --schedule="sink-loads=$v" --csv="$OUT/sink_$v.csv" 2>&1 | tail -n +3 | sed "s/^/sink=$v: /"
+done | tee "$OUT/sink_ab.txt"
 step "GEMM epilogue (tanh.approx GELU)"
 for f in write read; do
   timeout 90 "$B/bin/tilec-bench" --ops= --gemm=8192x8192x8192,16384x14336x4096 --gemm-ops=matmul,matmul_bias_gelu --gemm-csv="$OUT/gemm_$f.csv" --cooldown-ms=$COOL --gemm-flush=$f 2>&1 | tail -n +3

@@ -446,7 +446,9 @@ INSTANTIATE_TEST_SUITE_P(
                       PtxCase{"layer_norm", DType::BF16, 1, 1048576, "sm_90a"}),
     ptxCaseName);
 
-// Online softmax (tilec-form-online-softmax, on by default): the max and
+// Online softmax (tilec-form-online-softmax; online-softmax=true forms it
+// wherever it saves a round, the default auto only in rows split over a
+// cluster, where it was measured faster): the max and
 // the sum of exp are reduced together, so a kernel has one CTA barrier
 // instead of two (rows over several warps), a cluster-split row one
 // cluster exchange instead of two, and a streamed row one pass over HBM for
@@ -478,9 +480,14 @@ TEST_P(OnlineSoftmaxTest, OneReductionRound) {
   if (ptxas.empty())
     GTEST_SKIP() << "ptxas not found under " << TILEC_CUDA_ROOT << "/bin";
   const OnlineCase &c = GetParam();
-  CompiledProgram online = compileExample("softmax", c.rows, c.cols, c.dtype, "sm_90a");
+  CompiledProgram online =
+      compileExample("softmax", c.rows, c.cols, c.dtype, "sm_90a", "online-softmax=true");
   CompiledProgram twoRounds =
       compileExample("softmax", c.rows, c.cols, c.dtype, "sm_90a", "online-softmax=false");
+  // The default (auto) takes the pair only for rows split over a cluster,
+  // where it was measured faster.
+  CompiledProgram automatic = compileExample("softmax", c.rows, c.cols, c.dtype, "sm_90a");
+  EXPECT_EQ(automatic.ptx, online.launches[0].clusterM > 1 ? online.ptx : twoRounds.ptx);
   ASSERT_EQ(online.launches.size(), 1u);
   ASSERT_EQ(twoRounds.launches.size(), 1u);
   const KernelLaunchPlan &l = online.launches[0], &l2 = twoRounds.launches[0];
@@ -558,6 +565,7 @@ TEST(OnlineSoftmaxTest, PreciseMathKeepsLibdeviceExp) {
   CompileOptions options;
   options.target = "sm_90a";
   options.fastMath = false;
+  options.scheduleOptions = "online-softmax=true";
   auto p = compileGraph(g, options);
   ASSERT_TRUE(p.ok()) << p.message();
   // libdevice's expf is inlined: no approximate ex2 without a range reduction.

@@ -1,6 +1,9 @@
 // RUN: tilec-opt --split-input-file --tilec-form-online-softmax %s | FileCheck %s
-// tilec-schedule-row-kernels runs the same rewrite unless online-softmax=false.
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=SCHED
+// tilec-schedule-row-kernels runs the same rewrite with online-softmax=true
+// where it saves a round (the default, auto, only in cluster-split rows:
+// none here, see tools/online-softmax.test).
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=online-softmax=true %s | FileCheck %s --check-prefix=SCHED
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=OFF
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=online-softmax=false %s | FileCheck %s --check-prefix=OFF
 
 // Online softmax: m = reduce_max(x) and s = reduce_sum(exp(x - splat(m)))

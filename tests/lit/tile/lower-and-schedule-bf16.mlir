@@ -17,13 +17,12 @@
 //  CHECK-SAME:   (%[[X:.+]]: memref<?x4096xbf16>, %[[W:.+]]: memref<4096xbf16>, %[[OUT:.+]]: memref<?x4096xbf16>)
 //  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 4096>, tile.kernel,
 //  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}}
-// The weight is loaded past the reduction, where it is used (sink-loads).
 //       CHECK:   %[[XT:.+]] = tile.load %[[X]][%{{.+}}] : memref<?x4096xbf16> -> tensor<4096xbf16>
+//       CHECK:   %[[WT:.+]] = tile.load %[[W]] : memref<4096xbf16> -> tensor<4096xbf16>
 //       CHECK:   %[[XF:.+]] = arith.extf %[[XT]] : tensor<4096xbf16> to tensor<4096xf32>
 //       CHECK:   tile.reduce_sum %{{.+}} : tensor<4096xf32> -> f32
 //       CHECK:   arith.constant 4.096000e+03 : f32
-//       CHECK:   %[[WT:.+]] = tile.load %[[W]] : memref<4096xbf16> -> tensor<4096xbf16>
-//  CHECK-NEXT:   %[[WF:.+]] = arith.extf %[[WT]] : tensor<4096xbf16> to tensor<4096xf32>
+//       CHECK:   %[[WF:.+]] = arith.extf %[[WT]] : tensor<4096xbf16> to tensor<4096xf32>
 //  CHECK-NEXT:   %[[INV:.+]] = tile.splat %{{.+}} : f32 -> tensor<4096xf32>
 //  CHECK-NEXT:   %[[N:.+]] = arith.mulf %[[XF]], %[[INV]] : tensor<4096xf32>
 //  CHECK-NEXT:   %[[Y:.+]] = arith.mulf %[[N]], %[[WF]] : tensor<4096xf32>

@@ -89,14 +89,15 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "sm_90a: kernels with reductions over few wide rows split each row over a "
            "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
            "size; 1: off)">,
-    Option<"sinkLoads", "sink-loads", "bool", "true",
+    Option<"sinkLoads", "sink-loads", "bool", "false",
            "Move loads first used past a reduction (weights, biases) to that use "
-           "in rows held in registers: fewer registers live across the reduction">,
-    Option<"onlineSoftmax", "online-softmax", "bool", "true",
+           "in rows held in registers: fewer registers live across the reduction "
+           "(off: measured 1-3% slower, docs/perf.md)">,
+    Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
-           "softmax, tilec-form-online-softmax) where that saves a barrier round: rows "
-           "over several warps, split over a cluster or streamed (rows within one warp "
-           "keep two reductions); false: never, two reductions, max then sum">,
+           "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
+           "it was measured faster), true (every row schedule with a CTA barrier or a "
+           "cluster or a streamed pass to save), false (never: max, then sum)">,
     Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
     Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
     Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,
