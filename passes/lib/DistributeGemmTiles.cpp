@@ -629,6 +629,15 @@ private:
       auto ifOp = pb.create<scf::IfOp>(loc, first, false);
       OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       IndexMath im{ib, loc};
+      // Fetch the tensor maps (128-byte kernel parameters) into the TMA
+      // unit's descriptor cache before the first copy needs them, as
+      // CUTLASS's producers do: the first copies of a call no longer wait
+      // on a parameter-space read.
+      for (Value map : mapParams)
+        ib.create<NVVM::PrefetchOp>(loc, NVVM::PrefetchCacheLevelAttr(),
+                                    NVVM::CacheEvictionPriorityAttr(), map, Value(),
+                                    /*tensormap=*/true, /*uniform=*/false,
+                                    /*in_param_space=*/true);
       auto tileLoop = ib.create<scf::ForOp>(loc, im.c(0), myTiles, im.c(1));
       OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
       IndexMath tm{tb, loc};
