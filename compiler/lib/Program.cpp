@@ -199,6 +199,37 @@ std::string explainFusion(const CompiledProgram &program) {
       os << " " << op;
     os << "\n    keeps " << f.hbmBytesSaved << " bytes ("
        << (f.hbmBytesSaved / 1.0e6) << " MB) of intermediates out of HBM\n";
+    // How it runs: the launch plan the scheduler chose.
+    for (const KernelLaunchPlan &l : program.launches) {
+      if (l.name != f.kernel)
+        continue;
+      auto count = [](int64_t n, const char *one, const char *many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+      };
+      if (l.gemm && l.persistent)
+        os << "    schedule: GEMM, " << count(l.gridSize(), "tile", "tiles")
+           << " over persistent CTAs (at most one an SM) of " << l.blockSize() << " threads";
+      else
+        os << "    schedule: " << (l.gemm ? "GEMM, " : "") << count(l.gridSize(), "CTA", "CTAs")
+           << " of " << l.blockSize() << " threads";
+      if (l.gemm) {
+        os << ", " << l.sharedBytes << " bytes of shared memory";
+        if (!l.tensorMaps.empty())
+          os << ", TMA";
+      } else {
+        os << ", " << l.threadsPerRow << (l.threadsPerRow == 1 ? " thread" : " threads")
+           << " a row, " << l.chunks << " x " << l.vectorWidth << "-element vectors a thread";
+        if (l.rowsPerBlock > 1)
+          os << ", " << l.rowsPerBlock << " rows a CTA";
+        if (l.streamBlocks > 0)
+          os << ", streamed in " << l.streamBlocks << " blocks";
+        else if (l.colBlocks > 1)
+          os << ", " << l.colBlocks << " CTAs a row";
+      }
+      if (l.clusterM > 1)
+        os << ", clusters of " << l.clusterM;
+      os << "\n";
+    }
     total += f.hbmBytesSaved;
   }
   os << "  total HBM traffic saved by fusion: " << total << " bytes\n";

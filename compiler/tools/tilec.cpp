@@ -27,7 +27,8 @@ options:
   --emit=STAGE           graph | fused | tile | gpu | llvm | ptx  (default: ptx)
   --target=SM            sm_80 | sm_86 | sm_89 | sm_90 | sm_90a    (default: sm_90a)
   -o FILE                write the output to FILE instead of stdout
-  --explain-fusion       print the fusion groups and the HBM bytes each saves
+  --explain-fusion       print the fusion groups, the HBM bytes each saves and
+                         each kernel's schedule
   --rows=N --cols=N      example shape [rows, cols]         (default: 8192 x 4096;
                          matmuls: 4096 x 4096)
   --k=N                  contraction depth of the matmul examples  (default: 4096)

@@ -114,6 +114,8 @@ TEST(FusionTest, ExplainFusionNamesTheGroupAndTheBytesSaved) {
   EXPECT_NE(text.find("-> 1 kernel"), std::string::npos) << text;
   EXPECT_NE(text.find("rms_norm_kernel0"), std::string::npos) << text;
   EXPECT_NE(text.find("reduce_mean"), std::string::npos) << text;
+  EXPECT_NE(text.find("schedule: 8192 CTAs of 128 threads, 128 threads a row"), std::string::npos)
+      << text;
   ASSERT_EQ(p.fusions.size(), 1u);
   // Every f32 intermediate of [8192, 4096] stays on chip: far more than the
   // 128 MB the kernel itself must move.
