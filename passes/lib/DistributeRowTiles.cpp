@@ -663,12 +663,12 @@ private:
   Value finiteOrZero(Value m) {
     Type t = m.getType();
     auto elem = getElementTypeOrSelf(t);
-    Value negInf = llvm::isa<VectorType>(t) ? splatConst(elem, -INFINITY)
-                                            : b->create<arith::ConstantOp>(
-                                                  loc(), b->getFloatAttr(elem, -INFINITY));
-    Value zero = llvm::isa<VectorType>(t) ? splatConst(elem, 0.0)
-                                          : b->create<arith::ConstantOp>(
-                                                loc(), b->getFloatAttr(elem, 0.0));
+    auto constant = [&](double v) -> Value {
+      if (llvm::isa<VectorType>(t))
+        return splatConst(elem, v);
+      return b->create<arith::ConstantOp>(loc(), b->getFloatAttr(elem, v));
+    };
+    Value negInf = constant(-INFINITY), zero = constant(0.0);
     Value allNegInf = b->create<arith::CmpFOp>(loc(), arith::CmpFPredicate::OEQ, m, negInf);
     return b->create<arith::SelectOp>(loc(), allNegInf, zero, m);
   }

@@ -50,6 +50,11 @@ struct ScheduleRowKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (onlineSoftmax != "auto" && onlineSoftmax != "true" && onlineSoftmax != "false") {
+      getOperation().emitError("online-softmax must be auto, true or false, got '")
+          << onlineSoftmax << "'";
+      return signalPassFailure();
+    }
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("tile.kernel"))
         continue;
@@ -57,11 +62,6 @@ struct ScheduleRowKernelsPass
         if (failed(scheduleGemm(fn)))
           return signalPassFailure();
         continue;
-      }
-      if (onlineSoftmax != "auto" && onlineSoftmax != "true" && onlineSoftmax != "false") {
-        fn.emitOpError("online-softmax must be auto, true or false, got '")
-            << onlineSoftmax << "'";
-        return signalPassFailure();
       }
       if (failed(schedule(fn)))
         return signalPassFailure();
@@ -72,9 +72,7 @@ struct ScheduleRowKernelsPass
         tilec::formOnlineSoftmax(fn);
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
-      auto sched = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
-      auto streamed = sched ? sched.getAs<IntegerAttr>("stream_blocks") : IntegerAttr();
-      if (sinkLoads && sched && (!streamed || streamed.getInt() == 0))
+      if (sinkLoads && fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0)
         tilec::sinkLoadsPastReductions(fn);
     }
   }
@@ -95,14 +93,17 @@ struct ScheduleRowKernelsPass
   /// 32768] 7% slower (the re-read pass it saves hits L2; the rescaled sums
   /// cost exps in the loop that the max-only pass did not have).
   static bool onlineSoftmaxSavesARound(func::FuncOp fn, bool measuredFaster) {
-    auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
-    auto get = [&](StringRef key) -> int64_t {
-      auto a = schedule ? schedule.getAs<IntegerAttr>(key) : IntegerAttr();
-      return a ? a.getInt() : 0;
-    };
+    auto get = [&](StringRef key) { return scheduleValue(fn, key); };
     if (measuredFaster)
       return get("cluster") > 1;
     return get("threads_per_row") > 32 || get("cluster") > 1 || get("stream_blocks") > 0;
+  }
+
+  /// An entry of the kernel's tile.schedule (0 when absent).
+  static int64_t scheduleValue(func::FuncOp fn, StringRef key) {
+    auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
+    auto a = schedule ? schedule.getAs<IntegerAttr>(key) : IntegerAttr();
+    return a ? a.getInt() : 0;
   }
 
   void setSchedule(func::FuncOp fn, int64_t vec, int64_t tpr, int64_t rowsPerBlock,

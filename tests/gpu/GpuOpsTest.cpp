@@ -185,6 +185,16 @@ TEST_P(GpuClusterTest, MatchesReferenceOnFreshRandomData) {
 INSTANTIATE_TEST_SUITE_P(Rows, GpuClusterTest, ::testing::ValuesIn(clusterCases()),
                          clusterCaseName);
 
+// Every column of each row of `v` ([rows, cols]) bitwise equal to column 0.
+void expectColumnsAgreeBitwise(const std::vector<float> &v, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t differ = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      differ += std::memcmp(&v[r * cols + c], &v[r * cols], sizeof(float)) != 0;
+    EXPECT_EQ(differ, 0) << "row " << r << ": columns disagree with column 0";
+  }
+}
+
 // The CTAs of a cluster combine the partials in one order: each stores its
 // columns of the broadcast row sum, and all of a row's columns (8 CTAs)
 // must be bitwise equal; a second run gives the same bits.
@@ -210,12 +220,7 @@ TEST(GpuScheduleTest, ClusterCtasOfARowAgreeBitwise) {
   ASSERT_TRUE(first.ok() && second.ok());
   EXPECT_LT(relativeError((*first)[0], evaluateReference(g, inputs)[0]), 1e-5);
   const std::vector<float> &v = (*first)[0].values;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t differ = 0;
-    for (int64_t c = 0; c < cols; ++c)
-      differ += std::memcmp(&v[r * cols + c], &v[r * cols], sizeof(float)) != 0;
-    EXPECT_EQ(differ, 0) << "row " << r << ": columns disagree with column 0";
-  }
+  expectColumnsAgreeBitwise(v, rows, cols);
   EXPECT_EQ(std::memcmp(v.data(), (*second)[0].values.data(), v.size() * sizeof(float)), 0)
       << "two runs differ";
 }
@@ -400,12 +405,7 @@ TEST(GpuScheduleTest, ClusterCtasAgreeBitwiseOnTheOnlinePair) {
   ASSERT_TRUE(got.ok()) << got.message();
   EXPECT_LT(relativeError((*got)[0], evaluateReference(g, inputs)[0]), 2e-5);
   const std::vector<float> &v = (*got)[0].values;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t differ = 0;
-    for (int64_t c = 0; c < cols; ++c)
-      differ += std::memcmp(&v[r * cols + c], &v[r * cols], sizeof(float)) != 0;
-    EXPECT_EQ(differ, 0) << "row " << r << ": columns disagree with column 0";
-  }
+  expectColumnsAgreeBitwise(v, rows, cols);
 }
 
 TEST(GpuScheduleTest, InnerAxisReductionsUseStridedRows) {
