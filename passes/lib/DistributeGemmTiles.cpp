@@ -59,6 +59,10 @@ struct GemmSchedule {
   // TMA: two MMA warpgroups take alternate tiles (ping-pong), so one's
   // epilogue runs under the other's MMAs; warps_m x warps_n is one tile's.
   bool pingpong = false;
+  // wgmma: 64-row MMA chains a warpgroup (1 or 2, TMA): warpgroup g owns
+  // rows [g * 64 * chains, (g + 1) * 64 * chains) of the tile, warp w of it
+  // rows c * 64 + (w % 4) * 16 of each chain c.
+  int64_t mChains = 1;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -84,11 +88,15 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   s.pingpong = get("pingpong") != 0;
   if (dict.get("mma_pending"))
     s.mmaPending = get("mma_pending");
+  if (dict.get("m_chains"))
+    s.mChains = get("m_chains");
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
             s.stages >= 2 && s.groupM >= 1 && s.blockM % s.warpsM == 0 &&
             s.blockN % s.warpsN == 0 && s.warpM() % 16 == 0 && s.warpN() % 16 == 0 &&
             s.blockK % 16 == 0 && s.threads() <= 1024 &&
-            (!s.wgmma || (s.warpsN == 1 && s.warpM() == 16 && s.blockM % 64 == 0 &&
+            (s.mChains == 1 || (s.mChains == 2 && s.wgmma && s.tma && !s.pingpong)) &&
+            (!s.wgmma || (s.warpsN == 1 && s.warpM() == 16 * s.mChains &&
+                          s.blockM % (64 * s.mChains) == 0 &&
                           (s.mmaPending == 0 || s.mmaPending == 1) &&
                           s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
                           s.stages >= 3)) &&
@@ -109,8 +117,9 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   if (!ok)
     return fn.emitOpError("invalid GEMM tile.schedule ")
            << dict
-           << " (warp tiles must be multiples of 16x16, block_k of 16; wgmma: 16-row warps, "
-              "block_k 64, block_n <= 256, >= 3 stages; cluster_m 2 needs TMA and block_n / 2 a "
+           << " (warp tiles must be multiples of 16x16, block_k of 16; wgmma: warps of 16 "
+              "rows a chain, block_k 64, block_n <= 256, >= 3 stages; m_chains 1, or 2 with TMA "
+              "and no ping-pong; cluster_m 2 needs TMA and block_n / 2 a "
               "multiple of 8 ([N, K] rhs) or an even number of 64-column blocks ([K, N]); "
               "pingpong needs TMA and block_m 64)";
   return s;
@@ -359,7 +368,8 @@ private:
   }
 
   /// The Hopper path: each warpgroup (4 warps, 128 threads) owns 64 rows of
-  /// the CTA tile and all block_n columns; wgmma.mma_async m64nNk16 reads A
+  /// the CTA tile (m_chains 2: 128 rows, two accumulators) and all block_n
+  /// columns; wgmma.mma_async m64nNk16 reads A
   /// and B from shared memory through descriptors. Both panels are K-major
   /// with 128-byte rows (block_k 64) in the 128-byte swizzle pattern (16-byte
   /// chunk c of row r at chunk c ^ (r % 8), 1024-byte aligned atoms), which
@@ -400,7 +410,12 @@ private:
     for (int64_t t = 0; t < nm; ++t)
       baseB.push_back(m.add(baseA, s.stages * (stageA + t * stageB)));
     Value wg = m.div(tileWarp, 4);
-    Value aWarpgroup = m.add(baseA, m.mul(wg, 64 * s.blockK * 2));
+    int64_t chains = s.mChains, chainBytes = 64 * s.blockK * 2;
+    Value aWarpgroup = m.add(baseA, m.mul(wg, chains * chainBytes));
+    // Row of the warp's first 16 (the epilogue adds 64 a chain); one chain:
+    // warp * 16, as set.
+    if (chains > 1)
+      warpM0 = m.add(m.mul(wg, 64 * chains), m.mul(m.rem(tileWarp, 4), 16));
 
     auto i64 = b.getI64Type();
     auto c64 = [&](OpBuilder &bb, int64_t v) -> Value {
@@ -427,38 +442,50 @@ private:
     auto f32 = b.getF32Type();
     SmallVector<Type> fields(accCount, f32);
     auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+    // (TMA: the first k step's MMAs ignore the initial accumulators.)
     Value acc = b.create<LLVM::UndefOp>(loc, accType);
     Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
-    for (int64_t e = 0; e < accCount; ++e)
+    for (int64_t e = 0; e < accCount && !s.tma; ++e)
       acc = b.create<LLVM::InsertValueOp>(loc, acc, zero, ArrayRef<int64_t>{e});
-    SmallVector<Value> init(nm, acc);
+    // Accumulators of product t, chain c: t * chains + c.
+    SmallVector<Value> init(nm * chains, acc);
 
-    // One k step of MMAs on buffer `stage`: block_k / 16 wgmma per product,
-    // committed as one group; returns the products' accumulators.
+    // One k step of MMAs on buffer `stage`: block_k / 16 wgmma per product
+    // and chain (the chains of a k16 step share its B descriptor), committed
+    // as one group; returns the accumulators.
     auto wtype = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-    auto mmaStep = [&](OpBuilder &lb, Value stage, ValueRange accIn) {
+    // `zeroFirst`: the step's first MMAs ignore the accumulators (scale-d
+    // 0), so a tile's first step needs no zeroed registers: zeroing them
+    // between the wgmma fence and the MMAs made ptxas insert a
+    // warpgroup.arrive (and, with two chains, a warpgroup.wait).
+    auto mmaStep = [&](OpBuilder &lb, Value stage, ValueRange accIn, bool zeroFirst) {
       IndexMath lm{lb, loc};
       Value aStage = lm.add(aWarpgroup, lm.mulv(stage, lm.c(stageA)));
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
       SmallVector<Value> results;
       for (int64_t t = 0; t < nm; ++t) {
         Value bStage = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
-        Value a = accIn[t];
+        SmallVector<Value> a(accIn.begin() + t * chains, accIn.begin() + (t + 1) * chains);
         for (int64_t k = 0; k < s.blockK / 16; ++k) {
-          Value da = descriptor(lb, lm.add(aStage, k * 32), 16);
-          Value db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
-          a = lb.create<NVVM::WgmmaMmaAsyncOp>(
-              loc, accType, a, da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
+          Value db;
+          for (int64_t c = 0; c < chains; ++c) {
+          Value da = descriptor(lb, lm.add(aStage, c * chainBytes + k * 32), 16);
+          if (c == 0) // (shared by the chains)
+            db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
+          a[c] = lb.create<NVVM::WgmmaMmaAsyncOp>(
+              loc, accType, a[c], da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
               NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
               NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-              NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleOutAttr::get(ctx, zeroFirst && k == 0 ? NVVM::WGMMAScaleOut::zero
+                                                                    : NVVM::WGMMAScaleOut::one),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
               NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
               NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
               NVVM::MMALayoutAttr::get(ctx, blockedB ? NVVM::MMALayout::row : NVVM::MMALayout::col),
               NVVM::MMAIntOverflowAttr());
+          }
         }
-        results.push_back(a);
+        results.append(a);
       }
       lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
       lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(s.mmaPending));
@@ -467,17 +494,20 @@ private:
     // After the last step: accumulator element 4j + e is the mma.sync m16n8
     // layout of n8 tile j for the warp's 16 rows, so the epilogue of the
     // mma.sync path applies.
+    // Chain c is the warp's m16 tile c, 64 rows below the last.
     auto finish = [&](OpBuilder &eb, ValueRange results) {
       SmallVector<Value> vecs;
       for (int64_t t = 0; t < nm; ++t)
-        for (int64_t j = 0; j < s.blockN / 8; ++j) {
-          SmallVector<Value> four;
-          for (int64_t e = 0; e < 4; ++e)
-            four.push_back(
-                eb.create<LLVM::ExtractValueOp>(loc, results[t], ArrayRef<int64_t>{4 * j + e}));
-          vecs.push_back(eb.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
-        }
-      return emitEpilogue(eb, 1, s.blockN / 8, vecs);
+        for (int64_t c = 0; c < chains; ++c)
+          for (int64_t j = 0; j < s.blockN / 8; ++j) {
+            SmallVector<Value> four;
+            for (int64_t e = 0; e < 4; ++e)
+              four.push_back(eb.create<LLVM::ExtractValueOp>(loc, results[t * chains + c],
+                                                             ArrayRef<int64_t>{4 * j + e}));
+            vecs.push_back(
+                eb.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
+          }
+      return emitEpilogue(eb, chains, s.blockN / 8, vecs, /*tileRows=*/64);
     };
     if (s.tma)
       return runTmaPipeline(b, tid, baseA, baseB, stageA, stageB, kTiles, init,
@@ -500,7 +530,7 @@ private:
       lb.create<gpu::BarrierOp>(loc);
       Value newToken = issueAhead(lb, tid, kt, ahead, kTiles);
       SmallVector<Value> results =
-          mmaStep(lb, lm.rem(kt, s.stages), loop.getRegionIterArgs().drop_back());
+          mmaStep(lb, lm.rem(kt, s.stages), loop.getRegionIterArgs().drop_back(), false);
       results.push_back(newToken);
       lb.create<scf::YieldOp>(loc, results);
     }
@@ -521,7 +551,8 @@ private:
   runTmaPipeline(OpBuilder &b, Value tid, Value baseA,
                  ArrayRef<Value> baseB, int64_t stageA, int64_t stageB, int64_t kTiles,
                  ArrayRef<Value> init,
-                 llvm::function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange)> mmaStep,
+                 llvm::function_ref<SmallVector<Value>(OpBuilder &, Value, ValueRange, bool)>
+                     mmaStep,
                  llvm::function_ref<LogicalResult(OpBuilder &, ValueRange)> finish) {
     Location loc = fn.getLoc();
     MLIRContext *ctx = b.getContext();
@@ -737,13 +768,23 @@ private:
           ib.create<NVVM::MBarrierArriveOp>(loc, Type(), remote, Value());
         }
       };
-      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1), init);
+      // The first k step, peeled: its MMAs start the accumulators (scale-d
+      // 0) from `init`, whatever it holds.
+      SmallVector<Value> first;
+      {
+        auto [step, stage] = awaitStep(tb, step0, tm.c(0), /*producer=*/false);
+        first = mmaStep(tb, stage, init, /*zeroFirst=*/true);
+        if (s.mmaPending == 0)
+          release(tb, step, Value());
+      }
+      auto loop = tb.create<scf::ForOp>(loc, tm.c(1), tm.c(kTiles), tm.c(1), first);
       {
         OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
         IndexMath lm{lb, loc};
         Value kt = loop.getInductionVar();
         auto [step, stage] = awaitStep(lb, step0, kt, /*producer=*/false);
-        SmallVector<Value> results = mmaStep(lb, stage, loop.getRegionIterArgs());
+        SmallVector<Value> results =
+            mmaStep(lb, stage, loop.getRegionIterArgs(), /*zeroFirst=*/false);
         // The MMAs of step kt - mma_pending are done: its stage is free.
         if (s.mmaPending == 0)
           release(lb, step, Value());
@@ -1019,13 +1060,15 @@ private:
   }
 
   /// Re-emits the row program for each pair of accumulator columns a thread
-  /// holds: rows warpM0 + i*16 + h*8 + lane/4, columns warpN0 + j*8 +
+  /// holds: rows warpM0 + i*tileRows + h*8 + lane/4 (tileRows: 16 for
+  /// mma.sync's m16 tiles, 64 between wgmma chains), columns warpN0 + j*8 +
   /// (lane%4)*2 + {0, 1}. The epilogue's loads go first (bias vectors and
   /// per-row scalars for the whole tile, then row loads a group of
   /// fragments at a time): the stores in between could alias them, so
   /// neither LLVM nor ptxas may hoist a load above a store, and one load's
   /// latency per fragment would add up (measured: docs/perf.md).
-  LogicalResult emitEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc) {
+  LogicalResult emitEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc,
+                             int64_t tileRows = 16) {
     int64_t nm = mms.size();
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
@@ -1038,7 +1081,7 @@ private:
     SmallVector<Fragment> frags;
     for (int64_t i = 0; i < mi; ++i)
       for (int64_t h = 0; h < 2; ++h) {
-        Value row = m.add(m.add(m0, warpM0), m.add(quad, i * 16 + h * 8));
+        Value row = m.add(m.add(m0, warpM0), m.add(quad, i * tileRows + h * 8));
         for (int64_t j = 0; j < ni; ++j) {
           Value col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
           SmallVector<Value> pairs;

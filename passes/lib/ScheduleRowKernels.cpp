@@ -232,18 +232,30 @@ struct ScheduleRowKernelsPass
       // Ping-pong (TMA, persistent CTAs: a CTA needs two tiles or more):
       // each MMA warpgroup has its own 64-row tiles.
       bool pingpong = gemmPingpong && gemmTma != 0 && gemmPersistent;
-      int64_t bm = gemmBlockM ? gemmBlockM : (pingpong ? 64 : 128);
-      int64_t bn = gemmBlockN ? gemmBlockN : (products > 1 ? 128 : 256);
+      // Two 64-row MMA chains a warpgroup: 256 x 128 tiles, each MMA
+      // warpgroup 128 x 128 (two m64n128 accumulators, 128 registers).
+      if (gemmMChains != 1 && gemmMChains != 2)
+        return fn.emitOpError("gemm-m-chains must be 1 or 2, got ")
+               << static_cast<int64_t>(gemmMChains);
+      // (One product: two products' four accumulators spill in the
+      // epilogue, measured 140 bytes at m64n64.)
+      int64_t chains = products > 1 ? 1 : gemmMChains;
+      if (chains == 2 && pingpong)
+        return fn.emitOpError("bad wgmma GEMM schedule: ping-pong tiles have one 64-row "
+                              "chain a warpgroup, got gemm-m-chains 2");
+      int64_t bm = gemmBlockM ? gemmBlockM : (pingpong ? 64 : 128 * chains);
+      int64_t bn = gemmBlockN ? gemmBlockN
+                              : (chains == 2 ? 128 : (products > 1 ? 128 : 256));
       int64_t stages = gemmStages ? gemmStages : 4;
       if (pingpong && bm != 64)
         return fn.emitOpError("bad wgmma GEMM schedule: ping-pong tiles have 64 rows, got ")
                << bm;
-      if (bm % 64 != 0 || bn % 16 != 0 || bn > 256 || stages < 3 ||
+      if (bm % (64 * chains) != 0 || bn % 16 != 0 || bn > 256 || stages < 3 ||
           (gemmBlockK && gemmBlockK != 64) || (gemmMmaPending != 0 && gemmMmaPending != 1))
         return fn.emitOpError("bad wgmma GEMM schedule: block ")
                << bm << "x" << bn << "x" << (gemmBlockK ? gemmBlockK : 64) << ", stages "
                << stages
-               << " (block_m a multiple of 64, block_n a multiple of 16 up to 256, block_k 64, "
+               << " (block_m a multiple of 64 (128 with two chains), block_n a multiple of 16 up to 256, block_k 64, "
                   ">= 3 stages, gemm-mma-pending 0 or 1)";
       // TMA producer (one extra warpgroup) when every operand row is 16-byte
       // aligned (the tensor map's strides must be) and there are at most two
@@ -259,7 +271,7 @@ struct ScheduleRowKernelsPass
                                 (transB ? (bn / 2) % 8 == 0 : (bn / 64) % 2 == 0)
                             ? 2
                             : 1;
-      SmallVector<Attribute> maps = gemmTma != 0 && bm <= 128
+      SmallVector<Attribute> maps = gemmTma != 0 && bm / chains <= 128 && bm <= 256
                                         ? tensorMaps(fn, rows, batch, bm, bn, cluster)
                                         : SmallVector<Attribute>();
       bool tma = !maps.empty();
@@ -267,12 +279,20 @@ struct ScheduleRowKernelsPass
         cluster = 1;
       // Without TMA (unaligned rows) there is no ping-pong: back to 128-row
       // tiles shared by both warpgroups.
+      // Chains need the TMA producer too: back to one chain of 128-row tiles.
+      if (chains > 1 && !tma) {
+        chains = 1;
+        if (!gemmBlockM)
+          bm = 128;
+        if (!gemmBlockN)
+          bn = products > 1 ? 128 : 256;
+      }
       if (pingpong && !tma) {
         pingpong = false;
         if (!gemmBlockM)
           bm = 128;
       }
-      int64_t threads = (pingpong ? 2 : bm / 64) * 128 + (tma ? 128 : 0);
+      int64_t threads = (pingpong ? 2 : bm / (64 * chains)) * 128 + (tma ? 128 : 0);
       // Ping-pong stages are smaller (64 rows of A): as many as fit, up to 6.
       if (pingpong && !gemmStages)
         stages = std::clamp<int64_t>((maxSharedBytes(target) - 1024) /
@@ -300,7 +320,8 @@ struct ScheduleRowKernelsPass
                            {"block_m", bm},
                            {"block_n", bn},
                            {"block_k", 64},
-                           {"warps_m", bm / 16},
+                           {"m_chains", chains > 1 ? chains : -1},
+                           {"warps_m", bm / 16 / chains},
                            {"warps_n", 1},
                            {"stages", stages},
                            // CTAs: every tile (a cluster's last block row may

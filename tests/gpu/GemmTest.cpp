@@ -153,18 +153,16 @@ TEST(GemmSchedules, WgmmaWithCpAsyncCopies) {
   }
 }
 
-// Ping-pong warpgroups (gemm-pingpong): each MMA warpgroup takes every
-// other 64-row tile of its CTA, in the order a named barrier enforces.
-// Shapes with several tiles a CTA, odd tile counts (one warpgroup has one
-// more), edges in M, N and K, both rhs layouts, a fused epilogue, two
-// products and a batched rhs; clusters of two and of one.
-TEST(GemmSchedules, PingPongWarpgroups) {
-  TILEC_REQUIRE_GPU(ctx);
-  struct Case {
-    const char *name;
-    std::function<void(Graph &)> build;
-  };
-  std::vector<Case> cases{
+// Graphs of several tiles a CTA for the persistent TMA schedules: odd tile
+// counts, edges in M, N and K, both rhs layouts, a fused epilogue, two
+// products and a batched rhs.
+struct MultiTileCase {
+  const char *name;
+  std::function<void(Graph &)> build;
+};
+
+std::vector<MultiTileCase> multiTileCases() {
+  return {
       {"a @ b^T 2887x1320x200",
        [](Graph &g) {
          g.output(matmul(g.input("a", {2887, 200}, DType::BF16),
@@ -195,8 +193,15 @@ TEST(GemmSchedules, PingPongWarpgroups) {
          g.output(matmul(a, b, false, true));
        }},
   };
+}
+
+// Ping-pong warpgroups (gemm-pingpong): each MMA warpgroup takes every
+// other 64-row tile of its CTA, in the order a named barrier enforces (odd
+// tile counts: one warpgroup has one more); clusters of two and of one.
+TEST(GemmSchedules, PingPongWarpgroups) {
+  TILEC_REQUIRE_GPU(ctx);
   for (const char *cluster : {"gemm-cluster-m=2", "gemm-cluster-m=1"})
-    for (const Case &c : cases) {
+    for (const MultiTileCase &c : multiTileCases()) {
       Graph g("pingpong");
       c.build(g);
       CompileOptions options;
@@ -205,6 +210,32 @@ TEST(GemmSchedules, PingPongWarpgroups) {
       ASSERT_TRUE(program.ok()) << program.message();
       EXPECT_NE(program->ptx.find("bar.arrive"), std::string::npos)
           << c.name << ": not the ping-pong schedule";
+      SCOPED_TRACE(std::string(c.name) + ", " + cluster);
+      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
+    }
+}
+
+// Two 64-row MMA chains a warpgroup (gemm-m-chains=2): 256-row tiles, each
+// MMA warpgroup 128 rows (two accumulators sharing each B descriptor, the
+// epilogue 64 rows apart); clusters of two and of one.
+TEST(GemmSchedules, TwoChainsAWarpgroup) {
+  TILEC_REQUIRE_GPU(ctx);
+  for (const char *cluster : {"gemm-cluster-m=2", "gemm-cluster-m=1"})
+    for (const MultiTileCase &c : multiTileCases()) {
+      Graph g("chains");
+      c.build(g);
+      CompileOptions options;
+      options.scheduleOptions = std::string("gemm-m-chains=2 ") + cluster;
+      auto program = compileGraph(g, options);
+      ASSERT_TRUE(program.ok()) << program.message();
+      ASSERT_EQ(program->launches.size(), 1u);
+      const KernelLaunchPlan &l = program->launches[0];
+      ASSERT_FALSE(l.tensorMaps.empty()) << c.name << ": not the TMA schedule";
+      // lhs boxes [.., 256, 64]; SwiGLU's two products keep one chain.
+      const std::vector<int64_t> &box = l.tensorMaps[0].box;
+      bool twoProducts = l.tensorMaps.size() > 2;
+      EXPECT_EQ(box[box.size() - 2], twoProducts ? 128 : 256) << c.name;
+      EXPECT_EQ(l.blockSize(), 384) << c.name;
       SCOPED_TRACE(std::string(c.name) + ", " + cluster);
       expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
     }

@@ -671,4 +671,52 @@ TEST(GemmScheduleTest, PingPongWarpgroups) {
   EXPECT_NE(q->ptx.find("wgmma.mma_async"), std::string::npos);
 }
 
+// Two 64-row chains a warpgroup (gemm-m-chains=2): 256 x 128 tiles, the lhs
+// copied in 256-row boxes, m64n128 MMAs; SwiGLU's two products keep one
+// chain (four accumulators would spill). Assembles without spills, and, as with one chain, without a
+// warpgroup.arrive or .wait that ptxas adds (a tile's first MMAs start
+// their accumulators with scale-d 0 instead of zeroed registers).
+TEST(GemmScheduleTest, TwoChainsAWarpgroup) {
+  std::string ptxas = ptxasPath();
+  for (int chains : {1, 2})
+    for (bool swiglu : {false, true}) {
+      SCOPED_TRACE(std::to_string(chains) + (swiglu ? " chains, swiglu" : " chains"));
+      Graph g("chains");
+      Tensor x = g.input("x", {4096, 512}, DType::BF16);
+      Tensor w = g.input("w", {1024, 512}, DType::BF16);
+      if (swiglu)
+        g.output(silu(matmul(x, w, false, true)) *
+                 matmul(x, g.input("u", {1024, 512}, DType::BF16), false, true));
+      else
+        g.output(matmul(x, w, false, true));
+      CompileOptions options;
+      options.scheduleOptions = "gemm-m-chains=" + std::to_string(chains);
+      auto p = compileGraph(g, options);
+      ASSERT_TRUE(p.ok()) << p.message();
+      ASSERT_EQ(p->launches.size(), 1u);
+      EXPECT_EQ(p->launches[0].blockSize(), 384);
+      ASSERT_FALSE(p->launches[0].tensorMaps.empty());
+      bool two = chains == 2 && !swiglu;
+      EXPECT_EQ(p->launches[0].tensorMaps[0].box[0], two ? 256 : 128);
+      std::string shape = two || swiglu ? "m64n128k16" : "m64n256k16";
+      EXPECT_NE(p->ptx.find("wgmma.mma_async.sync.aligned." + shape), std::string::npos);
+      if (ptxas.empty())
+        continue;
+      int status = 0;
+      std::string log = assemble(ptxas, p->ptx, "sm_90a", status);
+      ASSERT_EQ(status, 0) << log;
+      EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+      EXPECT_EQ(log.find("is injected"), std::string::npos) << log;
+    }
+  // Explicit two chains with ping-pong: an error that says so.
+  Graph g("chains_pingpong");
+  g.output(matmul(g.input("a", {4096, 512}, DType::BF16), g.input("b", {1024, 512}, DType::BF16),
+                  false, true));
+  CompileOptions options;
+  options.scheduleOptions = "gemm-m-chains=2 gemm-pingpong=1";
+  auto p = compileGraph(g, options);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("gemm-m-chains 2"), std::string::npos) << p.message();
+}
+
 } // namespace

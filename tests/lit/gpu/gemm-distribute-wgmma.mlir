@@ -499,7 +499,17 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // TMA-NEXT:    }
 // TMA-NOT:       nvvm.cp.async.bulk.tensor
 // TMA:           nvvm.setmaxregister  increase 232
-// TMA:           scf.for %{{.+}} iter_args(%[[ACCG:.+]] = %[[INIT:[^,]+]], %[[ACCU:.+]] = %[[INIT]]) -> (!llvm.struct<({{((f32, ){63})}}f32)>, !llvm.struct<({{((f32, ){63})}}f32)>) {
+// A tile's first k step, peeled: its first MMAs of each product ignore
+// the (undefined) accumulators (D scale zero); the loop takes steps 1...
+// TMA:           nvvm.mbarrier.try_wait.parity
+// TMA:           nvvm.wgmma.fence.aligned
+// TMA:           %[[G0:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[INIT:[^,]+]], <m = 64, n = 128, k = 16>, D[<f32>, <zero>]
+// TMA-COUNT-3:   nvvm.wgmma.mma_async {{.+}} D[<f32>, <one>]
+// TMA:           nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[INIT]], <m = 64, n = 128, k = 16>, D[<f32>, <zero>]
+// TMA-COUNT-3:   nvvm.wgmma.mma_async {{.+}} D[<f32>, <one>]
+// TMA-NEXT:      nvvm.wgmma.commit.group.sync.aligned
+// TMA-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
+// TMA:           scf.for %{{.+}} = %{{.+}} to %{{.+}} iter_args(%[[ACCG:.+]] = %{{.+}}, %[[ACCU:.+]] = %{{.+}}) -> (!llvm.struct<({{((f32, ){63})}}f32)>, !llvm.struct<({{((f32, ){63})}}f32)>) {
 // TMA:             nvvm.mbarrier.try_wait.parity
 // TMA:             nvvm.wgmma.fence.aligned
 // TMA-NOT:         nvvm.wgmma.fence.aligned

@@ -127,7 +127,7 @@ func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: me
 // warpgroup per 64 rows), block_k 64 (128-byte swizzled rows). The decode
 // kernel (mma.sync) takes block_m 96 and block_k 32.
 // WGBM-NOT: error: 'func.func' op bad
-// WGBM: error: 'func.func' op bad wgmma GEMM schedule: block 96x256x64, stages 4 (block_m a multiple of 64, block_n a multiple of 16 up to 256, block_k 64, >= 3 stages, gemm-mma-pending 0 or 1)
+// WGBM: error: 'func.func' op bad wgmma GEMM schedule: block 96x256x64, stages 4 (block_m a multiple of 64 (128 with two chains), block_n a multiple of 16 up to 256, block_k 64, >= 3 stages, gemm-mma-pending 0 or 1)
 // WGBM-NOT: error: 'func.func' op bad
 // WGBM: error: 'func.func' op bad wgmma GEMM schedule: block 96x128x64, stages 4 (
 // WGBK-NOT: error: 'func.func' op bad

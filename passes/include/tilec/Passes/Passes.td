@@ -124,6 +124,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Persistent TMA GEMMs: the two MMA warpgroups take alternate 64-row tiles "
            "(ping-pong), so one's epilogue runs under the other's MMAs; false: both share "
            "128-row tiles">,
+    Option<"gemmMChains", "gemm-m-chains", "int64_t", "1",
+           "wgmma TMA GEMMs of one product: 64-row MMA chains a warpgroup (1 or 2); 2 "
+           "with block_m 256 gives each of the two MMA warpgroups 128 rows (two m64 accumulators sharing "
+           "each B descriptor), as cuBLAS's 256x128 kernels">,
     Option<"gemmGroupM", "gemm-group-m", "int64_t", "0",
            "GEMM tile order: tiles go in groups of this many block rows (column by column "
            "within a group), so that tiles running at once share panels in L2 (0: 16 for "
