@@ -14,7 +14,8 @@
 // into `%mu2, %m22 = tile.reduce_mean_m2 %x` (at the first reduce_sum):
 // %mu's users take the pair's mean, %m2's its M2. The variance's division
 // (M2 / W, or / (W - 1)) and x - mean for the normalisation stay as they
-// are; %q and the first reduce_sum and division go.
+// are; %q, the first reduce_sum and division go (and %d and %b when nothing
+// else uses them).
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/IR/Matchers.h"
@@ -54,6 +55,8 @@ Operation *meanOf(tilec::tile::ReduceSumOp sum) {
 
 struct Match {
   Operation *mean = nullptr;   // sum(x) / W
+  Operation *splat = nullptr;  // splat(mean)
+  arith::SubFOp sub;           // d = x - splat(mean)
   arith::MulFOp square;        // d * d
   tilec::tile::ReduceSumOp squares;   // sum(d * d)
 };
@@ -80,7 +83,7 @@ Match squaresAfter(tilec::tile::ReduceSumOp sum) {
           continue;
         for (Operation *squareUser : square.getResult().getUsers())
           if (auto squares = dyn_cast<tilec::tile::ReduceSumOp>(squareUser))
-            return {mean, square, squares};
+            return {mean, splat, subf, square, squares};
       }
     }
   }
@@ -113,10 +116,15 @@ int64_t formWelford(func::FuncOp kernel) {
     m.squares.getResult().replaceAllUsesWith(pair.getM2());
     taken.insert(m.squares);
     m.squares.erase();
-    if (m.square->use_empty())
-      m.square.erase();
     m.mean->erase();
     sum.erase();
+    // d * d is now dead, and d and splat(mean) may be (a kernel that
+    // stores the mean and variance only).
+    for (Operation *op : {m.square.getOperation(), m.sub.getOperation(), m.splat}) {
+      if (!op->use_empty())
+        break;
+      op->erase();
+    }
     ++formed;
   }
   return formed;
