@@ -131,6 +131,12 @@ LogicalResult ReduceMaxSumExpOp::verify() {
   return success();
 }
 
+LogicalResult ReduceMeanM2Op::verify() {
+  if (!getInput().getType().getElementType().isF32())
+    return emitOpError("reductions take f32 tiles (upcast first)");
+  return success();
+}
+
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
   // Before distribution the kernel is a func.func beside the host function;
   // after, a function of the same name inside a gpu.module.

@@ -20,6 +20,14 @@
 // exp(x - m_t) (m_t its own max, the exps its partial sum was made of)
 // times exp(m_t - M) once M is known: one exp an element, not two. Streamed
 // rows recompute exp(x - M) in their store pass.
+//
+// tile.reduce_mean_m2 (layer_norm's mean and squared deviations, the
+// Chan/Welford pair) likewise reduces triples (count, mean, M2) in one
+// round: each thread's from its own elements in two exact passes (mean,
+// then squared deviations from it), then combined pairwise (combineMeanM2).
+// Counts are f32 values; where every thread of every block covers the same
+// number of elements they are compile-time constants, never shuffled or
+// stored, and the combines fold to a few multiplies and adds.
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -102,6 +110,8 @@ public:
         reducedValues += 1;
       else if (isa<tile::ReduceMaxSumExpOp>(op))
         reducedValues += 2; // (the exp tile is not reduced)
+      else if (isa<tile::ReduceMeanM2Op>(op))
+        reducedValues += 3; // (the count only where it is not a constant)
     });
     auto workgroupBuffer = [&](int64_t size) {
       return MemRefType::get({size}, Float32Type::get(ctx), AffineMap(),
@@ -154,7 +164,8 @@ public:
     SmallVector<tile::StoreOp> tileStores;
     for (Operation &op : fn.getBody().front()) {
       // (Before the tile check: a pair may also give its exp tile.)
-      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op)) {
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp,
+              tile::ReduceMeanM2Op>(op)) {
         if (failed(streamReduction(op)))
           return failure();
         continue;
@@ -242,6 +253,8 @@ public:
   LogicalResult streamReduction(Operation &op) {
     if (auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(op))
       return streamMaxSumExp(pair);
+    if (auto pair = dyn_cast<tile::ReduceMeanM2Op>(op))
+      return streamMeanM2(pair);
     bool isMax = isa<tile::ReduceMaxOp>(op);
     Value identityVec = splatConst(b->getF32Type(), isMax ? -INFINITY : 0.0);
     LogicalResult status = success();
@@ -284,6 +297,36 @@ public:
     scalars.map(op.getSum(), pair[1]);
     if (op.getExp())
       streamedShift[op] = finiteOrZero(pair[0]);
+    return success();
+  }
+
+  /// The (mean, M2) pair in one pass over the row: each thread carries its
+  /// (mean, M2, count) through the blocks, combining each block's own
+  /// two-pass triple into it. Where every block of every thread is full,
+  /// the thread's count after the loop is a constant again, so the
+  /// reduction across threads need not carry it.
+  LogicalResult streamMeanM2(tile::ReduceMeanM2Op op) {
+    Reduction r = Reduction::of(*op);
+    LogicalResult status = success();
+    bool fullBlocks = true;
+    SmallVector<Value> acc;
+    Value zero = f32Const(0.0);
+    forEachColumnBlock({zero, zero, zero}, [&](ValueRange args) -> SmallVector<Value> {
+      if (failed(emitTile(op.getInput()))) {
+        status = failure();
+        return {args.begin(), args.end()};
+      }
+      SmallVector<Value> block = threadMeanM2(tiles[op.getInput()], r);
+      fullBlocks = isConstant(block[2]);
+      return combineMeanM2(r, SmallVector<Value>(args.begin(), args.end()), block);
+    }, acc);
+    if (failed(status))
+      return failure();
+    if (fullBlocks)
+      acc[2] = f32Const(static_cast<double>(s.streamBlocks * s.chunks * s.vec));
+    SmallVector<Value> pair = reduceAcrossThreads(r, acc);
+    scalars.map(op.getMean(), pair[0]);
+    scalars.map(op.getM2(), pair[1]);
     return success();
   }
 
@@ -333,6 +376,16 @@ private:
     return b->create<arith::ConstantOp>(
         loc(), DenseElementsAttr::get(vecType(elem), b->getFloatAttr(elem, v)));
   }
+  Value f32Const(double v) {
+    return b->create<arith::ConstantOp>(loc(), b->getF32FloatAttr(static_cast<float>(v)));
+  }
+  /// The value of an f32 constant (a static count), if `v` is one.
+  static std::optional<double> constantValue(Value v) {
+    auto c = v.getDefiningOp<arith::ConstantOp>();
+    auto f = c ? llvm::dyn_cast<FloatAttr>(c.getValue()) : FloatAttr();
+    return f ? std::optional<double>(f.getValueAsDouble()) : std::nullopt;
+  }
+  static bool isConstant(Value v) { return constantValue(v).has_value(); }
 
   LogicalResult buildPreamble(Block &entry) {
     Value tid = b->create<gpu::ThreadIdOp>(loc(), gpu::Dimension::x);
@@ -415,7 +468,8 @@ private:
       tiles[splat.getResult()] = SmallVector<Value>(s.chunks, v);
       return success();
     }
-    if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op))
+    if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp, tile::ReduceMeanM2Op>(
+            op))
       return lowerReduce(op);
     if (auto select = dyn_cast<tile::SelectColsOp>(op))
       return lowerSelectCols(select);
@@ -632,12 +686,16 @@ private:
 
   /// What a row reduction computes, for combining its partials.
   struct Reduction {
-    enum Kind { Sum, Max, MaxSumExp } kind = Sum;
+    enum Kind { Sum, Max, MaxSumExp, MeanM2 } kind = Sum;
     bool base2 = false;                 // MaxSumExp: exp2 instead of exp
-    arith::FastMathFlagsAttr fastmath;  // MaxSumExp: the exp's flags
+    // MaxSumExp: the exp's flags; MeanM2: the mean division's (for the
+    // divisions only: the combines must not contract, see combineMeanM2).
+    arith::FastMathFlagsAttr fastmath;
     static Reduction of(Operation &op) {
       if (auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(op))
         return {MaxSumExp, pair.getBase2(), pair.getFastmathAttr()};
+      if (auto pair = dyn_cast<tile::ReduceMeanM2Op>(op))
+        return {MeanM2, false, pair.getFastmathAttr()};
       return {isa<tile::ReduceMaxOp>(op) ? Max : Sum};
     }
   };
@@ -679,6 +737,8 @@ private:
   /// Symmetric in its operands bitwise (no contraction into an FMA), so
   /// butterfly partners agree.
   SmallVector<Value> combinePartials(const Reduction &r, ArrayRef<Value> x, ArrayRef<Value> y) {
+    if (r.kind == Reduction::MeanM2)
+      return combineMeanM2(r, x, y);
     if (r.kind != Reduction::MaxSumExp)
       return {combine(r.kind == Reduction::Max, x[0], y[0])};
     Value m = b->create<arith::MaximumFOp>(loc(), x[0], y[0]);
@@ -695,6 +755,20 @@ private:
   /// first, then rescale every sum once: independent exps instead of a
   /// chain of pairwise combines.
   SmallVector<Value> combineInOrder(const Reduction &r, ArrayRef<SmallVector<Value>> partials) {
+    if (r.kind == Reduction::MeanM2) {
+      // A pairwise tree (neighbours first): equal counts stay equal, so
+      // static ones fold to the cheapest combine, and the chain is log2
+      // deep.
+      SmallVector<SmallVector<Value>> level(partials.begin(), partials.end());
+      while (level.size() > 1) {
+        SmallVector<SmallVector<Value>> next;
+        for (size_t i = 0; i < level.size(); i += 2)
+          next.push_back(i + 1 < level.size() ? combineMeanM2(r, level[i], level[i + 1])
+                                              : level[i]);
+        level = std::move(next);
+      }
+      return level.front();
+    }
     if (r.kind != Reduction::MaxSumExp) {
       SmallVector<Value> acc = partials.front();
       for (ArrayRef<Value> p : partials.drop_front())
@@ -718,7 +792,7 @@ private:
   /// at once (a running chain), pairs wait for all of them.
   void appendPartial(const Reduction &r, SmallVector<SmallVector<Value>> &partials,
                      SmallVector<Value> x) {
-    if (r.kind != Reduction::MaxSumExp && !partials.empty())
+    if (r.kind != Reduction::MaxSumExp && r.kind != Reduction::MeanM2 && !partials.empty())
       partials.front() = combinePartials(r, partials.front(), x);
     else
       partials.push_back(std::move(x));
@@ -765,10 +839,124 @@ private:
     return {m, vectorPartial(sumVec, /*isMax=*/false)};
   }
 
+  /// divf with the pair's flags (afn: the approximate division).
+  Value divide(const Reduction &r, Value x, Value y) {
+    auto div = b->create<arith::DivFOp>(loc(), x, y);
+    if (r.fastmath)
+      div.setFastmathAttr(r.fastmath);
+    return div;
+  }
+
+  /// This thread's (mean, M2, count) over its chunks, in two exact passes
+  /// (the elements are in registers): the mean of its valid elements, then
+  /// the sum of their squared deviations from it. Chunks past the row's
+  /// end count nothing; a thread with none gives (0, 0, 0). The count is
+  /// a constant when no chunk can be past the end (the same in every
+  /// thread and block then).
+  SmallVector<Value> threadMeanM2(ArrayRef<Value> chunks, const Reduction &r) {
+    Type f32 = b->getF32Type();
+    Value zero = splatConst(f32, 0.0);
+    Value sumVec, count;
+    int64_t fullElements = 0;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value v = chunks[k];
+      if (chunkValid[k]) {
+        v = b->create<arith::SelectOp>(loc(), chunkValid[k], v, zero);
+        Value n = b->create<arith::SelectOp>(loc(), chunkValid[k],
+                                             f32Const(static_cast<double>(s.vec)),
+                                             f32Const(0.0));
+        count = count ? b->create<arith::AddFOp>(loc(), count, n) : n;
+      } else {
+        fullElements += s.vec;
+      }
+      sumVec = sumVec ? b->create<arith::AddFOp>(loc(), sumVec, v) : v;
+    }
+    Value sum = vectorPartial(sumVec, /*isMax=*/false);
+    Value mean;
+    if (!count) {
+      count = f32Const(static_cast<double>(fullElements));
+      mean = b->create<arith::MulFOp>(loc(), sum,
+                                      f32Const(1.0 / static_cast<double>(fullElements)));
+    } else {
+      if (fullElements > 0)
+        count = b->create<arith::AddFOp>(loc(), count,
+                                         f32Const(static_cast<double>(fullElements)));
+      // max(n, 1): a thread with no valid element has sum 0, mean 0.
+      mean = divide(r, sum, b->create<arith::MaximumFOp>(loc(), count, f32Const(1.0)));
+    }
+    // (Within one thread the order is fixed: contracting into FMAs is fine.)
+    auto contract = arith::FastMathFlagsAttr::get(b->getContext(), arith::FastMathFlags::contract);
+    Value meanVec = b->create<vector::BroadcastOp>(loc(), vecType(f32), mean);
+    Value m2Vec;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value d = b->create<arith::SubFOp>(loc(), chunks[k], meanVec);
+      if (chunkValid[k])
+        d = b->create<arith::SelectOp>(loc(), chunkValid[k], d, zero);
+      Value sq = b->create<arith::MulFOp>(loc(), d, d, contract);
+      m2Vec = m2Vec ? b->create<arith::AddFOp>(loc(), m2Vec, sq, contract) : sq;
+    }
+    return {mean, vectorPartial(m2Vec, /*isMax=*/false), count};
+  }
+
+  /// Two (mean, M2, count) triples combined (Chan et al.): n = nA + nB,
+  /// delta = meanB - meanA, mean = meanA + delta nB / n, M2 = M2A + M2B +
+  /// delta^2 nA nB / n, with the mean written symmetrically,
+  ///   mean = (meanA + meanB) / 2 + delta (nB - nA) / (2 n),
+  /// so that the result is bitwise the same with A and B swapped (delta
+  /// and nB - nA change sign together; no contraction into FMAs, which
+  /// would round one product and not the other): butterfly partners agree.
+  /// Counts of zero (masked tails, padding threads) are the identity
+  /// without 0 / 0: n is taken as at least 1, and a partial with n = 0 has
+  /// mean 0 and M2 0, so the other's mean comes back exactly. Constant
+  /// counts (the same in every partial) fold: equal counts give the
+  /// midpoint and delta^2 n / 4.
+  SmallVector<Value> combineMeanM2(const Reduction &r, ArrayRef<Value> x, ArrayRef<Value> y) {
+    Value sumOfMeans = b->create<arith::AddFOp>(loc(), x[0], y[0]);
+    Value delta = b->create<arith::SubFOp>(loc(), y[0], x[0]);
+    Value m2 = b->create<arith::AddFOp>(loc(), x[1], y[1]);
+    Value half = f32Const(0.5);
+    Value mean = b->create<arith::MulFOp>(loc(), sumOfMeans, half);
+    Value deltaSq = b->create<arith::MulFOp>(loc(), delta, delta);
+    std::optional<double> nx = constantValue(x[2]), ny = constantValue(y[2]);
+    if (nx && ny) {
+      double n = *nx + *ny;
+      double skew = n > 0 ? (*ny - *nx) / (2 * n) : 0.0, weight = n > 0 ? *nx * *ny / n : 0.0;
+      if (skew != 0)
+        mean = b->create<arith::AddFOp>(
+            loc(), mean, b->create<arith::MulFOp>(loc(), delta, f32Const(skew)));
+      m2 = b->create<arith::AddFOp>(
+          loc(), m2, b->create<arith::MulFOp>(loc(), deltaSq, f32Const(weight)));
+      return {mean, m2, f32Const(n)};
+    }
+    Value n = b->create<arith::AddFOp>(loc(), x[2], y[2]);
+    Value inverse = divide(r, f32Const(1.0), b->create<arith::MaximumFOp>(loc(), n, f32Const(1.0)));
+    Value skew = b->create<arith::MulFOp>(
+        loc(), b->create<arith::MulFOp>(loc(), b->create<arith::SubFOp>(loc(), y[2], x[2]), inverse),
+        half);
+    mean = b->create<arith::AddFOp>(loc(), mean, b->create<arith::MulFOp>(loc(), delta, skew));
+    Value weight = b->create<arith::MulFOp>(
+        loc(), b->create<arith::MulFOp>(loc(), x[2], y[2]), inverse);
+    m2 = b->create<arith::AddFOp>(loc(), m2, b->create<arith::MulFOp>(loc(), deltaSq, weight));
+    return {mean, m2, n};
+  }
+
   /// A thread's vector accumulator reduced to one scalar.
   Value vectorPartial(Value acc, bool isMax) {
     return b->create<vector::ReductionOp>(
         loc(), isMax ? vector::CombiningKind::MAXIMUMF : vector::CombiningKind::ADD, acc);
+  }
+
+  /// Shared-memory slots a reduction has at each level (one per value
+  /// reduced; a constant count leaves its slot unused).
+  static size_t slots(const Reduction &r) {
+    switch (r.kind) {
+    case Reduction::MaxSumExp:
+      return 2;
+    case Reduction::MeanM2:
+      return 3;
+    default:
+      return 1;
+    }
   }
 
   /// Reduces each thread's partial (one scalar, two for a pair) over the
@@ -780,16 +968,19 @@ private:
     for (int64_t offset = std::min(s.tpr, kWarpSize) / 2; offset >= 1; offset /= 2) {
       SmallVector<Value> other;
       for (Value v : partial)
-        other.push_back(b->create<gpu::ShuffleOp>(loc(), v, static_cast<int32_t>(offset),
-                                                  static_cast<int32_t>(kWarpSize),
-                                                  gpu::ShuffleMode::XOR)
-                            .getShuffleResult());
+        // (A constant, a static count, is the same in every lane.)
+        other.push_back(isConstant(v) ? v
+                                      : b->create<gpu::ShuffleOp>(
+                                              loc(), v, static_cast<int32_t>(offset),
+                                              static_cast<int32_t>(kWarpSize),
+                                              gpu::ShuffleMode::XOR)
+                                            .getShuffleResult());
       partial = combinePartials(r, partial, other);
     }
     if (s.tpr <= kWarpSize)
       return reduceAcrossCluster(r, partial);
     ArrayRef<Value> buffers = ArrayRef<Value>(smem).slice(nextSmem, partial.size());
-    nextSmem += partial.size();
+    nextSmem += slots(r);
     int64_t warps = s.warpsPerRow();
     Value base = b->create<arith::MulIOp>(loc(), rowInBlock, index(warps));
     Value warpInRow = b->create<arith::DivUIOp>(loc(), lane, index(kWarpSize));
@@ -798,7 +989,8 @@ private:
     Value slot = b->create<arith::AddIOp>(loc(), base, warpInRow);
     guardedEffect(leader, [&] {
       for (auto [v, buffer] : llvm::zip(partial, buffers))
-        b->create<memref::StoreOp>(loc(), v, buffer, ValueRange{slot});
+        if (!isConstant(v))
+          b->create<memref::StoreOp>(loc(), v, buffer, ValueRange{slot});
     });
     // Each reduction has its own buffers, so one barrier suffices: no later
     // write can race with these reads.
@@ -807,8 +999,9 @@ private:
     for (int64_t w = 0; w < warps; ++w) {
       Value at = b->create<arith::AddIOp>(loc(), base, index(w));
       SmallVector<Value> x;
-      for (Value buffer : buffers)
-        x.push_back(b->create<memref::LoadOp>(loc(), buffer, ValueRange{at}));
+      for (auto [v, buffer] : llvm::zip(partial, buffers))
+        x.push_back(isConstant(v) ? v
+                                  : b->create<memref::LoadOp>(loc(), buffer, ValueRange{at}));
       appendPartial(r, warpPartials, x);
     }
     return reduceAcrossCluster(r, combineInOrder(r, warpPartials));
@@ -828,17 +1021,23 @@ private:
     if (s.cluster == 1)
       return SmallVector<Value>(partial);
     MLIRContext *ctx = b->getContext();
-    ArrayRef<Value> slots = ArrayRef<Value>(clusterSmem).slice(nextClusterSmem, partial.size());
-    nextClusterSmem += partial.size();
+    ArrayRef<Value> slots =
+        ArrayRef<Value>(clusterSmem).slice(nextClusterSmem, partial.size());
+    nextClusterSmem += this->slots(r);
     Value first = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::eq, lane, index(0));
     guardedEffect(first, [&] {
       for (auto [v, slot] : llvm::zip(partial, slots))
-        b->create<memref::StoreOp>(loc(), v, slot, ValueRange{index(0)});
+        if (!isConstant(v))
+          b->create<memref::StoreOp>(loc(), v, slot, ValueRange{index(0)});
     });
     b->create<NVVM::ClusterArriveOp>(loc(), b->getUnitAttr());
     b->create<NVVM::ClusterWaitOp>(loc(), b->getUnitAttr());
     SmallVector<Value> local;
-    for (Value slot : slots) {
+    for (auto [v, slot] : llvm::zip(partial, slots)) {
+      if (isConstant(v)) {
+        local.push_back(v); // (uniform: read by no CTA)
+        continue;
+      }
       Value address = b->create<arith::IndexCastOp>(
           loc(), b->getI64Type(), b->create<memref::ExtractAlignedPointerAsIndexOp>(loc(), slot));
       local.push_back(
@@ -850,6 +1049,10 @@ private:
       Value rankValue = b->create<arith::ConstantOp>(loc(), b->getI32IntegerAttr(rank));
       SmallVector<Value> x;
       for (Value ptr : local) {
+        if (isConstant(ptr)) {
+          x.push_back(ptr);
+          continue;
+        }
         Value remote = b->create<NVVM::MapaOp>(loc(), clusterPtr, ptr, rankValue);
         x.push_back(b->create<LLVM::LoadOp>(loc(), b->getF32Type(), remote));
       }
@@ -872,7 +1075,9 @@ private:
     auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(op);
     bool keepExps = pair && pair.getExp();
     SmallVector<Value> partial, exps;
-    if (pair) {
+    if (r.kind == Reduction::MeanM2) {
+      partial = threadMeanM2(it->second, r);
+    } else if (pair) {
       partial = threadMaxSumExp(it->second, r, keepExps ? &exps : nullptr);
     } else {
       bool isMax = r.kind == Reduction::Max;

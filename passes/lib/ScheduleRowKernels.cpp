@@ -55,6 +55,10 @@ struct ScheduleRowKernelsPass
           << onlineSoftmax << "'";
       return signalPassFailure();
     }
+    if (welford != "auto" && welford != "true" && welford != "false") {
+      getOperation().emitError("welford must be auto, true or false, got '") << welford << "'";
+      return signalPassFailure();
+    }
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("tile.kernel"))
         continue;
@@ -70,6 +74,10 @@ struct ScheduleRowKernelsPass
       // where that was measured faster (auto).
       if (onlineSoftmax != "false" && onlineSoftmaxSavesARound(fn, onlineSoftmax == "auto"))
         tilec::formOnlineSoftmax(fn);
+      // Likewise layer_norm's mean and squared deviations (true: in every
+      // row kernel, so rows within one warp can be compared too).
+      if (welford == "true" || (welford == "auto" && welfordSavesARound(fn)))
+        tilec::formWelford(fn);
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
       if (sinkLoads && fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0)
@@ -97,6 +105,22 @@ struct ScheduleRowKernelsPass
     if (measuredFaster)
       return get("cluster") > 1;
     return get("threads_per_row") > 32 || get("cluster") > 1 || get("stream_blocks") > 0;
+  }
+
+  /// Whether the (mean, M2) pair is predicted faster than mean, then
+  /// squared deviations: where the second round costs a CTA barrier and a
+  /// shared-memory round trip (rows over several warps), two cluster
+  /// barriers and a DSMEM exchange (rows split over a cluster) or a pass
+  /// over the row (streamed rows). Unlike online softmax's, the pair's
+  /// combine needs no exp (a few multiplies and adds; a reciprocal where
+  /// counts differ, which static counts fold away), so it should win
+  /// wherever a round is saved. A row within one warp saves only a
+  /// butterfly of shuffles, which the pair rides with both values plus a
+  /// combine a step: there it keeps two rounds. Unmeasured: a prediction
+  /// for the H200 A/B to confirm or flip.
+  static bool welfordSavesARound(func::FuncOp fn) {
+    return scheduleValue(fn, "threads_per_row") > 32 || scheduleValue(fn, "cluster") > 1 ||
+           scheduleValue(fn, "stream_blocks") > 0;
   }
 
   /// An entry of the kernel's tile.schedule (0 when absent).

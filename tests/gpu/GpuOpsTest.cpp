@@ -408,6 +408,179 @@ TEST(GpuScheduleTest, ClusterCtasAgreeBitwiseOnTheOnlinePair) {
   expectColumnsAgreeBitwise(v, rows, cols);
 }
 
+// layer_norm's Chan/Welford pair (tilec-form-welford, forced with
+// welford=true; the default forms it where it saves a CTA barrier, a
+// cluster exchange or a streamed pass) and the two-round path
+// (welford=false) on every row schedule, against the reference, on inputs
+// that stress the (mean, M2, n) combine: rows of large mean and small
+// variance (f32: 1000 + U(-1.7, 1.7), so E[x^2] - E[x]^2 would lose all
+// but a few bits of the variance to cancellation; bf16, whose spacing at
+// 1000 is 4: 100 + U(-3, 3)), rows of U(-3, 3), and rows whose last eighth
+// sits 50 higher than the rest (warps, cluster CTAs and streamed blocks
+// with very different means: large deltas in the combine). Odd widths
+// leave masked tails (dynamic counts, threads and CTAs covering nothing).
+// Each case must take the schedule it names.
+struct WelfordCase {
+  DType dtype;
+  int64_t rows, cols;
+  std::string scheduleOptions; // besides welford
+  enum Schedule { Warp, Warps, Streamed, Cluster, ClusterStreamed } schedule;
+};
+
+HostTensor welfordStressInput(int64_t rows, int64_t cols, DType dtype, uint64_t seed) {
+  HostTensor x = HostTensor::random({rows, cols}, dtype, seed, -1.0f, 1.0f);
+  bool f32 = dtype == DType::F32;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      float &v = x.values[r * cols + c];
+      switch (r % 3) {
+      case 0: v = f32 ? 1000.0f + 1.7f * v : 100.0f + 3.0f * v; break;
+      case 1: v = 3.0f * v; break;
+      default: v += c >= cols - std::max<int64_t>(1, cols / 8) ? 50.0f : 0.0f; break;
+      }
+      v = roundTo(dtype, v);
+    }
+  return x;
+}
+
+class GpuWelfordTest : public ::testing::TestWithParam<std::tuple<WelfordCase, bool>> {};
+
+TEST_P(GpuWelfordTest, MatchesReferenceWithLargeMeansAndOddWidths) {
+  const auto &[c, pair] = GetParam();
+  Graph g("layer_norm");
+  ASSERT_TRUE(examples::build("layer_norm", g, c.rows, c.cols, c.dtype).ok());
+  CompileOptions options;
+  options.scheduleOptions = c.scheduleOptions + (pair ? " welford=true" : " welford=false");
+  auto program = compileGraph(g, options);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  const KernelLaunchPlan &plan = program->launches[0];
+  bool cluster = c.schedule == WelfordCase::Cluster || c.schedule == WelfordCase::ClusterStreamed;
+  bool streamed = c.schedule == WelfordCase::Streamed || c.schedule == WelfordCase::ClusterStreamed;
+  ASSERT_EQ(plan.clusterM > 1, cluster);
+  ASSERT_EQ(plan.streamBlocks > 0, streamed);
+  ASSERT_EQ(plan.threadsPerRow > 32, c.schedule != WelfordCase::Warp);
+  // One CTA barrier round and one cluster exchange with the pair, two
+  // without (the exit barrier's arrive besides).
+  auto count = [&](const std::string &needle) {
+    size_t n = 0;
+    for (size_t at = program->ptx.find(needle); at != std::string::npos;
+         at = program->ptx.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  if (plan.threadsPerRow > 32)
+    EXPECT_EQ(count("bar.sync"), pair ? 1u : 2u);
+  if (cluster)
+    EXPECT_EQ(count("barrier.cluster.arrive"), pair ? 2u : 3u);
+
+  TILEC_REQUIRE_GPU(ctx);
+  auto exe = Executable::compile(g, ctx, options);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const Node &n = g.node(g.inputs()[i]);
+    inputs.push_back(n.shape.size() == 1
+                         ? HostTensor::random(n.shape, n.dtype, seed + i, 0.5f, 1.5f)
+                         : welfordStressInput(c.rows, c.cols, c.dtype, seed + i));
+  }
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  auto got = (*exe)->runOnHost(inputs, **stream);
+  ASSERT_TRUE(got.ok()) << got.message();
+  HostTensor ref = evaluateReference(g, inputs)[0];
+  // f32: the reference rounds the mean of 1000 + x to f32 (half an ulp,
+  // 3e-5 of the deviation's scale), both paths round about as much; the
+  // variance from E[x^2] - E[x]^2 would be off by tens of percent.
+  EXPECT_LT(relativeError((*got)[0], ref), c.dtype == DType::F32 ? 1e-4 : 2e-2);
+  int64_t nans = 0;
+  for (float v : (*got)[0].values)
+    nans += v != v;
+  EXPECT_EQ(nans, 0) << "unwritten or NaN elements (0 / 0 in a combine?)";
+}
+
+std::vector<WelfordCase> welfordCases() {
+  using S = WelfordCase;
+  std::vector<WelfordCase> cases;
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    // One row within a warp (threads_per_row <= 32): rows sharing a warp,
+    // single and three columns (one thread a row), 1000 columns (64
+    // threads in f32, 32 in bf16).
+    cases.push_back({dtype, 37, 96, "", S::Warp});
+    cases.push_back({dtype, 4096, 256, "", S::Warp});
+    cases.push_back({dtype, 9, 1, "", S::Warp});
+    cases.push_back({dtype, 7, 3, "", S::Warp});
+    cases.push_back({dtype, 3, 1000, "", dtype == DType::F32 ? S::Warps : S::Warp});
+    // Over several warps: many rows, and an odd width with scalar accesses
+    // (dynamic counts, 9 chunks a thread).
+    cases.push_back({dtype, 64, 4096, "", S::Warps});
+    cases.push_back({dtype, 5, 4097, "row-cluster-max=1", S::Warps});
+    // Streamed: one CTA a row (clusters off), an odd width with a partial
+    // last block.
+    cases.push_back({dtype, 16, 131072, "row-cluster-max=1", S::Streamed});
+    cases.push_back({dtype, 64, 262144, "row-cluster-max=1", S::Streamed});
+    cases.push_back({dtype, 5, 100003, "row-cluster-max=1", S::Streamed});
+    // Split over clusters of 8 in registers, of 4 with scalar accesses
+    // (the last CTA's slice partly past the row), and of 2 whose CTAs
+    // stream their slices.
+    cases.push_back({dtype, 16, 65536, "", S::Cluster});
+    cases.push_back({dtype, 5, 4097, "", S::Cluster});
+    cases.push_back({dtype, 64, 262144, "", S::ClusterStreamed});
+  }
+  return cases;
+}
+
+std::string welfordCaseName(const ::testing::TestParamInfo<std::tuple<WelfordCase, bool>> &info) {
+  const auto &[c, pair] = info.param;
+  static const char *schedules[] = {"warp", "warps", "streamed", "cluster", "cluster_streamed"};
+  return std::string(dtypeName(c.dtype)) + "_" + std::to_string(c.rows) + "x" +
+         std::to_string(c.cols) + "_" + schedules[c.schedule] + (pair ? "_welford" : "_two_rounds");
+}
+
+INSTANTIATE_TEST_SUITE_P(LayerNorm, GpuWelfordTest,
+                         ::testing::Combine(::testing::ValuesIn(welfordCases()),
+                                            ::testing::Bool()),
+                         welfordCaseName);
+
+// The CTAs of a cluster combine the Welford pair in one order too: each
+// stores its columns of the broadcast variance, and all of a row's columns
+// must be bitwise equal (and two runs give the same bits).
+TEST(GpuScheduleTest, ClusterCtasAgreeBitwiseOnTheWelfordPair) {
+  const int64_t rows = 16, cols = 65536;
+  Graph g("variance_broadcast");
+  Tensor x = g.input("x", {rows, cols}, DType::F32);
+  Tensor d = x - mean(x, -1);
+  g.output(broadcast_to(mean(d * d, -1), {rows, cols}));
+  auto program = compileGraph(g);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  ASSERT_EQ(program->launches[0].clusterM, 8);
+  // One exchange (the pair) and the exit barrier: two arrives.
+  size_t arrives = 0;
+  for (size_t at = program->ptx.find("barrier.cluster.arrive"); at != std::string::npos;
+       at = program->ptx.find("barrier.cluster.arrive", at + 1))
+    ++arrives;
+  EXPECT_EQ(arrives, 2u);
+  TILEC_REQUIRE_GPU(ctx);
+  auto exe = Executable::compile(g, ctx);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<HostTensor> inputs{welfordStressInput(rows, cols, DType::F32, seed)};
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  auto first = (*exe)->runOnHost(inputs, **stream);
+  auto second = (*exe)->runOnHost(inputs, **stream);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_LT(relativeError((*first)[0], evaluateReference(g, inputs)[0]), 1e-4);
+  const std::vector<float> &v = (*first)[0].values;
+  expectColumnsAgreeBitwise(v, rows, cols);
+  EXPECT_EQ(std::memcmp(v.data(), (*second)[0].values.data(), v.size() * sizeof(float)), 0)
+      << "two runs differ";
+}
+
 TEST(GpuScheduleTest, InnerAxisReductionsUseStridedRows) {
   struct Case {
     Shape shape;

@@ -575,6 +575,104 @@ TEST(OnlineSoftmaxTest, PreciseMathKeepsLibdeviceExp) {
   EXPECT_EQ(occurrences(p->ptx, "bar.sync"), 1u);
 }
 
+// layer_norm's Chan/Welford pair (tilec-form-welford; welford=true forms
+// it in every row kernel, the default auto where the second round costs a
+// CTA barrier, a cluster exchange or a streamed pass): the mean and the
+// squared deviations are reduced together, so a kernel has one CTA barrier
+// instead of two (rows over several warps), a cluster-split row one
+// cluster exchange instead of two, and a streamed row one pass over HBM for
+// both instead of two (fewer global loads). welford=false keeps the
+// two-round kernel; the schedule is the same either way. Both assemble
+// without spills. Where every thread covers a whole number of vectors of
+// the row (no masked tail) the counts are constants: the pair shuffles
+// exactly as many values as two rounds (two a butterfly step) and divides
+// nowhere but the variance.
+struct WelfordCase {
+  DType dtype;
+  int64_t rows, cols;
+};
+
+class WelfordTest : public ::testing::TestWithParam<WelfordCase> {};
+
+TEST_P(WelfordTest, OneReductionRound) {
+  std::string ptxas = ptxasPath();
+  if (ptxas.empty())
+    GTEST_SKIP() << "ptxas not found under " << TILEC_CUDA_ROOT << "/bin";
+  const WelfordCase &c = GetParam();
+  CompiledProgram pair = compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a", "welford=true");
+  CompiledProgram twoRounds =
+      compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a", "welford=false");
+  CompiledProgram automatic = compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a");
+  ASSERT_EQ(pair.launches.size(), 1u);
+  ASSERT_EQ(twoRounds.launches.size(), 1u);
+  const KernelLaunchPlan &l = pair.launches[0], &l2 = twoRounds.launches[0];
+  EXPECT_EQ(l.threadsPerRow, l2.threadsPerRow);
+  EXPECT_EQ(l.chunks, l2.chunks);
+  EXPECT_EQ(l.streamBlocks, l2.streamBlocks);
+  EXPECT_EQ(l.colBlocks, l2.colBlocks);
+  bool warps = l.threadsPerRow > 32;
+  bool savesARound = warps || l.clusterM > 1 || l.streamBlocks > 0;
+  // auto: the pair wherever it saves a round, two rounds within a warp.
+  EXPECT_EQ(automatic.ptx, savesARound ? pair.ptx : twoRounds.ptx);
+  // No spills, except where two rounds spill already (f32 [4096, 32768]:
+  // 64 values a thread in registers, 1944 bytes of spill stores in two
+  // rounds); the pair never spills more.
+  int64_t spills[2];
+  for (int i = 0; i < 2; ++i) {
+    int status = 0;
+    std::string log = assemble(ptxas, (i == 0 ? pair : twoRounds).ptx, "sm_90a", status);
+    ASSERT_EQ(status, 0) << log;
+    size_t at = log.find(" bytes spill stores");
+    ASSERT_NE(at, std::string::npos) << log;
+    size_t start = log.rfind(' ', at - 1);
+    spills[i] = std::stoll(log.substr(start + 1, at - start - 1));
+  }
+  EXPECT_LE(spills[0], spills[1]) << "the pair spills more than two rounds";
+  if (!(c.dtype == DType::F32 && c.rows == 4096 && c.cols == 32768))
+    EXPECT_EQ(spills[0], 0);
+  EXPECT_EQ(occurrences(pair.ptx, "bar.sync"), warps ? 1u : 0u) << pair.ptx;
+  EXPECT_EQ(occurrences(twoRounds.ptx, "bar.sync"), warps ? 2u : 0u);
+  if (l.clusterM > 1) {
+    // The exchange's arrive and the exit barrier's; two exchanges without.
+    EXPECT_EQ(occurrences(pair.ptx, "barrier.cluster.arrive"), 2u);
+    EXPECT_EQ(occurrences(twoRounds.ptx, "barrier.cluster.arrive"), 3u);
+  }
+  if (l.streamBlocks > 0)
+    EXPECT_LT(occurrences(pair.ptx, "ld.global"), occurrences(twoRounds.ptx, "ld.global"));
+  bool staticCounts = c.cols == l.threadsPerRow * l.vectorWidth * l.chunks * l.colBlocks *
+                                    std::max<int64_t>(1, l.streamBlocks);
+  if (staticCounts) {
+    EXPECT_EQ(occurrences(pair.ptx, "shfl.sync"), occurrences(twoRounds.ptx, "shfl.sync"));
+    // (Streamed rows: at most one a block, in the loop; LLVM folds it when
+    // it unrolls a short loop.)
+    EXPECT_LE(occurrences(pair.ptx, "rcp.approx"), l.streamBlocks > 0 ? 1u : 0u)
+        << "static counts need no division";
+  }
+}
+
+std::vector<WelfordCase> welfordCases() {
+  std::vector<WelfordCase> cases;
+  for (DType dtype : {DType::BF16, DType::F32})
+    for (int64_t rows : {1, 5, 16})
+      for (int64_t cols : {1, 3, 1000, 4097, 100003})
+        cases.push_back({dtype, rows, cols});
+  // Rows within a warp ([4096, 256] f32), over several warps ([8192, 4096]),
+  // split over clusters ([16, 65536], [1, 131072]), streamed ([4096, 32768]
+  // bf16) and streamed in clusters ([64, 262144]).
+  for (DType dtype : {DType::BF16, DType::F32})
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{4096, 256}, {8192, 4096},
+                              {16, 65536}, {1, 131072}, {4096, 32768}, {64, 262144}})
+      cases.push_back({dtype, rows, cols});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    LayerNorm, WelfordTest, ::testing::ValuesIn(welfordCases()),
+    [](const ::testing::TestParamInfo<WelfordCase> &info) {
+      return std::string(dtypeName(info.param.dtype)) + "_" + std::to_string(info.param.rows) +
+             "x" + std::to_string(info.param.cols);
+    });
+
 // GELU: with fast math and a 16-bit result, one tanh.approx per element
 // (the GEMM epilogue's MUFU work halved); f32 results and precise math keep
 // x / (1 + exp2(..)) (no tanh.approx); an explicit fast-math tanh is the

@@ -251,3 +251,11 @@ func.func @reduce_max_sum_exp_exp_tile_type(%t: tensor<64xf32>) {
   %m, %s, %e = tile.reduce_max_sum_exp %t : tensor<64xf32> -> f32, f32, tensor<32xf32>
   return
 }
+
+// -----
+
+func.func @reduce_mean_m2_needs_f32(%t: tensor<64xbf16>) {
+  // expected-error @+1 {{'tile.reduce_mean_m2' op reductions take f32 tiles (upcast first)}}
+  %m, %v = tile.reduce_mean_m2 %t : tensor<64xbf16> -> f32, f32
+  return
+}

@@ -25,7 +25,8 @@ namespace tilec {
 inline int64_t countRowReductions(mlir::Operation *kernel) {
   int64_t n = 0;
   kernel->walk([&](mlir::Operation *op) {
-    n += mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp>(op);
+    n += mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp,
+                    tile::ReduceMeanM2Op>(op);
   });
   return n;
 }
@@ -34,6 +35,11 @@ inline int64_t countRowReductions(mlir::Operation *kernel) {
 /// kernel and its reduce_max by one tile.reduce_max_sum_exp; returns how
 /// many it formed.
 int64_t formOnlineSoftmax(mlir::func::FuncOp kernel);
+
+/// Replaces each `reduce_sum(d * d)`, d = x - splat(reduce_sum(x) / W), of
+/// a row kernel (W the tile's width) and the mean's reduce_sum by one
+/// tile.reduce_mean_m2 (Chan/Welford pair); returns how many it formed.
+int64_t formWelford(mlir::func::FuncOp kernel);
 
 /// Moves the loads (and the conversions only they feed) of a row kernel
 /// whose first use lies past a reduction to just before that use, never

@@ -55,6 +55,22 @@ def FormOnlineSoftmax : Pass<"tilec-form-online-softmax", "mlir::ModuleOp"> {
   }];
 }
 
+def FormWelford : Pass<"tilec-form-welford", "mlir::ModuleOp"> {
+  let summary = "Fuse a row's mean and its sum of squared deviations into one reduction (Chan/Welford pair)";
+  let description = [{
+    In each row kernel, `mean = tile.reduce_sum(x) / W` (W the tile's
+    width) and `m2 = tile.reduce_sum(d * d)`, `d = x - tile.splat(mean)`,
+    become `mean, m2 = tile.reduce_mean_m2(x)`: one round of
+    synchronisation instead of two, and one pass over a streamed row
+    instead of two (layer_norm). The pair is reduced from partial (count,
+    mean, M2) triples, each thread's from its own elements in two exact
+    passes, so large means with small variances stay accurate. Anything
+    else (a sum used besides the mean, squares of another difference) is
+    left alone. tilec-schedule-row-kernels runs it, after choosing the
+    schedule, as its `welford` option says.
+  }];
+}
+
 def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
   let summary = "Choose vector width, threads per row and rows per CTA for each tile kernel";
   let description = [{
@@ -98,6 +114,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
            "it was measured faster), true (every row schedule with a CTA barrier or a "
            "cluster or a streamed pass to save), false (never: max, then sum)">,
+    Option<"welford", "welford", "std::string", "\"auto\"",
+           "Reduce a row's mean and sum of squared deviations together, as one pair "
+           "(layer_norm; tilec-form-welford): auto (rows over several warps, split over a "
+           "cluster or streamed: a CTA barrier, a cluster exchange or a pass to save; "
+           "unmeasured), true (every row kernel, rows within one warp too), false (never: "
+           "mean, then the squared deviations)">,
     Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
     Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
     Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,

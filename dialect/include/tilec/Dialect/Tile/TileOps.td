@@ -128,6 +128,28 @@ def Tile_ReduceMaxSumExpOp : Tile_Op<"reduce_max_sum_exp", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ReduceMeanM2Op : Tile_Op<"reduce_mean_m2", [Pure]> {
+  let summary = "mean of a row tile and the sum of squared deviations from it, in one reduction";
+  let description = [{
+    `%mean, %m2 = tile.reduce_mean_m2 %x` gives mean = sum(x) / W and
+    M2 = sum((x - mean)^2) over the W elements of the tile: layer_norm's
+    mean and (times 1 / W) variance without a second reduction. Partial
+    triples (n, mean, M2) combine as n = nA + nB, delta = meanB - meanA,
+    mean = meanA + delta nB / n, M2 = M2A + M2B + delta^2 nA nB / n (Chan,
+    Golub & LeVeque 1979), so the distribution pass reduces both in one
+    round; each thread first takes its own elements' mean and then their
+    squared deviations from it (exact two-pass: they are in registers), so
+    large means with small variances lose nothing to cancellation, as
+    E[x^2] - E[x]^2 would. Formed by tilec-form-welford from reduce_sum,
+    the division by W, splat, subf, mulf and reduce_sum; `fastmath` is the
+    mean division's flags, kept for the divisions of the combination.
+  }];
+  let arguments = (ins Tile_RowTile:$input, OptionalAttr<Arith_FastMathAttr>:$fastmath);
+  let results = (outs F32:$mean, F32:$m2);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($mean) `,` type($m2)";
+  let hasVerifier = 1;
+}
+
 def Tile_MatmulOp : Tile_Op<"matmul", [MemoryEffects<[MemRead]>]> {
   let summary = "row `row` of op(lhs) @ op(rhs), accumulated in f32";
   let description = [{
