@@ -63,6 +63,9 @@ struct GemmSchedule {
   // rows [g * 64 * chains, (g + 1) * 64 * chains) of the tile, warp w of it
   // rows c * 64 + (w % 4) * 16 of each chain c.
   int64_t mChains = 1;
+  // TMA: the output goes through shared memory (two 64 x 64 buffers an
+  // MMA warpgroup) and TMA stores; its tensor map comes last in tile.tma.
+  bool tmaStore = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -90,6 +93,7 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
     s.mmaPending = get("mma_pending");
   if (dict.get("m_chains"))
     s.mChains = get("m_chains");
+  s.tmaStore = get("tma_store") > 0;
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
             s.stages >= 2 && s.groupM >= 1 && s.blockM % s.warpsM == 0 &&
             s.blockN % s.warpsN == 0 && s.warpM() % 16 == 0 && s.warpN() % 16 == 0 &&
@@ -100,7 +104,7 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
                           (s.mmaPending == 0 || s.mmaPending == 1) &&
                           s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
                           s.stages >= 3)) &&
-            (!s.tma || s.wgmma) && (s.clusterM == 1 || (s.clusterM == 2 && s.tma)) &&
+            (!s.tma || s.wgmma) && (!s.tmaStore || s.tma) && (s.clusterM == 1 || (s.clusterM == 2 && s.tma)) &&
             (!s.pingpong || (s.tma && s.blockM == 64));
   // A cluster splits the B panel: halves of whole swizzle atoms ([N, K]) or
   // of the 64-column blocks ([K, N]).
@@ -209,9 +213,9 @@ public:
     SmallVector<Type> params(fn.getFunctionType().getInputs());
     if (s.tma) {
       tensorMaps = fn->getAttrOfType<ArrayAttr>("tile.tma");
-      if (!tensorMaps || tensorMaps.size() != mms.size() + 1)
+      if (!tensorMaps || tensorMaps.size() != mms.size() + 1 + (s.tmaStore ? 1 : 0))
         return fn.emitOpError("a TMA GEMM schedule needs tile.tma with a tensor map for the "
-                              "lhs and each rhs");
+                              "lhs and each rhs (and the output, with tma_store)");
       params.append(tensorMaps.size(), LLVM::LLVMPointerType::get(ctx));
     }
     auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(
@@ -244,7 +248,7 @@ public:
     Value tid = b.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x);
     Value pid = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x);
     // The MMA warps' thread index (TMA: after the producer warpgroup).
-    Value mmaTid = s.tma ? m.sub(tid, m.c(128)) : tid;
+    mmaTid = s.tma ? m.sub(tid, m.c(128)) : tid;
     lane = m.rem(mmaTid, kWarpSize);
     // Ping-pong: warpgroup `consumer` of the two, each with a tile's warps.
     Value warp = m.div(mmaTid, kWarpSize);
@@ -573,8 +577,14 @@ private:
       Value a = bb.create<arith::IndexCastOp>(loc, i64, address);
       return bb.create<LLVM::IntToPtrOp>(loc, ptr3, a);
     };
-    // mbarriers after the panels: full[stage], then empty[stage].
+    // mbarriers after the panels: full[stage], then empty[stage]; then
+    // (tma_store) the staging buffers, 1024-byte aligned for the swizzle.
     Value bars = m.add(baseA, s.stages * (stageA + nm * stageB));
+    if (s.tmaStore) {
+      stagingBase = m.add(
+          baseA, static_cast<int64_t>(llvm::alignTo(s.stages * (stageA + nm * stageB + 16), 1024)));
+      outMap = mapParams.back();
+    }
     auto barrier = [&](OpBuilder &bb, Value stage, bool isEmpty) {
       IndexMath im{bb, loc};
       return sharedPtr(bb, im.add(bars, im.add(im.mul(stage, 8), isEmpty ? s.stages * 8 : 0)));
@@ -808,6 +818,14 @@ private:
       setTile(tb, tileOf(tb, tileLoop.getInductionVar()), rank);
       if (failed(finish(tb, loop.getResults())))
         return failure();
+      // The last TMA stores read shared memory and write the output after
+      // the CTA's last instruction unless waited for.
+      if (s.tmaStore) {
+        cb.setInsertionPointAfter(tileLoop);
+        auto ifOp = cb.create<scf::IfOp>(loc, electedStorer(cb), false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        ib.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, ib.getI32IntegerAttr(0), UnitAttr());
+      }
     }
     // No CTA may exit while its partner can still write its shared memory
     // or arrive on its barriers.
@@ -1069,6 +1087,8 @@ private:
   /// latency per fragment would add up (measured: docs/perf.md).
   LogicalResult emitEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc,
                              int64_t tileRows = 16) {
+    if (stagingBase)
+      return emitStagedEpilogue(b, mi, ni, acc, tileRows);
     int64_t nm = mms.size();
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
@@ -1107,6 +1127,132 @@ private:
         if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::All)))
           return failure();
     }
+    return success();
+  }
+
+  /// The thread that waits for and issues its warpgroup's TMA stores.
+  Value electedStorer(OpBuilder &b) {
+    IndexMath m{b, fn.getLoc()};
+    return b.create<arith::CmpIOp>(fn.getLoc(), arith::CmpIPredicate::eq, m.rem(mmaTid, 128),
+                                   m.c(0));
+  }
+
+  /// The epilogue through shared memory (tma_store): a warpgroup's part of
+  /// the tile goes out in units of 64 rows (one chain) x 64 columns, each
+  /// written by its threads to one of the warpgroup's two 8 KB buffers in
+  /// the 128-byte swizzle (pair p of n8 tile j, row r at byte r * 128 +
+  /// ((j % 8) ^ (r % 8)) * 16 + p * 4: the 8 rows of a store instruction hit
+  /// 8 distinct bank groups), then stored by one TMA copy of the elected
+  /// thread, which clips rows and columns past the output. Before a buffer
+  /// is rewritten, the copy that read it (two units earlier, maybe of the
+  /// previous tile) must have finished reading (wait_group.read); two
+  /// warpgroup barriers a unit order the writes, the copy and the reuse.
+  /// The output's whole 128-byte lines reach L2, and the copies run while
+  /// the warpgroup goes on to the next unit and tile.
+  LogicalResult emitStagedEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc,
+                                   int64_t tileRows) {
+    Location loc = fn.getLoc();
+    MLIRContext *ctx = b.getContext();
+    IndexMath m{b, loc};
+    int64_t nm = mms.size();
+    auto i32 = b.getI32Type();
+    auto i64 = b.getI64Type();
+    auto ptr3 = LLVM::LLVMPointerType::get(ctx, 3);
+    Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
+    Value wg = m.div(mmaTid, 128);
+    Value wl = m.rem(tileWarp, 4);
+    Value wgRow = m.mul(m.div(tileWarp, 4), 64 * mi); // the warpgroup's first tile row
+    Value region = m.add(stagingBase, m.mul(wg, 2 * 8192));
+    Value pairByte = m.mul(m.rem(lane, 4), 4);
+    Value barId = b.create<arith::IndexCastOp>(loc, i32, m.add(wg, 3));
+    Value count = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(128));
+    auto wgBarrier = [&] {
+      b.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count, NVVM::BarrierReductionAttr(),
+                                Value());
+    };
+    struct Fragment {
+      Value row, col, addr;
+      SmallVector<Value> pairs;
+      int64_t colKey, rowKey;
+    };
+    int64_t blocks = ni / 8; // 64-column blocks
+    SmallVector<SmallVector<Fragment>> units;
+    for (int64_t c = 0; c < mi; ++c)
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        SmallVector<Fragment> unit;
+        Value buffer = m.add(region, (static_cast<int64_t>(units.size()) % 2) * 8192);
+        for (int64_t h = 0; h < 2; ++h) {
+          Value r = m.add(m.mul(wl, 16), m.add(quad, h * 8)); // row in the unit
+          Value row = m.add(m.add(m0, warpM0), m.add(quad, c * tileRows + h * 8));
+          for (int64_t jj = 0; jj < 8; ++jj) {
+            int64_t j = blk * 8 + jj;
+            Value col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
+            Value chunk = m.xori(m.c(jj), quad);
+            Value addr = m.add(buffer, m.add(m.mul(r, 128), m.add(m.mul(chunk, 16), pairByte)));
+            SmallVector<Value> pairs;
+            for (int64_t t = 0; t < nm; ++t) {
+              Value a = acc[(t * mi + c) * ni + j];
+              pairs.push_back(b.create<vector::ShuffleOp>(loc, a, a,
+                                                          ArrayRef<int64_t>{2 * h, 2 * h + 1}));
+            }
+            unit.push_back({row, col, addr, pairs, j, c * 2 + h});
+          }
+        }
+        units.push_back(std::move(unit));
+      }
+    for (auto &unit : units)
+      for (Fragment &f : unit)
+        if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::SharedLoads)))
+          return failure();
+    constexpr size_t kGroup = 8;
+    int64_t u = 0;
+    for (int64_t c = 0; c < mi; ++c)
+      for (int64_t blk = 0; blk < blocks; ++blk, ++u) {
+        ArrayRef<Fragment> unit = units[u];
+        // This unit's buffer was last read by the copy before the latest
+        // (or, with an odd count of units a tile, by the latest: the
+        // previous tile's last).
+        int32_t pending = (units.size() % 2 == 1 && u == 0) ? 0 : 1;
+        {
+          auto ifOp = b.create<scf::IfOp>(loc, electedStorer(b), false);
+          OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+          ib.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, ib.getI32IntegerAttr(pending),
+                                                  ib.getUnitAttr());
+        }
+        wgBarrier();
+        for (size_t g = 0; g < unit.size(); g += kGroup) {
+          ArrayRef<Fragment> group = unit.slice(g, std::min(kGroup, unit.size() - g));
+          for (const Fragment &f : group)
+            if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey,
+                                    Emit::RowLoads)))
+              return failure();
+          for (const Fragment &f : group) {
+            stagedAddr = f.addr;
+            LogicalResult r =
+                emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::All);
+            stagedAddr = Value();
+            if (failed(r))
+              return failure();
+          }
+        }
+        // The writes (generic proxy) visible to the TMA copy (async proxy).
+        b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
+                                     NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+        wgBarrier();
+        auto ifOp = b.create<scf::IfOp>(loc, electedStorer(b), false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath im{ib, loc};
+        Value buffer = im.add(region, (u % 2) * 8192);
+        Value bufferI64 = ib.create<arith::IndexCastOp>(loc, i64, buffer);
+        Value src = ib.create<LLVM::IntToPtrOp>(loc, ptr3, bufferI64);
+        Value colAt = ib.create<arith::IndexCastOp>(loc, i32, im.add(n0, blk * 64));
+        Value rowAt = ib.create<arith::IndexCastOp>(
+            loc, i32, im.add(im.add(m0, wgRow), c * tileRows));
+        ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+            loc, outMap, src, ValueRange{colAt, rowAt}, Value(),
+            NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE), Value());
+        ib.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
+      }
     return success();
   }
 
@@ -1227,6 +1373,13 @@ private:
           storePair(b, v, mem, {}, col, first, colOk);
           continue;
         }
+        if (stagedAddr && llvm::isa<VectorType>(v.getType())) { // tma_store: to the buffer
+          Value a = b.create<arith::IndexCastOp>(loc, b.getI64Type(), stagedAddr);
+          Value ptr = b.create<LLVM::IntToPtrOp>(
+              loc, LLVM::LLVMPointerType::get(b.getContext(), 3), a);
+          b.create<LLVM::StoreOp>(loc, v, ptr, /*alignment=*/4);
+          continue;
+        }
         if (!llvm::isa<VectorType>(v.getType())) { // per-row scalar: one thread per row
           Value c0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, col, m.c(0));
           auto ifOp = b.create<scf::IfOp>(loc, m.andi(rowOk, c0), false);
@@ -1309,6 +1462,10 @@ private:
   ArrayAttr tensorMaps;    // TMA: tile.tma (lhs, then each rhs)
   SmallVector<Value> mapParams; // TMA: the tensor-map kernel parameters
   DenseMap<std::pair<Operation *, int64_t>, Value> loadCache;
+  // tma_store: the staging buffers' address, the output's tensor map, the
+  // MMA threads' index; while a fragment is emitted, the shared address of
+  // its pair (the output store goes there instead).
+  Value stagingBase, outMap, mmaTid, stagedAddr;
 };
 
 struct DistributeGemmTilesPass

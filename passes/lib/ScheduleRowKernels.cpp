@@ -316,16 +316,50 @@ struct ScheduleRowKernelsPass
         if (!gemmBlockM)
           bm = 128;
       }
-      int64_t threads = (pingpong ? 2 : bm / (64 * chains)) * 128 + (tma ? 128 : 0);
+      int64_t mmaGroups = pingpong ? 2 : bm / (64 * chains);
+      int64_t threads = mmaGroups * 128 + (tma ? 128 : 0);
+      int64_t kMaxSharedBytes = maxSharedBytes(target);
+      // TMA stores of the output: one 16-bit [M, N] tensor (rows 16-byte
+      // aligned) written by the kernel's one row store, unbatched (a tile's
+      // rows past M would belong to the next batch, which TMA would not
+      // clip); two 64 x 64 staging buffers (8 KB) an MMA warpgroup.
+      auto panels = [&] { return stages * ((bm + products * bn) * 64 * 2 + 16); };
+      int64_t staging = 0;
+      if (tma && gemmTmaStore && batch == 1) {
+        SmallVector<tilec::tile::StoreOp> stores;
+        fn.walk([&](tilec::tile::StoreOp st) { stores.push_back(st); });
+        auto out = stores.size() == 1 ? llvm::dyn_cast<BlockArgument>(stores[0].getDest())
+                                      : BlockArgument();
+        auto outType = out ? llvm::cast<MemRefType>(out.getType()) : MemRefType();
+        if (out && stores[0].getRow() && !stores[0].getColOffsetAttr() &&
+            llvm::isa<RankedTensorType>(stores[0].getValue().getType()) &&
+            outType.getRank() == 2 && outType.getElementTypeBitWidth() == 16 && cols % 8 == 0 &&
+            bn % 64 == 0) {
+          staging = mmaGroups * 2 * 64 * 64 * 2;
+          Builder b(fn.getContext());
+          maps.push_back(b.getDictionaryAttr(
+              {b.getNamedAttr("arg", b.getI64IntegerAttr(out.getArgNumber())),
+               b.getNamedAttr("dims", b.getDenseI64ArrayAttr({rows, cols})),
+               b.getNamedAttr("box", b.getDenseI64ArrayAttr({64, 64}))}));
+        }
+      }
       // Ping-pong stages are smaller (64 rows of A): as many as fit, up to 6.
       if (pingpong && !gemmStages)
-        stages = std::clamp<int64_t>((maxSharedBytes(target) - 1024) /
+        stages = std::clamp<int64_t>((kMaxSharedBytes - 2048 - staging) /
                                          ((bm + products * bn) * 64 * 2 + 16),
                                      3, 6);
-      // Panels, the 1024-byte alignment pad, and (TMA) a full and an empty
-      // mbarrier per stage.
+      // Panels, the 1024-byte alignment pad, (TMA) a full and an empty
+      // mbarrier per stage, and the staging buffers (1024-byte aligned).
       int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024 + (tma ? stages * 16 : 0);
-      int64_t kMaxSharedBytes = maxSharedBytes(target);
+      if (staging) {
+        int64_t withStaging = 1024 + llvm::alignTo(panels(), 1024) + staging;
+        if (withStaging <= kMaxSharedBytes) {
+          sharedBytes = withStaging;
+        } else { // (more stages asked for than leave room: direct stores)
+          staging = 0;
+          maps.pop_back();
+        }
+      }
       if (sharedBytes > kMaxSharedBytes)
         return fn.emitOpError("bad wgmma GEMM schedule: ")
                << stages << " stages of " << bm << " + " << products << " x " << bn
@@ -345,6 +379,7 @@ struct ScheduleRowKernelsPass
                            {"block_n", bn},
                            {"block_k", 64},
                            {"m_chains", chains > 1 ? chains : -1},
+                           {"tma_store", staging ? 1 : -1},
                            {"warps_m", bm / 16 / chains},
                            {"warps_n", 1},
                            {"stages", stages},

@@ -241,6 +241,39 @@ TEST(GemmSchedules, TwoChainsAWarpgroup) {
     }
 }
 
+// The epilogue through shared memory and TMA stores (gemm-tma-store, the
+// default for one 16-bit output): units of 64 x 64 in two buffers a
+// warpgroup, reused across a CTA's tiles; block_n 64 and 192 give an odd
+// count of units a tile (the first unit waits for every earlier copy);
+// ping-pong and clusters; TMA clips rows and columns past the output. The
+// batched rhs keeps direct stores (TMA would not clip at a batch's rows).
+TEST(GemmSchedules, TmaStoreEpilogue) {
+  TILEC_REQUIRE_GPU(ctx);
+  for (const char *opts : {"", "gemm-cluster-m=1", "gemm-block-n=64 gemm-cluster-m=1",
+                           "gemm-block-n=192", "gemm-pingpong=1"})
+    for (const MultiTileCase &c : multiTileCases()) {
+      // (SwiGLU's two 192-column panels do not fit shared memory at all.)
+      if (std::string(c.name).find("swiglu") == 0 && std::string(opts) == "gemm-block-n=192")
+        continue;
+      Graph g("tma_store");
+      c.build(g);
+      CompileOptions options;
+      options.scheduleOptions = std::string("gemm-tma-store=1 ") + opts;
+      auto program = compileGraph(g, options);
+      ASSERT_TRUE(program.ok()) << program.message();
+      ASSERT_EQ(program->launches.size(), 1u);
+      const KernelLaunchPlan &l = program->launches[0];
+      bool batched = g.node(g.inputs()[1]).shape.size() == 3;
+      size_t operands = g.inputs().size() - (std::string(c.name).find("bias") != std::string::npos);
+      EXPECT_EQ(l.tensorMaps.size(), operands + (batched ? 0 : 1)) << c.name << ", " << opts;
+      EXPECT_EQ(program->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos,
+                !batched)
+          << c.name;
+      SCOPED_TRACE(std::string(c.name) + ", " + opts);
+      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
+    }
+}
+
 // ---- fused epilogues: one kernel each ----
 
 TEST(GemmEpilogue, LinearBiasGelu) {

@@ -575,9 +575,9 @@ TEST(OnlineSoftmaxTest, PreciseMathKeepsLibdeviceExp) {
   EXPECT_EQ(occurrences(p->ptx, "bar.sync"), 1u);
 }
 
-// layer_norm's Chan/Welford pair (tilec-form-welford; welford=true forms
-// it in every row kernel, the default auto where the second round costs a
-// CTA barrier, a cluster exchange or a streamed pass): the mean and the
+// layer_norm's Chan/Welford pair (tilec-form-welford; welford=true, the
+// default, forms it in every row kernel, auto only where the second round
+// costs a CTA barrier, a cluster exchange or a streamed pass): the mean and the
 // squared deviations are reduced together, so a kernel has one CTA barrier
 // instead of two (rows over several warps), a cluster-split row one
 // cluster exchange instead of two, and a streamed row one pass over HBM for
@@ -602,7 +602,10 @@ TEST_P(WelfordTest, OneReductionRound) {
   CompiledProgram pair = compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a", "welford=true");
   CompiledProgram twoRounds =
       compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a", "welford=false");
-  CompiledProgram automatic = compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a");
+  CompiledProgram automatic =
+      compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a", "welford=auto");
+  CompiledProgram byDefault = compileExample("layer_norm", c.rows, c.cols, c.dtype, "sm_90a");
+  EXPECT_EQ(byDefault.ptx, pair.ptx); // the default: the pair everywhere
   ASSERT_EQ(pair.launches.size(), 1u);
   ASSERT_EQ(twoRounds.launches.size(), 1u);
   const KernelLaunchPlan &l = pair.launches[0], &l2 = twoRounds.launches[0];
@@ -815,6 +818,79 @@ TEST(GemmScheduleTest, TwoChainsAWarpgroup) {
   auto p = compileGraph(g, options);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.message().find("gemm-m-chains 2"), std::string::npos) << p.message();
+}
+
+// The TMA-store epilogue (gemm-tma-store, default on): the output's tensor
+// map comes last, the PTX stores with cp.async.bulk.tensor from shared
+// memory and waits on bulk groups; f32 outputs, two outputs and batched
+// rhs keep direct stores. Every variant assembles without spills or
+// injected warpgroup syncs.
+TEST(GemmScheduleTest, TmaStoreEpilogue) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    const char *name;
+    std::function<void(Graph &)> build;
+    bool staged;
+  };
+  std::vector<Case> cases{
+      {"bf16", [](Graph &g) {
+         g.output(matmul(g.input("a", {2887, 200}, DType::BF16),
+                         g.input("b", {1320, 200}, DType::BF16), false, true));
+       }, true},
+      {"bias gelu f16", [](Graph &g) {
+         Tensor x = g.input("x", {2500, 264}, DType::F16);
+         Tensor w = g.input("w", {776, 264}, DType::F16);
+         g.output(gelu(nn::linear(x, w, g.input("bias", {776}, DType::F16))));
+       }, true},
+      {"swiglu", [](Graph &g) {
+         Tensor x = g.input("x", {1500, 256}, DType::BF16);
+         Tensor wg = g.input("w_gate", {336, 256}, DType::BF16);
+         Tensor wu = g.input("w_up", {336, 256}, DType::BF16);
+         g.output(silu(matmul(x, wg, false, true)) * matmul(x, wu, false, true));
+       }, true},
+      {"f32 out", [](Graph &g) {
+         g.output(cast(matmul(g.input("a", {512, 256}, DType::BF16),
+                              g.input("b", {512, 256}, DType::BF16), false, true),
+                       DType::F32));
+       }, false},
+      {"batched", [](Graph &g) {
+         g.output(matmul(g.input("a", {3, 700, 128}, DType::BF16),
+                         g.input("b", {3, 264, 128}, DType::BF16), false, true));
+       }, false},
+  };
+  for (const char *opts : {"", "gemm-block-n=64 gemm-cluster-m=1", "gemm-block-n=192",
+                           "gemm-pingpong=1", "gemm-m-chains=2"})
+    for (const Case &c : cases) {
+      SCOPED_TRACE(std::string(c.name) + ", " + opts);
+      Graph g("tma_store");
+      c.build(g);
+      CompileOptions options;
+      options.scheduleOptions = opts;
+      auto p = compileGraph(g, options);
+      if (std::string(c.name) == "swiglu" && std::string(opts) == "gemm-block-n=192") {
+        // Two 192-column panels a stage: too big even without the buffers.
+        ASSERT_FALSE(p.ok());
+        EXPECT_NE(p.message().find("bytes of shared memory"), std::string::npos);
+        continue;
+      }
+      ASSERT_TRUE(p.ok()) << p.message();
+      ASSERT_EQ(p->launches.size(), 1u);
+      bool staged = p->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos;
+      EXPECT_EQ(staged, c.staged);
+      if (staged) {
+        const TensorMapPlan &out = p->launches[0].tensorMaps.back();
+        EXPECT_EQ(out.box, (std::vector<int64_t>{64, 64}));
+        EXPECT_NE(p->ptx.find("cp.async.bulk.wait_group.read \t"), std::string::npos);
+        EXPECT_NE(p->ptx.find("cp.async.bulk.wait_group \t0;"), std::string::npos);
+      }
+      if (ptxas.empty())
+        continue;
+      int status = 0;
+      std::string log = assemble(ptxas, p->ptx, "sm_90a", status);
+      ASSERT_EQ(status, 0) << log;
+      EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+      EXPECT_EQ(log.find("is injected"), std::string::npos) << log;
+    }
 }
 
 } // namespace

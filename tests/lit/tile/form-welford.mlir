@@ -3,7 +3,7 @@
 // every row kernel, with the default (auto) where the second round costs a
 // CTA barrier, a cluster exchange or a streamed pass, and never with false.
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=welford=true %s | FileCheck %s --check-prefix=SCHED
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=AUTO
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=welford=auto %s | FileCheck %s --check-prefix=AUTO
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=welford=false %s | FileCheck %s --check-prefix=OFF
 
 // layer_norm: mean = reduce_sum(x) / W and reduce_sum((x - splat(mean))^2)

@@ -10,14 +10,14 @@
 // RUN: FileCheck %s --check-prefix=SMEM < %t.smem
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 gemm-block-k=64 gemm-stages=7" %s | FileCheck %s --check-prefix=SMEM7
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 gemm-stages=6 gemm-block-k=128" %s 2>&1 | FileCheck %s --check-prefix=SMEM2
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-stages=5" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-block-n=256" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM2
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-stages=5" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-n=256" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM2
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-m=96" %s 2>&1 | FileCheck %s --check-prefix=WGBM
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-k=32" %s 2>&1 | FileCheck %s --check-prefix=WGBK
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=3" %s 2>&1 | FileCheck %s --check-prefix=CLUSTER3
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" %s | FileCheck %s --check-prefix=CLUSTER1
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-stages=5 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-block-n=256 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM2
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-stages=5 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-n=256 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM2
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-m=96 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGBM
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-k=32 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGBK
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=3 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=CLUSTER3
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=CLUSTER1
 
 // GEMM schedule options that the tensor-core kernel cannot run are errors
 // on the kernel, naming the whole schedule:

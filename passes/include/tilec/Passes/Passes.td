@@ -114,12 +114,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
            "it was measured faster), true (every row schedule with a CTA barrier or a "
            "cluster or a streamed pass to save), false (never: max, then sum)">,
-    Option<"welford", "welford", "std::string", "\"auto\"",
+    Option<"welford", "welford", "std::string", "\"true\"",
            "Reduce a row's mean and sum of squared deviations together, as one pair "
-           "(layer_norm; tilec-form-welford): auto (rows over several warps, split over a "
-           "cluster or streamed: a CTA barrier, a cluster exchange or a pass to save; "
-           "unmeasured), true (every row kernel, rows within one warp too), false (never: "
-           "mean, then the squared deviations)">,
+           "(layer_norm; tilec-form-welford): true (every row kernel; measured never "
+           "slower, docs/perf.md), auto (only rows over several warps, split over a "
+           "cluster or streamed: a CTA barrier, a cluster exchange or a pass to save), "
+           "false (never: mean, then the squared deviations)">,
     Option<"gemmBlockM", "gemm-block-m", "int64_t", "0", "GEMM CTA tile rows (0: chosen from the shape)">,
     Option<"gemmBlockN", "gemm-block-n", "int64_t", "0", "GEMM CTA tile columns (0: chosen)">,
     Option<"gemmBlockK", "gemm-block-k", "int64_t", "0", "GEMM k step per pipeline stage (0: chosen)">,
@@ -142,6 +142,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmClusterM", "gemm-cluster-m", "int64_t", "2",
            "TMA GEMMs: CTAs a cluster (1 or 2) on consecutive block rows, sharing the B "
            "panel by TMA multicast">,
+    Option<"gemmTmaStore", "gemm-tma-store", "bool", "true",
+           "TMA GEMMs with one 16-bit [M, N] output: each MMA warpgroup writes its "
+           "results to shared memory in 64 x 64 blocks (two buffers) that TMA stores, "
+           "whole lines and asynchronous; false: every thread stores its pairs to global "
+           "memory">,
     Option<"gemmPingpong", "gemm-pingpong", "bool", "false",
            "Persistent TMA GEMMs: the two MMA warpgroups take alternate 64-row tiles "
            "(ping-pong), so one's epilogue runs under the other's MMAs; false: both share "
