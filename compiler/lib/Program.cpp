@@ -104,6 +104,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       plan.fixedBlock = get("threads");
       plan.sharedBytes = get("shared_bytes");
       plan.persistent = get("persistent") != 0;
+      plan.tmaStore = get("tma_store") > 0;
       plan.clusterM = std::max<int64_t>(1, get("cluster_m"));
       if (auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tma"))
         for (Attribute a : maps) {
@@ -215,7 +216,7 @@ std::string explainFusion(const CompiledProgram &program) {
       if (l.gemm) {
         os << ", " << l.sharedBytes << " bytes of shared memory";
         if (!l.tensorMaps.empty())
-          os << ", TMA";
+          os << (l.tmaStore ? ", TMA loads and stores" : ", TMA");
       } else {
         os << ", " << l.threadsPerRow << (l.threadsPerRow == 1 ? " thread" : " threads")
            << " a row, " << l.chunks << " x " << l.vectorWidth << "-element vectors a thread";

@@ -80,7 +80,13 @@ struct ScheduleRowKernelsPass
         tilec::formWelford(fn);
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
-      if (sinkLoads && fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0)
+      // Off by default (1-3% slower where registers suffice), but always
+      // where a thread holds 64 values of the row or more: there the loads
+      // at the top spill (f32 [4096, 32768]: layer_norm 340 bytes with the
+      // Welford pair, 1944 with two rounds, rms_norm 48), sunk they do not.
+      if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
+          (sinkLoads ||
+           scheduleValue(fn, "chunks") * scheduleValue(fn, "vector_width") >= 64))
         tilec::sinkLoadsPastReductions(fn);
     }
   }

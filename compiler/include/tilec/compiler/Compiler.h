@@ -95,6 +95,9 @@ struct KernelLaunchPlan {
   // Persistent GEMM kernels loop over the fixedGrid tiles: launched with at
   // most one CTA per SM.
   bool persistent = false;
+  // TMA GEMMs whose output goes through shared memory and TMA stores (its
+  // tensor map is the last of tensorMaps).
+  bool tmaStore = false;
   // CTAs a cluster (compiled into the kernel; the grid is a multiple): GEMM
   // block rows sharing B panels, or row kernels' CTAs of one row.
   int64_t clusterM = 1;
