@@ -81,12 +81,12 @@ struct ScheduleRowKernelsPass
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
       // Off by default (1-3% slower where registers suffice), but always
-      // where a thread holds 64 values of the row or more: there the loads
-      // at the top spill (f32 [4096, 32768]: layer_norm 340 bytes with the
-      // Welford pair, 1944 with two rounds, rms_norm 48), sunk they do not.
+      // where the row takes half the registers: there the loads at the top
+      // spill (f32 [4096, 32768] at 512 threads: layer_norm 340 bytes with
+      // the Welford pair, 1944 with two rounds, rms_norm 48), sunk they do
+      // not.
       if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
-          (sinkLoads ||
-           scheduleValue(fn, "chunks") * scheduleValue(fn, "vector_width") >= 64))
+          (sinkLoads || rowTakesHalfTheRegisters(fn)))
         tilec::sinkLoadsPastReductions(fn);
     }
   }
@@ -130,6 +130,18 @@ struct ScheduleRowKernelsPass
   }
 
   /// An entry of the kernel's tile.schedule (0 when absent).
+  /// Whether a row kernel's row alone takes half the registers its threads
+  /// may have (65536 a CTA, at most 255 a thread): 64 values a thread at
+  /// 512 threads, 32 at 1024. There weight and bias loads at the top spill
+  /// or, at 1024 threads, do not fit at all.
+  static bool rowTakesHalfTheRegisters(func::FuncOp fn) {
+    int64_t values = scheduleValue(fn, "chunks") * scheduleValue(fn, "vector_width");
+    int64_t threads = scheduleValue(fn, "threads_per_row") * scheduleValue(fn, "rows_per_block");
+    if (values == 0 || threads == 0)
+      return false;
+    return 2 * values >= std::min<int64_t>(65536 / threads, 255);
+  }
+
   static int64_t scheduleValue(func::FuncOp fn, StringRef key) {
     auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
     auto a = schedule ? schedule.getAs<IntegerAttr>(key) : IntegerAttr();
@@ -602,6 +614,20 @@ struct ScheduleRowKernelsPass
     if (widestBytes < 4)
       residentChunks = std::clamp<int64_t>(maxChunksPerThread * 4 / (vec * widestBytes), 1,
                                            maxChunksPerThread);
+    // A row with reductions that would keep 64 values a thread or more in
+    // registers, unstreamed, (f32 rows of 32768 at 512 threads) takes 1024 threads, 32
+    // values each; its weight and bias loads then sink past the reductions
+    // (below): one CTA an SM either way, but the row's values take half the
+    // registers instead of all of them. Measured on the H200 (docs/perf.md,
+    // seventh session): f32 [4096, 32768] layer_norm 469 -> 288 us,
+    // rms_norm 279 -> 264, softmax unchanged; 1024 threads without sinking
+    // the loads spilled (layer_norm 640 us).
+    if (reduces && cluster == 1 && tpr == maxThreads && maxThreads == 512 &&
+        chunks <= residentChunks && chunks * vec >= 64 && chunks % 2 == 0) {
+      tpr = 1024;
+      maxThreads = 1024;
+      chunks /= 2;
+    }
     if (reduces && chunks > residentChunks) {
       tpr = maxThreadsPerBlock;
       chunks = std::min<int64_t>(kTargetChunksPerThread, residentChunks);

@@ -78,9 +78,9 @@ func.func @bf16_one_chunk_too_many(%in: memref<?x20480xbf16>, %out: memref<?x1xf
 // -----
 
 // 32768 f32 = 8192 vectors of 4 / 512 threads = 16 per thread: the largest
-// reducing f32 row that fits in registers.
+// reducing f32 row that fits in registers, held by 1024 threads (8 each).
 // CHECK-LABEL: func.func @f32_widest_that_fits
-//  CHECK-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 8 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 1024 : i64, vector_width = 4 : i64}
 func.func @f32_widest_that_fits(%in: memref<?x32768xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 32768>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x32768xf32> -> tensor<32768xf32>
@@ -107,11 +107,12 @@ func.func @f32_one_chunk_too_many(%in: memref<?x34816xf32>, %out: memref<?x1xf32
 
 // 65536 bf16 = 8192 vectors of 8 / 512 threads = 16 per thread: streamed by
 // default (16 > 4, 8192 / 2048 = 4 blocks); with C64 the largest reducing
-// bf16 row that still fits in registers (stream_blocks = 0).
+// bf16 row that still fits in registers (stream_blocks = 0), on 1024
+// threads (128 values a thread at 512).
 // CHECK-LABEL: func.func @widest_that_fits
 //  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 4 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // C64-LABEL: func.func @widest_that_fits
-//  C64-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+//  C64-SAME:   tile.schedule = {chunks = 8 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 1024 : i64, vector_width = 8 : i64}
 func.func @widest_that_fits(%in: memref<?x65536xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 65536>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x65536xbf16> -> tensor<65536xbf16>

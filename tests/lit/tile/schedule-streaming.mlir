@@ -27,12 +27,13 @@
 // BADOPT: error: 'func.func' op bad schedule options: need powers of two with 1 <= min-threads-per-block <= max-threads-per-block <= 1024 and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, {{.*}}max-registers 0 or in [24, 255]
 
 // 32768 f32 = 8192 vectors of 4 / 512 threads = 16 per thread: fits the
-// default limit (16), in registers. With a limit of 8 it is streamed in
+// default limit (16), in registers; 64 values a thread take 1024 threads
+// instead (8 vectors each, half the registers). With a limit of 8 it is streamed in
 // 8192 / (512 * 4) = 4 blocks; with a limit of 2, chunks = 2 and 8 blocks.
 // With 256 threads per CTA: 32 vectors per thread > 16, 8192 / (256 * 4) = 8
 // blocks.
 // CHECK-LABEL: func.func @sixteen
-//  CHECK-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 8 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 1024 : i64, vector_width = 4 : i64}
 // EIGHT-LABEL: func.func @sixteen
 //  EIGHT-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 4 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // TWO-LABEL: func.func @sixteen
@@ -40,9 +41,9 @@
 // T256-LABEL: func.func @sixteen
 //  T256-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 8 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}
 // With few rows: 8192 vectors / 512 threads = 16 per thread, still in
-// registers (target 1 only matters below the TPR cap).
+// registers (target 1 only matters below the TPR cap), on 1024 threads.
 // FEW-LABEL: func.func @sixteen
-//  FEW-SAME:   tile.schedule = {chunks = 16 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+//  FEW-SAME:   tile.schedule = {chunks = 8 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 1024 : i64, vector_width = 4 : i64}
 func.func @sixteen(%in: memref<?x32768xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 2, 32768>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x32768xf32> -> tensor<32768xf32>
