@@ -85,7 +85,7 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"maxThreadsPerBlock", "max-threads-per-block", "int64_t", "512",
-           "Upper bound on threads per CTA (512 leaves 128 registers a thread for wide rows)">,
+           "Upper bound on threads per CTA (512 leaves 128 registers a thread for wide rows; at 512, rows with reductions that would keep 64 values a thread in registers take 1024)">,
     Option<"minThreadsPerBlock", "min-threads-per-block", "int64_t", "128",
            "CTAs smaller than this pack several rows">,
     Option<"fewRows", "few-rows", "int64_t", "0",
