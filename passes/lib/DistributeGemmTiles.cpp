@@ -473,20 +473,21 @@ private:
         for (int64_t k = 0; k < s.blockK / 16; ++k) {
           Value db;
           for (int64_t c = 0; c < chains; ++c) {
-          Value da = descriptor(lb, lm.add(aStage, c * chainBytes + k * 32), 16);
-          if (c == 0) // (shared by the chains)
-            db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
-          a[c] = lb.create<NVVM::WgmmaMmaAsyncOp>(
-              loc, accType, a[c], da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
-              NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
-              NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-              NVVM::WGMMAScaleOutAttr::get(ctx, zeroFirst && k == 0 ? NVVM::WGMMAScaleOut::zero
-                                                                    : NVVM::WGMMAScaleOut::one),
-              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-              NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-              NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-              NVVM::MMALayoutAttr::get(ctx, blockedB ? NVVM::MMALayout::row : NVVM::MMALayout::col),
-              NVVM::MMAIntOverflowAttr());
+            Value da = descriptor(lb, lm.add(aStage, c * chainBytes + k * 32), 16);
+            if (c == 0) // (shared by the chains)
+              db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
+            a[c] = lb.create<NVVM::WgmmaMmaAsyncOp>(
+                loc, accType, a[c], da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
+                NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
+                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+                NVVM::WGMMAScaleOutAttr::get(ctx, zeroFirst && k == 0 ? NVVM::WGMMAScaleOut::zero
+                                                                      : NVVM::WGMMAScaleOut::one),
+                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+                NVVM::MMALayoutAttr::get(ctx, blockedB ? NVVM::MMALayout::row
+                                                       : NVVM::MMALayout::col),
+                NVVM::MMAIntOverflowAttr());
           }
         }
         results.append(a);
