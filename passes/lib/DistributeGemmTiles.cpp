@@ -564,19 +564,12 @@ private:
     IndexMath m{b, loc};
     int64_t nm = mms.size();
     auto i32 = b.getI32Type();
-    auto i64 = b.getI64Type();
-    auto ptr3 = LLVM::LLVMPointerType::get(ctx, 3);
     auto ptr7 = LLVM::LLVMPointerType::get(ctx, 7);
     auto c32 = [&](OpBuilder &bb, int64_t v) -> Value {
       return bb.create<arith::ConstantOp>(loc, bb.getI32IntegerAttr(v));
     };
     auto toI32 = [&](OpBuilder &bb, Value v) -> Value {
       return bb.create<arith::IndexCastOp>(loc, i32, v);
-    };
-    // A shared-memory address (index) as a pointer.
-    auto sharedPtr = [&](OpBuilder &bb, Value address) -> Value {
-      Value a = bb.create<arith::IndexCastOp>(loc, i64, address);
-      return bb.create<LLVM::IntToPtrOp>(loc, ptr3, a);
     };
     // mbarriers after the panels: full[stage], then empty[stage]; then
     // (tma_store) the staging buffers, 1024-byte aligned for the swizzle.
@@ -588,7 +581,7 @@ private:
     }
     auto barrier = [&](OpBuilder &bb, Value stage, bool isEmpty) {
       IndexMath im{bb, loc};
-      return sharedPtr(bb, im.add(bars, im.add(im.mul(stage, 8), isEmpty ? s.stages * 8 : 0)));
+      return sharedPointer(bb, im.add(bars, im.add(im.mul(stage, 8), isEmpty ? s.stages * 8 : 0)));
     };
     auto full = [&](OpBuilder &bb, Value stage) { return barrier(bb, stage, false); };
     auto empty = [&](OpBuilder &bb, Value stage) { return barrier(bb, stage, true); };
@@ -697,7 +690,7 @@ private:
       auto copy = [&](Value map, Value dst, SmallVector<Value> coords, bool multicast) {
         if (batched)
           coords.push_back(toI32(lb, batchIdx));
-        Value d = lb.create<LLVM::AddrSpaceCastOp>(loc, ptr7, sharedPtr(lb, dst));
+        Value d = lb.create<LLVM::AddrSpaceCastOp>(loc, ptr7, sharedPointer(lb, dst));
         Value mask;
         if (multicast)
           mask = lb.create<arith::ConstantOp>(
@@ -1078,6 +1071,21 @@ private:
     }
   }
 
+  /// What emitFragment emits: loads of values shared by the tile (rank-0
+  /// and rank-1 buffers, per-row scalars) or of rows (into the load cache,
+  /// with the index arithmetic they need), or the whole row program.
+  enum class Emit { SharedLoads, RowLoads, All };
+
+  /// A pair of accumulator columns of one row (each product's) and the
+  /// load-cache keys of its column and row; tma_store: where its pair goes
+  /// in the staging buffer.
+  struct Fragment {
+    Value row, col;
+    SmallVector<Value> pairs;
+    int64_t colKey = 0, rowKey = 0;
+    Value stagedAddr;
+  };
+
   /// Re-emits the row program for each pair of accumulator columns a thread
   /// holds: rows warpM0 + i*tileRows + h*8 + lane/4 (tileRows: 16 for
   /// mma.sync's m16 tiles, 64 between wgmma chains), columns warpN0 + j*8 +
@@ -1090,43 +1098,56 @@ private:
                              int64_t tileRows = 16) {
     if (stagingBase)
       return emitStagedEpilogue(b, mi, ni, acc, tileRows);
-    int64_t nm = mms.size();
+    SmallVector<Fragment> frags;
+    for (int64_t i = 0; i < mi; ++i)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t j = 0; j < ni; ++j)
+          frags.push_back(fragment(b, acc, mi, ni, i, h, j, tileRows));
+    if (failed(emitFragments(b, frags, Emit::SharedLoads)))
+      return failure();
+    return emitFragmentGroups(b, frags);
+  }
+
+  /// The pair of accumulator columns a thread holds in row half h of m16
+  /// tile i (tileRows apart), n8 tile j, of every product.
+  Fragment fragment(OpBuilder &b, ArrayRef<Value> acc, int64_t mi, int64_t ni, int64_t i,
+                    int64_t h, int64_t j, int64_t tileRows) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
     Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
-    struct Fragment {
-      Value row, col;
-      SmallVector<Value> pairs;
-      int64_t colKey, rowKey;
-    };
-    SmallVector<Fragment> frags;
-    for (int64_t i = 0; i < mi; ++i)
-      for (int64_t h = 0; h < 2; ++h) {
-        Value row = m.add(m.add(m0, warpM0), m.add(quad, i * tileRows + h * 8));
-        for (int64_t j = 0; j < ni; ++j) {
-          Value col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
-          SmallVector<Value> pairs;
-          for (int64_t t = 0; t < nm; ++t) {
-            Value a = acc[(t * mi + i) * ni + j];
-            pairs.push_back(b.create<vector::ShuffleOp>(loc, a, a,
-                                                        ArrayRef<int64_t>{2 * h, 2 * h + 1}));
-          }
-          frags.push_back({row, col, pairs, j, i * 2 + h});
-        }
-      }
-    for (Fragment &f : frags)
-      if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::SharedLoads)))
+    Fragment f;
+    f.row = m.add(m.add(m0, warpM0), m.add(quad, i * tileRows + h * 8));
+    f.col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
+    for (int64_t t = 0; t < static_cast<int64_t>(mms.size()); ++t) {
+      Value a = acc[(t * mi + i) * ni + j];
+      f.pairs.push_back(
+          b.create<vector::ShuffleOp>(loc, a, a, ArrayRef<int64_t>{2 * h, 2 * h + 1}));
+    }
+    f.colKey = j;
+    f.rowKey = i * 2 + h;
+    return f;
+  }
+
+  LogicalResult emitFragments(OpBuilder &b, ArrayRef<Fragment> frags, Emit emit) {
+    for (const Fragment &f : frags) {
+      stagedAddr = emit == Emit::All ? f.stagedAddr : Value();
+      LogicalResult r = emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, emit);
+      stagedAddr = Value();
+      if (failed(r))
         return failure();
+    }
+    return success();
+  }
+
+  /// The fragments' row loads and programs, 8 fragments at a time (loads
+  /// first, see emitEpilogue).
+  LogicalResult emitFragmentGroups(OpBuilder &b, ArrayRef<Fragment> frags) {
     constexpr size_t kGroup = 8;
     for (size_t g = 0; g < frags.size(); g += kGroup) {
-      ArrayRef<Fragment> group = ArrayRef<Fragment>(frags).slice(
-          g, std::min(kGroup, frags.size() - g));
-      for (const Fragment &f : group)
-        if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::RowLoads)))
-          return failure();
-      for (const Fragment &f : group)
-        if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::All)))
-          return failure();
+      ArrayRef<Fragment> group = frags.slice(g, std::min(kGroup, frags.size() - g));
+      if (failed(emitFragments(b, group, Emit::RowLoads)) ||
+          failed(emitFragments(b, group, Emit::All)))
+        return failure();
     }
     return success();
   }
@@ -1155,11 +1176,8 @@ private:
     Location loc = fn.getLoc();
     MLIRContext *ctx = b.getContext();
     IndexMath m{b, loc};
-    int64_t nm = mms.size();
     auto i32 = b.getI32Type();
-    auto i64 = b.getI64Type();
-    auto ptr3 = LLVM::LLVMPointerType::get(ctx, 3);
-    Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
+    Value quad = m.div(lane, 4);
     Value wg = m.div(mmaTid, 128);
     Value wl = m.rem(tileWarp, 4);
     Value wgRow = m.mul(m.div(tileWarp, 4), 64 * mi); // the warpgroup's first tile row
@@ -1171,96 +1189,71 @@ private:
       b.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count, NVVM::BarrierReductionAttr(),
                                 Value());
     };
-    struct Fragment {
-      Value row, col, addr;
-      SmallVector<Value> pairs;
-      int64_t colKey, rowKey;
+    // Units: chain c, 64-column block blk, in buffer (index % 2).
+    struct Unit {
+      int64_t chain, block;
+      SmallVector<Fragment> frags;
     };
-    int64_t blocks = ni / 8; // 64-column blocks
-    SmallVector<SmallVector<Fragment>> units;
+    SmallVector<Unit> units;
     for (int64_t c = 0; c < mi; ++c)
-      for (int64_t blk = 0; blk < blocks; ++blk) {
-        SmallVector<Fragment> unit;
+      for (int64_t blk = 0; blk < ni / 8; ++blk) {
+        Unit unit{c, blk, {}};
         Value buffer = m.add(region, (static_cast<int64_t>(units.size()) % 2) * 8192);
         for (int64_t h = 0; h < 2; ++h) {
           Value r = m.add(m.mul(wl, 16), m.add(quad, h * 8)); // row in the unit
-          Value row = m.add(m.add(m0, warpM0), m.add(quad, c * tileRows + h * 8));
           for (int64_t jj = 0; jj < 8; ++jj) {
-            int64_t j = blk * 8 + jj;
-            Value col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
+            Fragment f = fragment(b, acc, mi, ni, c, h, blk * 8 + jj, tileRows);
             Value chunk = m.xori(m.c(jj), quad);
-            Value addr = m.add(buffer, m.add(m.mul(r, 128), m.add(m.mul(chunk, 16), pairByte)));
-            SmallVector<Value> pairs;
-            for (int64_t t = 0; t < nm; ++t) {
-              Value a = acc[(t * mi + c) * ni + j];
-              pairs.push_back(b.create<vector::ShuffleOp>(loc, a, a,
-                                                          ArrayRef<int64_t>{2 * h, 2 * h + 1}));
-            }
-            unit.push_back({row, col, addr, pairs, j, c * 2 + h});
+            f.stagedAddr =
+                m.add(buffer, m.add(m.mul(r, 128), m.add(m.mul(chunk, 16), pairByte)));
+            unit.frags.push_back(std::move(f));
           }
         }
         units.push_back(std::move(unit));
       }
-    for (auto &unit : units)
-      for (Fragment &f : unit)
-        if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::SharedLoads)))
-          return failure();
-    constexpr size_t kGroup = 8;
-    int64_t u = 0;
-    for (int64_t c = 0; c < mi; ++c)
-      for (int64_t blk = 0; blk < blocks; ++blk, ++u) {
-        ArrayRef<Fragment> unit = units[u];
-        // This unit's buffer was last read by the copy before the latest
-        // (or, with an odd count of units a tile, by the latest: the
-        // previous tile's last).
-        int32_t pending = (units.size() % 2 == 1 && u == 0) ? 0 : 1;
-        {
-          auto ifOp = b.create<scf::IfOp>(loc, electedStorer(b), false);
-          OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-          ib.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, ib.getI32IntegerAttr(pending),
-                                                  ib.getUnitAttr());
-        }
-        wgBarrier();
-        for (size_t g = 0; g < unit.size(); g += kGroup) {
-          ArrayRef<Fragment> group = unit.slice(g, std::min(kGroup, unit.size() - g));
-          for (const Fragment &f : group)
-            if (failed(emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey,
-                                    Emit::RowLoads)))
-              return failure();
-          for (const Fragment &f : group) {
-            stagedAddr = f.addr;
-            LogicalResult r =
-                emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, Emit::All);
-            stagedAddr = Value();
-            if (failed(r))
-              return failure();
-          }
-        }
-        // The writes (generic proxy) visible to the TMA copy (async proxy).
-        b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
-                                     NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-        wgBarrier();
+    for (const Unit &unit : units)
+      if (failed(emitFragments(b, unit.frags, Emit::SharedLoads)))
+        return failure();
+    for (auto [u, unit] : llvm::enumerate(units)) {
+      // This unit's buffer was last read by the copy before the latest
+      // (or, with an odd count of units a tile, by the latest: the
+      // previous tile's last).
+      int32_t pending = (units.size() % 2 == 1 && u == 0) ? 0 : 1;
+      {
         auto ifOp = b.create<scf::IfOp>(loc, electedStorer(b), false);
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-        IndexMath im{ib, loc};
-        Value buffer = im.add(region, (u % 2) * 8192);
-        Value bufferI64 = ib.create<arith::IndexCastOp>(loc, i64, buffer);
-        Value src = ib.create<LLVM::IntToPtrOp>(loc, ptr3, bufferI64);
-        Value colAt = ib.create<arith::IndexCastOp>(loc, i32, im.add(n0, blk * 64));
-        Value rowAt = ib.create<arith::IndexCastOp>(
-            loc, i32, im.add(im.add(m0, wgRow), c * tileRows));
-        ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
-            loc, outMap, src, ValueRange{colAt, rowAt}, Value(),
-            NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE), Value());
-        ib.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
+        ib.create<NVVM::CpAsyncBulkWaitGroupOp>(loc, ib.getI32IntegerAttr(pending),
+                                                ib.getUnitAttr());
       }
+      wgBarrier();
+      if (failed(emitFragmentGroups(b, unit.frags)))
+        return failure();
+      // The writes (generic proxy) visible to the TMA copy (async proxy).
+      b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
+                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      wgBarrier();
+      auto ifOp = b.create<scf::IfOp>(loc, electedStorer(b), false);
+      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      IndexMath im{ib, loc};
+      Value src = sharedPointer(ib, im.add(region, static_cast<int64_t>(u % 2) * 8192));
+      Value colAt = ib.create<arith::IndexCastOp>(loc, i32, im.add(n0, unit.block * 64));
+      Value rowAt = ib.create<arith::IndexCastOp>(
+          loc, i32, im.add(im.add(m0, wgRow), unit.chain * tileRows));
+      ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
+          loc, outMap, src, ValueRange{colAt, rowAt}, Value(),
+          NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE), Value());
+      ib.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
+    }
     return success();
   }
 
-  /// What emitFragment emits: loads of values shared by the tile (rank-0
-  /// and rank-1 buffers, per-row scalars) or of rows (into the load cache,
-  /// with the index arithmetic they need), or the whole row program.
-  enum class Emit { SharedLoads, RowLoads, All };
+  /// A shared-memory address (index) as an LLVM pointer.
+  Value sharedPointer(OpBuilder &b, Value address) {
+    Location loc = fn.getLoc();
+    Value a = b.create<arith::IndexCastOp>(loc, b.getI64Type(), address);
+    return b.create<LLVM::IntToPtrOp>(loc, LLVM::LLVMPointerType::get(b.getContext(), 3), a);
+  }
+
 
   Type pairType(Type t) {
     if (auto r = llvm::dyn_cast<RankedTensorType>(t))
@@ -1375,10 +1368,7 @@ private:
           continue;
         }
         if (stagedAddr && llvm::isa<VectorType>(v.getType())) { // tma_store: to the buffer
-          Value a = b.create<arith::IndexCastOp>(loc, b.getI64Type(), stagedAddr);
-          Value ptr = b.create<LLVM::IntToPtrOp>(
-              loc, LLVM::LLVMPointerType::get(b.getContext(), 3), a);
-          b.create<LLVM::StoreOp>(loc, v, ptr, /*alignment=*/4);
+          b.create<LLVM::StoreOp>(loc, v, sharedPointer(b, stagedAddr), /*alignment=*/4);
           continue;
         }
         if (!llvm::isa<VectorType>(v.getType())) { // per-row scalar: one thread per row

@@ -182,6 +182,16 @@ struct ScheduleRowKernelsPass
       fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
   }
 
+  /// One tile.tma entry: the kernel argument, the tensor's dims and the box
+  /// one copy moves (both outer first).
+  static Attribute tensorMapAttr(MLIRContext *ctx, BlockArgument arg, ArrayRef<int64_t> dims,
+                                 ArrayRef<int64_t> box) {
+    Builder b(ctx);
+    return b.getDictionaryAttr({b.getNamedAttr("arg", b.getI64IntegerAttr(arg.getArgNumber())),
+                                b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
+                                b.getNamedAttr("box", b.getDenseI64ArrayAttr(box))});
+  }
+
   /// The tensor maps (TMA descriptors) a wgmma kernel loads its panels
   /// through, one for the lhs, then one per product's rhs: the kernel
   /// argument, the tensor's dims (outer first; a batched operand gets its
@@ -190,7 +200,6 @@ struct ScheduleRowKernelsPass
   /// some operand cannot be described (rows not 16-byte aligned).
   SmallVector<Attribute> tensorMaps(func::FuncOp fn, int64_t rows, int64_t batch, int64_t bm,
                                     int64_t bn, int64_t cluster) {
-    Builder b(fn.getContext());
     SmallVector<Attribute> maps;
     bool ok = true;
     auto add = [&](Value operand, ArrayRef<int64_t> dims, ArrayRef<int64_t> box) {
@@ -199,10 +208,7 @@ struct ScheduleRowKernelsPass
         ok = false;
         return;
       }
-      maps.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("arg", b.getI64IntegerAttr(arg.getArgNumber())),
-           b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)),
-           b.getNamedAttr("box", b.getDenseI64ArrayAttr(box))}));
+      maps.push_back(tensorMapAttr(fn.getContext(), arg, dims, box));
     };
     bool first = true;
     fn.walk([&](tilec::tile::MatmulOp mm) {
@@ -354,11 +360,7 @@ struct ScheduleRowKernelsPass
             outType.getRank() == 2 && outType.getElementTypeBitWidth() == 16 && cols % 8 == 0 &&
             bn % 64 == 0) {
           staging = mmaGroups * 2 * 64 * 64 * 2;
-          Builder b(fn.getContext());
-          maps.push_back(b.getDictionaryAttr(
-              {b.getNamedAttr("arg", b.getI64IntegerAttr(out.getArgNumber())),
-               b.getNamedAttr("dims", b.getDenseI64ArrayAttr({rows, cols})),
-               b.getNamedAttr("box", b.getDenseI64ArrayAttr({64, 64}))}));
+          maps.push_back(tensorMapAttr(fn.getContext(), out, {rows, cols}, {64, 64}));
         }
       }
       // Ping-pong stages are smaller (64 rows of A): as many as fit, up to 6.

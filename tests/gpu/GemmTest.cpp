@@ -195,24 +195,44 @@ std::vector<MultiTileCase> multiTileCases() {
   };
 }
 
+/// Every multi-tile graph under each set of schedule options (but those
+/// `skip` names): compiled to one kernel, its schedule `check`ed, then run
+/// against the reference.
+void runMultiTileCases(
+    const char *graphName, const std::vector<std::string> &optionSets,
+    const std::function<void(const MultiTileCase &, const Graph &, const CompiledProgram &,
+                             const std::string &)> &check,
+    const std::function<bool(const MultiTileCase &, const std::string &)> &skip = {}) {
+  for (const std::string &opts : optionSets)
+    for (const MultiTileCase &c : multiTileCases()) {
+      if (skip && skip(c, opts))
+        continue;
+      Graph g(graphName);
+      c.build(g);
+      CompileOptions options;
+      options.scheduleOptions = opts;
+      auto program = compileGraph(g, options);
+      ASSERT_TRUE(program.ok()) << program.message();
+      check(c, g, *program, opts);
+      if (::testing::Test::HasFatalFailure())
+        return;
+      SCOPED_TRACE(std::string(c.name) + ", " + opts);
+      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
+    }
+}
+
 // Ping-pong warpgroups (gemm-pingpong): each MMA warpgroup takes every
 // other 64-row tile of its CTA, in the order a named barrier enforces (odd
 // tile counts: one warpgroup has one more); clusters of two and of one.
 TEST(GemmSchedules, PingPongWarpgroups) {
   TILEC_REQUIRE_GPU(ctx);
-  for (const char *cluster : {"gemm-cluster-m=2", "gemm-cluster-m=1"})
-    for (const MultiTileCase &c : multiTileCases()) {
-      Graph g("pingpong");
-      c.build(g);
-      CompileOptions options;
-      options.scheduleOptions = std::string("gemm-pingpong=1 ") + cluster;
-      auto program = compileGraph(g, options);
-      ASSERT_TRUE(program.ok()) << program.message();
-      EXPECT_NE(program->ptx.find("bar.arrive"), std::string::npos)
-          << c.name << ": not the ping-pong schedule";
-      SCOPED_TRACE(std::string(c.name) + ", " + cluster);
-      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
-    }
+  runMultiTileCases(
+      "pingpong", {"gemm-pingpong=1 gemm-cluster-m=2", "gemm-pingpong=1 gemm-cluster-m=1"},
+      [](const MultiTileCase &c, const Graph &, const CompiledProgram &program,
+         const std::string &) {
+        EXPECT_NE(program.ptx.find("bar.arrive"), std::string::npos)
+            << c.name << ": not the ping-pong schedule";
+      });
 }
 
 // Two 64-row MMA chains a warpgroup (gemm-m-chains=2): 256-row tiles, each
@@ -220,25 +240,19 @@ TEST(GemmSchedules, PingPongWarpgroups) {
 // epilogue 64 rows apart); clusters of two and of one.
 TEST(GemmSchedules, TwoChainsAWarpgroup) {
   TILEC_REQUIRE_GPU(ctx);
-  for (const char *cluster : {"gemm-cluster-m=2", "gemm-cluster-m=1"})
-    for (const MultiTileCase &c : multiTileCases()) {
-      Graph g("chains");
-      c.build(g);
-      CompileOptions options;
-      options.scheduleOptions = std::string("gemm-m-chains=2 ") + cluster;
-      auto program = compileGraph(g, options);
-      ASSERT_TRUE(program.ok()) << program.message();
-      ASSERT_EQ(program->launches.size(), 1u);
-      const KernelLaunchPlan &l = program->launches[0];
-      ASSERT_FALSE(l.tensorMaps.empty()) << c.name << ": not the TMA schedule";
-      // lhs boxes [.., 256, 64]; SwiGLU's two products keep one chain.
-      const std::vector<int64_t> &box = l.tensorMaps[0].box;
-      bool twoProducts = std::string(c.name).find("swiglu") == 0;
-      EXPECT_EQ(box[box.size() - 2], twoProducts ? 128 : 256) << c.name;
-      EXPECT_EQ(l.blockSize(), 384) << c.name;
-      SCOPED_TRACE(std::string(c.name) + ", " + cluster);
-      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
-    }
+  runMultiTileCases(
+      "chains", {"gemm-m-chains=2 gemm-cluster-m=2", "gemm-m-chains=2 gemm-cluster-m=1"},
+      [](const MultiTileCase &c, const Graph &, const CompiledProgram &program,
+         const std::string &) {
+        ASSERT_EQ(program.launches.size(), 1u);
+        const KernelLaunchPlan &l = program.launches[0];
+        ASSERT_FALSE(l.tensorMaps.empty()) << c.name << ": not the TMA schedule";
+        // lhs boxes [.., 256, 64]; SwiGLU's two products keep one chain.
+        const std::vector<int64_t> &box = l.tensorMaps[0].box;
+        bool twoProducts = std::string(c.name).find("swiglu") == 0;
+        EXPECT_EQ(box[box.size() - 2], twoProducts ? 128 : 256) << c.name;
+        EXPECT_EQ(l.blockSize(), 384) << c.name;
+      });
 }
 
 // The epilogue through shared memory and TMA stores (gemm-tma-store, the
@@ -249,29 +263,29 @@ TEST(GemmSchedules, TwoChainsAWarpgroup) {
 // batched rhs keeps direct stores (TMA would not clip at a batch's rows).
 TEST(GemmSchedules, TmaStoreEpilogue) {
   TILEC_REQUIRE_GPU(ctx);
-  for (const char *opts : {"", "gemm-cluster-m=1", "gemm-block-n=64 gemm-cluster-m=1",
-                           "gemm-block-n=192", "gemm-pingpong=1"})
-    for (const MultiTileCase &c : multiTileCases()) {
+  runMultiTileCases(
+      "tma_store",
+      {"gemm-tma-store=1 ", "gemm-tma-store=1 gemm-cluster-m=1",
+       "gemm-tma-store=1 gemm-block-n=64 gemm-cluster-m=1", "gemm-tma-store=1 gemm-block-n=192",
+       "gemm-tma-store=1 gemm-pingpong=1"},
+      [](const MultiTileCase &c, const Graph &g, const CompiledProgram &program,
+         const std::string &opts) {
+        ASSERT_EQ(program.launches.size(), 1u);
+        const KernelLaunchPlan &l = program.launches[0];
+        bool batched = g.node(g.inputs()[1]).shape.size() == 3;
+        size_t operands =
+            g.inputs().size() - (std::string(c.name).find("bias") != std::string::npos);
+        EXPECT_EQ(l.tensorMaps.size(), operands + (batched ? 0 : 1)) << c.name << ", " << opts;
+        EXPECT_EQ(program.ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") !=
+                      std::string::npos,
+                  !batched)
+            << c.name;
+      },
       // (SwiGLU's two 192-column panels do not fit shared memory at all.)
-      if (std::string(c.name).find("swiglu") == 0 && std::string(opts) == "gemm-block-n=192")
-        continue;
-      Graph g("tma_store");
-      c.build(g);
-      CompileOptions options;
-      options.scheduleOptions = std::string("gemm-tma-store=1 ") + opts;
-      auto program = compileGraph(g, options);
-      ASSERT_TRUE(program.ok()) << program.message();
-      ASSERT_EQ(program->launches.size(), 1u);
-      const KernelLaunchPlan &l = program->launches[0];
-      bool batched = g.node(g.inputs()[1]).shape.size() == 3;
-      size_t operands = g.inputs().size() - (std::string(c.name).find("bias") != std::string::npos);
-      EXPECT_EQ(l.tensorMaps.size(), operands + (batched ? 0 : 1)) << c.name << ", " << opts;
-      EXPECT_EQ(program->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos,
-                !batched)
-          << c.name;
-      SCOPED_TRACE(std::string(c.name) + ", " + opts);
-      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
-    }
+      [](const MultiTileCase &c, const std::string &opts) {
+        return std::string(c.name).find("swiglu") == 0 &&
+               opts.find("gemm-block-n=192") != std::string::npos;
+      });
 }
 
 // ---- fused epilogues: one kernel each ----

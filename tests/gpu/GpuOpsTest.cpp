@@ -293,10 +293,7 @@ TEST_P(GpuOnlineSoftmaxTest, MatchesReferenceWithInfinitiesAndLargeValues) {
   ASSERT_EQ(plan.clusterM > 1, cluster);
   ASSERT_EQ(plan.streamBlocks > 0, streamed);
   // The PTX has one CTA barrier round with the pair, two without.
-  size_t barriers = 0;
-  for (size_t at = program->ptx.find("bar.sync"); at != std::string::npos;
-       at = program->ptx.find("bar.sync", at + 1))
-    ++barriers;
+  size_t barriers = tilec::testing::occurrences(program->ptx, "bar.sync");
   if (plan.threadsPerRow > 32) {
     EXPECT_EQ(barriers, online ? 1u : 2u);
   }
@@ -306,10 +303,7 @@ TEST_P(GpuOnlineSoftmaxTest, MatchesReferenceWithInfinitiesAndLargeValues) {
   // exp(m_t - M), so beside the elements' ex2 there are only the scale's and
   // the combines' (two a butterfly step, one a warp, one a cluster CTA).
   if (!streamed) {
-    size_t ex2 = 0;
-    for (size_t at = program->ptx.find("ex2.approx"); at != std::string::npos;
-         at = program->ptx.find("ex2.approx", at + 1))
-      ++ex2;
+    size_t ex2 = tilec::testing::occurrences(program->ptx, "ex2.approx");
     size_t steps = 0;
     for (int64_t lanes = std::min<int64_t>(plan.threadsPerRow, 32); lanes > 1; lanes /= 2)
       ++steps;
@@ -398,11 +392,7 @@ TEST(GpuScheduleTest, ClusterCtasAgreeBitwiseOnTheOnlinePair) {
   ASSERT_EQ(program->launches.size(), 1u);
   ASSERT_EQ(program->launches[0].clusterM, 8);
   // One exchange (the pair) and the exit barrier: two arrives.
-  size_t arrives = 0;
-  for (size_t at = program->ptx.find("barrier.cluster.arrive"); at != std::string::npos;
-       at = program->ptx.find("barrier.cluster.arrive", at + 1))
-    ++arrives;
-  EXPECT_EQ(arrives, 2u);
+  EXPECT_EQ(tilec::testing::occurrences(program->ptx, "barrier.cluster.arrive"), 2u);
   TILEC_REQUIRE_GPU(ctx);
   auto exe = Executable::compile(g, ctx);
   ASSERT_TRUE(exe.ok()) << exe.message();
@@ -476,11 +466,7 @@ TEST_P(GpuWelfordTest, MatchesReferenceWithLargeMeansAndOddWidths) {
   // One CTA barrier round and one cluster exchange with the pair, two
   // without (the exit barrier's arrive besides).
   auto count = [&](const std::string &needle) {
-    size_t n = 0;
-    for (size_t at = program->ptx.find(needle); at != std::string::npos;
-         at = program->ptx.find(needle, at + 1))
-      ++n;
-    return n;
+    return tilec::testing::occurrences(program->ptx, needle);
   };
   if (plan.threadsPerRow > 32)
     EXPECT_EQ(count("bar.sync"), pair ? 1u : 2u);
@@ -572,11 +558,7 @@ TEST(GpuScheduleTest, ClusterCtasAgreeBitwiseOnTheWelfordPair) {
   ASSERT_EQ(program->launches.size(), 1u);
   ASSERT_EQ(program->launches[0].clusterM, 8);
   // One exchange (the pair) and the exit barrier: two arrives.
-  size_t arrives = 0;
-  for (size_t at = program->ptx.find("barrier.cluster.arrive"); at != std::string::npos;
-       at = program->ptx.find("barrier.cluster.arrive", at + 1))
-    ++arrives;
-  EXPECT_EQ(arrives, 2u);
+  EXPECT_EQ(tilec::testing::occurrences(program->ptx, "barrier.cluster.arrive"), 2u);
   TILEC_REQUIRE_GPU(ctx);
   auto exe = Executable::compile(g, ctx);
   ASSERT_TRUE(exe.ok()) << exe.message();

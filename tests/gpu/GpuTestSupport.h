@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <random>
+#include <string>
 
 namespace tilec::testing {
 
@@ -30,6 +31,14 @@ inline std::shared_ptr<rt::Context> gpuContext(std::string &why) {
 inline uint64_t freshSeed() {
   static std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+/// How often `needle` occurs in `text` (instructions in PTX).
+inline size_t occurrences(const std::string &text, const std::string &needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
 }
 
 } // namespace tilec::testing

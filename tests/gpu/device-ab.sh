@@ -5,13 +5,8 @@
 # GELU epilogue beside eager and torch.compile under two flushes, and
 # cuBLAS under tilec's batch timer; tables last.
 source "$(dirname "$0")/device-setup.sh"
-export PYTHONUNBUFFERED=1
-step() { printf '\n==== %s\n' "$*"; }
-COOL=${TILEC_COOLDOWN_MS:-1000}
 step "GPU tests"
-( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-240} ./bin/gpu_tests --gtest_brief=1 ${TILEC_GTEST_ARGS:-} ) > "$OUT/gpu_tests.log" 2>&1
-tests_rc=$?
-grep -E "FAILED|Failure|rror" "$OUT/gpu_tests.log" | head -20; grep -E "PASSED|tests ran" "$OUT/gpu_tests.log"
+TILEC_TESTS_TIMEOUT=${TILEC_TESTS_TIMEOUT:-240} run_gpu_tests
 step "softmax: online against two rounds"
 SM=${TILEC_SOFTMAX_SHAPES:-16x4096,8192x4096,4096x8192,16384x4096,4096x32768,16x32768,16x131072,1x131072}
 for v in true false; do
@@ -37,5 +32,4 @@ for f in write read batches; do
 done
 step "summary (GPU tests rc=$tests_rc)"
 grep -E "PASSED|FAILED|SKIPPED" "$OUT/gpu_tests.log" | tail -4
-# At most 8 files come back from $OUT: everything in one archive.
-( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )
+pack_out

@@ -5,13 +5,8 @@
 # flush and batch timer), and layer_norm with its mean and variance in one
 # round (welford=true), in two (false) and the default (auto); tables last.
 source "$(dirname "$0")/device-setup.sh"
-export PYTHONUNBUFFERED=1
-step() { printf '\n==== %s\n' "$*"; }
-COOL=${TILEC_COOLDOWN_MS:-1000}
 step "GPU tests"
-( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-300} ./bin/gpu_tests --gtest_brief=1 ${TILEC_GTEST_ARGS:-} ) > "$OUT/gpu_tests.log" 2>&1
-tests_rc=$?
-grep -E "FAILED|Failure|rror" "$OUT/gpu_tests.log" | head -20; grep -E "PASSED|tests ran" "$OUT/gpu_tests.log"
+run_gpu_tests
 
 step "layer_norm: welford true / false / auto"
 LN=${TILEC_LN_SHAPES:-8192x4096,4096x8192,16384x4096,16x4096,16x131072,16x65536,4096x32768}
@@ -44,5 +39,4 @@ for c in 1 2; do
 done
 step "summary (GPU tests rc=$tests_rc)"
 grep -E "PASSED|FAILED|SKIPPED" "$OUT/gpu_tests.log" | tail -6
-# At most 8 files come back from $OUT: everything in one archive.
-( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )
+pack_out

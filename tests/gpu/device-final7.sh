@@ -5,13 +5,8 @@
 # chains, ping-pong, 3 stages) at 4096^3 and 8192^3 (read flush); f32 rows
 # of 32768 whose loads now sink past the reductions; tables last.
 source "$(dirname "$0")/device-setup.sh"
-export PYTHONUNBUFFERED=1
-step() { printf '\n==== %s\n' "$*"; }
-COOL=${TILEC_COOLDOWN_MS:-1000}
 step "GPU tests"
-( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-300} ./bin/gpu_tests --gtest_brief=1 ${TILEC_GTEST_ARGS:-} ) > "$OUT/gpu_tests.log" 2>&1
-tests_rc=$?
-grep -E "FAILED|Failure|rror" "$OUT/gpu_tests.log" | head -20; grep -E "PASSED|tests ran" "$OUT/gpu_tests.log"
+run_gpu_tests
 
 step "batch timer, both sides"
 GB=4096x4096x4096,8192x8192x8192,16x14336x4096
@@ -33,4 +28,4 @@ step "table, batches"
 python3 tests/gpu/table_gemm.py "$OUT/gemm_batches.csv" "$OUT/peers_batches.csv"
 step "summary (GPU tests rc=$tests_rc)"
 grep -E "PASSED|FAILED|SKIPPED" "$OUT/gpu_tests.log" | tail -6
-( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )
+pack_out

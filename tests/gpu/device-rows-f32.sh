@@ -3,14 +3,11 @@
 # the GPU tests of f32 row ops and layer_norm's pair, then f32 [4096, 32768]
 # and [2048, 32768] and the bf16 norms at the issue's shapes.
 source "$(dirname "$0")/device-setup.sh"
-step() { printf '\n==== %s\n' "$*"; }
 step "GPU tests (f32 rows, Welford)"
-( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-150} ./bin/gpu_tests --gtest_brief=1 --gtest_filter='WideF32/*:LayerNorm/GpuWelfordTest.*:Examples/GpuOpsTest.*_f32_*' ) > "$OUT/gpu_tests.log" 2>&1
-tests_rc=$?
-grep -E "FAILED|Failure" "$OUT/gpu_tests.log" | head -20
+TILEC_TESTS_TIMEOUT=${TILEC_TESTS_TIMEOUT:-150} run_gpu_tests 'WideF32/*:LayerNorm/GpuWelfordTest.*:Examples/GpuOpsTest.*_f32_*'
 step "rows"
 timeout 90 "$B/bin/tilec-bench" --ops=layer_norm,rms_norm,add_rms_norm,softmax --dtypes=f32 --shapes=4096x32768,2048x32768 --csv="$OUT/rows_f32.csv" 2>&1 | tail -n +3
 timeout 90 "$B/bin/tilec-bench" --ops=layer_norm,rms_norm --dtypes=bf16,f32 --shapes=8192x4096,4096x8192 --csv="$OUT/rows_norms.csv" 2>&1 | tail -n +3
 step "summary (GPU tests rc=$tests_rc)"
 grep -E "PASSED|FAILED|tests ran" "$OUT/gpu_tests.log" | tail -4
-( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )
+pack_out

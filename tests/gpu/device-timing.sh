@@ -5,10 +5,7 @@
 # none (the input sets exceed L2), and tilec's batch timer. Then the small
 # GPU tests and the cluster-split rows A/B (row-cluster-max 8 against 1).
 source "$(dirname "$0")/device-setup.sh"
-export PYTHONUNBUFFERED=1
-step() { printf '\n==== %s\n' "$*"; }
 MM=${TILEC_GEMM_SHAPES:-4096x4096x4096,8192x8192x8192,16x14336x4096,1x14336x4096}
-COOL=${TILEC_COOLDOWN_MS:-1000}
 for f in ${TILEC_FLUSHES:-write read none}; do
   step "flush $f"
   timeout 120 "$B/bin/tilec-bench" --ops= --gemm="$MM" --gemm-ops=matmul --gemm-csv="$OUT/gemm_$f.csv" --cooldown-ms=$COOL --gemm-flush=$f 2>&1 | tail -n +3
@@ -61,5 +58,4 @@ for f in ${TILEC_FLUSHES:-write read none}; do
   step "table, flush $f"
   python3 tests/gpu/table_gemm.py "$OUT/gemm_$f.csv" "$OUT/peers_$f.csv"
 done
-# At most 8 files come back from $OUT: everything in one archive.
-( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )
+pack_out

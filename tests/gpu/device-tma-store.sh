@@ -5,15 +5,10 @@
 # passes beside cuBLAS, eager and torch.compile (read flush), and under the
 # batch timer; tables last.
 source "$(dirname "$0")/device-setup.sh"
-export PYTHONUNBUFFERED=1
-step() { printf '\n==== %s\n' "$*"; }
-COOL=${TILEC_COOLDOWN_MS:-1000}
 tests_rc=skipped
 if [ "${TILEC_TESTS:-1}" = 1 ]; then
   step "GPU tests"
-  ( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-300} ./bin/gpu_tests --gtest_brief=1 ${TILEC_GTEST_ARGS:-} ) > "$OUT/gpu_tests.log" 2>&1
-  tests_rc=$?
-  grep -E "FAILED|Failure|rror" "$OUT/gpu_tests.log" | head -20; grep -E "PASSED|tests ran" "$OUT/gpu_tests.log"
+  run_gpu_tests
 fi
 GS=${TILEC_GEMM_SHAPES:-4096x4096x4096,8192x8192x8192,16384x14336x4096}
 PASSES=${TILEC_PASSES:-a b}
@@ -43,5 +38,4 @@ for t in 1 0; do
 done
 step "summary (GPU tests rc=$tests_rc)"
 [ -f "$OUT/gpu_tests.log" ] && grep -E "PASSED|FAILED|SKIPPED" "$OUT/gpu_tests.log" | tail -6
-# At most 8 files come back from $OUT: everything in one archive.
-( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )
+pack_out

@@ -463,10 +463,18 @@ INSTANTIATE_TEST_SUITE_P(
 // exactly the two-round kernel's ex2 (one an element) plus one for the
 // scale and those of the pair's combines (two a butterfly step, one a
 // warp, one a cluster CTA).
-struct OnlineCase {
+/// One row op's dtype and shape, named dtype_RxC (the pair tests below).
+struct RowShapeCase {
   DType dtype;
   int64_t rows, cols;
 };
+
+std::string rowShapeName(const ::testing::TestParamInfo<RowShapeCase> &info) {
+  return std::string(dtypeName(info.param.dtype)) + "_" + std::to_string(info.param.rows) + "x" +
+         std::to_string(info.param.cols);
+}
+
+using OnlineCase = RowShapeCase;
 
 class OnlineSoftmaxTest : public ::testing::TestWithParam<OnlineCase> {};
 
@@ -561,12 +569,8 @@ std::vector<OnlineCase> onlineCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Softmax, OnlineSoftmaxTest, ::testing::ValuesIn(onlineCases()),
-    [](const ::testing::TestParamInfo<OnlineCase> &info) {
-      return std::string(dtypeName(info.param.dtype)) + "_" + std::to_string(info.param.rows) +
-             "x" + std::to_string(info.param.cols);
-    });
+INSTANTIATE_TEST_SUITE_P(Softmax, OnlineSoftmaxTest, ::testing::ValuesIn(onlineCases()),
+                         rowShapeName);
 
 TEST(OnlineSoftmaxTest, PreciseMathKeepsLibdeviceExp) {
   Graph g("softmax");
@@ -594,10 +598,7 @@ TEST(OnlineSoftmaxTest, PreciseMathKeepsLibdeviceExp) {
 // the row (no masked tail) the counts are constants: the pair shuffles
 // exactly as many values as two rounds (two a butterfly step) and divides
 // nowhere but the variance.
-struct WelfordCase {
-  DType dtype;
-  int64_t rows, cols;
-};
+using WelfordCase = RowShapeCase;
 
 class WelfordTest : public ::testing::TestWithParam<WelfordCase> {};
 
@@ -676,12 +677,8 @@ std::vector<WelfordCase> welfordCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    LayerNorm, WelfordTest, ::testing::ValuesIn(welfordCases()),
-    [](const ::testing::TestParamInfo<WelfordCase> &info) {
-      return std::string(dtypeName(info.param.dtype)) + "_" + std::to_string(info.param.rows) +
-             "x" + std::to_string(info.param.cols);
-    });
+INSTANTIATE_TEST_SUITE_P(LayerNorm, WelfordTest, ::testing::ValuesIn(welfordCases()),
+                         rowShapeName);
 
 // GELU: with fast math and a 16-bit result, one tanh.approx per element
 // (the GEMM epilogue's MUFU work halved); f32 results and precise math keep
