@@ -6,7 +6,8 @@ namespace tilec::examples {
 const std::vector<std::string> &names() {
   static const std::vector<std::string> n = {"rms_norm",   "softmax",  "layer_norm",
                                              "add_rms_norm", "silu_mul", "elementwise_chain",
-                                             "rope", "matmul", "matmul_nn", "matmul_bias_gelu"};
+                                             "rope", "matmul", "matmul_nn", "matmul_lhs_t",
+                                             "matmul_bias_gelu"};
   return n;
 }
 
@@ -60,6 +61,11 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       // a [rows, depth] @ b with b [depth, cols] (row-major weights).
       Tensor a = g.input("a", {rows, depth}, dtype), b = g.input("b", {depth, cols}, dtype);
       g.output(matmul(a, b));
+    } else if (name == "matmul_lhs_t") {
+      // a^T @ b^T with a [depth, rows] (a transposed lhs, read MN-major) and
+      // b [cols, depth].
+      Tensor a = g.input("a", {depth, rows}, dtype), b = g.input("b", {cols, depth}, dtype);
+      g.output(matmul(a, b, true, true));
     } else if (name == "matmul_bias_gelu") {
       // gelu(x @ w^T + bias): a Linear layer (w [cols, depth]) and its activation.
       Tensor x = g.input("x", {rows, depth}, dtype), w = g.input("w", {cols, depth}, dtype),

@@ -44,7 +44,7 @@ options:
   --help                 this text
 
 examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
-          rope, matmul, matmul_nn, matmul_bias_gelu
+          rope, matmul, matmul_nn, matmul_lhs_t, matmul_bias_gelu
 )";
 
 int fail(const std::string &message) {

@@ -267,9 +267,10 @@ public:
     Value dyn = b.create<gpu::DynamicSharedMemoryOp>(
         loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), ws));
     if (s.wgmma) {
-      if (elem.isF32() || transA || (!transB && s.blockN % 64 != 0))
-        return mm.emitOpError("the wgmma schedule needs 16-bit operands, lhs [M, K], and "
-                              "block_n a multiple of 64 for a [K, N] rhs");
+      if (elem.isF32() || (transA && !s.tma) || (!transB && s.blockN % 64 != 0))
+        return mm.emitOpError("the wgmma schedule needs 16-bit operands, TMA copies for a "
+                              "transposed lhs [K, M], and block_n a multiple of 64 for a "
+                              "[K, N] rhs");
       if (failed(runWgmma(b, tid, mmaTid, dyn)))
         return failure();
       b.create<gpu::ReturnOp>(loc);
@@ -377,7 +378,8 @@ private:
   /// and B from shared memory through descriptors. Both panels are K-major
   /// with 128-byte rows (block_k 64) in the 128-byte swizzle pattern (16-byte
   /// chunk c of row r at chunk c ^ (r % 8), 1024-byte aligned atoms), which
-  /// is the swizzle the cp.async copies already write. A stage is refilled
+  /// is the swizzle the cp.async copies already write; a [K, N] rhs and (TMA)
+  /// a transposed lhs [K, M] are MN-major: 64-column blocks of block_k rows. A stage is refilled
   /// two k-steps after its last use: wgmma.wait_group 1 at the end of step
   /// kt guarantees step kt-1's MMAs (of this warpgroup) are done, and the
   /// barrier of step kt+1 those of every warpgroup.
@@ -440,6 +442,11 @@ private:
     };
     int64_t lboB = blockedB ? s.blockK * 128 : 16;
     int64_t kStepB = blockedB ? 16 * 128 : 32; // bytes between k16 steps
+    // A transposed lhs [K, M] (TMA only) is read MN-major like a [K, N] rhs:
+    // the panel is block_m / 64 blocks of block_k rows of 64 columns, so a
+    // 64-row chain is one block (at the K-major chain's offset).
+    int64_t lboA = transA ? s.blockK * 128 : 16;
+    int64_t kStepA = transA ? 16 * 128 : 32;
 
     int64_t kTiles = llvm::divideCeil(K, s.blockK);
     int64_t accCount = s.blockN / 2; // m64nN: 64 * N / 128 f32 a thread
@@ -473,7 +480,7 @@ private:
         for (int64_t k = 0; k < s.blockK / 16; ++k) {
           Value db;
           for (int64_t c = 0; c < chains; ++c) {
-            Value da = descriptor(lb, lm.add(aStage, c * chainBytes + k * 32), 16);
+            Value da = descriptor(lb, lm.add(aStage, c * chainBytes + k * kStepA), lboA);
             if (c == 0) // (shared by the chains)
               db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
             a[c] = lb.create<NVVM::WgmmaMmaAsyncOp>(
@@ -484,7 +491,8 @@ private:
                                                                       : NVVM::WGMMAScaleOut::one),
                 NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
                 NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+                NVVM::MMALayoutAttr::get(ctx, transA ? NVVM::MMALayout::col
+                                                     : NVVM::MMALayout::row),
                 NVVM::MMALayoutAttr::get(ctx, blockedB ? NVVM::MMALayout::row
                                                        : NVVM::MMALayout::col),
                 NVVM::MMAIntOverflowAttr());
@@ -679,6 +687,14 @@ private:
       setTile(tb, tileOf(tb, tileLoop.getInductionVar()), rank);
       Value step0 = tm.mul(tileLoop.getInductionVar(), kTiles);
       auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1));
+      // Not unrolled: LLVM unrolled it by the stages and hoisted every
+      // stage's copy addresses (64-bit each), which at six copies a stage (a
+      // transposed lhs and a [K, N] rhs, 256 columns) spilled the producer's
+      // 40 registers; one thread's loop overhead costs nothing here.
+      auto unroll = LLVM::LoopUnrollAttr::get(ctx, b.getBoolAttr(true), {}, {}, {}, {}, {}, {});
+      loop->setAttr("loop_annotation",
+                    LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, unroll, {}, {}, {}, {}, {},
+                                                  {}, {}, {}, {}, {}, {}));
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
       Value kt = loop.getInductionVar();
@@ -699,8 +715,15 @@ private:
             loc, d, map, coords, bar, ValueRange(), mask, Value(), NVVM::TMALoadMode::TILE,
             false, NVVM::CTAGroupKindAttr(), Value());
       };
-      copy(mapParams[0], lm.add(baseA, lm.mulv(stage, lm.c(stageA))), {k0, toI32(lb, m0)},
-           false);
+      if (transA) { // [K, M]: one 64-row block of block_k k rows at a time
+        Value dstA = lm.add(baseA, lm.mulv(stage, lm.c(stageA)));
+        for (int64_t j = 0; j < s.blockM / 64; ++j)
+          copy(mapParams[0], lm.add(dstA, j * s.blockK * 128),
+               {toI32(lb, lm.add(m0, j * 64)), k0}, false);
+      } else {
+        Value row0 = toI32(lb, m0);
+        copy(mapParams[0], lm.add(baseA, lm.mulv(stage, lm.c(stageA))), {k0, row0}, false);
+      }
       // The B panel is shared by the cluster: each CTA copies its
       // 1 / clusterM of it to every CTA (multicast).
       bool mc = s.clusterM > 1;

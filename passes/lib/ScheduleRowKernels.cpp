@@ -196,7 +196,8 @@ struct ScheduleRowKernelsPass
   /// through, one for the lhs, then one per product's rhs: the kernel
   /// argument, the tensor's dims (outer first; a batched operand gets its
   /// batch dim) and the box one copy moves (64 elements = 128 bytes along K,
-  /// or along N for a [K, N] rhs, matching the 128-byte swizzle). Empty when
+  /// or along N for a [K, N] rhs and M for a transposed lhs [K, M], matching
+  /// the 128-byte swizzle). Empty when
   /// some operand cannot be described (rows not 16-byte aligned).
   SmallVector<Attribute> tensorMaps(func::FuncOp fn, int64_t rows, int64_t batch, int64_t bm,
                                     int64_t bn, int64_t cluster) {
@@ -214,11 +215,13 @@ struct ScheduleRowKernelsPass
     fn.walk([&](tilec::tile::MatmulOp mm) {
       auto lhs = llvm::cast<MemRefType>(mm.getLhs().getType());
       auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
-      int64_t k = lhs.getDimSize(1);
+      int64_t k = lhs.getDimSize(mm.getTransposeA() ? 0 : 1);
       bool batched = rhs.getRank() == 3;
       if (first) {
         if (batched)
           add(mm.getLhs(), {batch, rows, k}, {1, bm, 64});
+        else if (mm.getTransposeA()) // [K, M]: 64 k rows of one 64-row block
+          add(mm.getLhs(), {k, rows}, {64, 64});
         else
           add(mm.getLhs(), {rows, k}, {bm, 64});
         first = false;
@@ -253,11 +256,15 @@ struct ScheduleRowKernelsPass
     // CTAs fit an SM. Few rows (decode) take 64- or 32-row tiles.
     int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
     int64_t elemBytes = 2, products = 0, batch = 1;
-    bool kMajor = false; // lhs [M, K] and rhs [N, K] (or [K, N] read MN-major)
-    bool transB = false;
+    // Layouts wgmma reads: a K-major lhs [M, K] and rhs [N, K], or (with
+    // gemm-wgmma-mn) either operand MN-major from 64-column blocks: a [K, N]
+    // rhs, or a transposed lhs [K, M] (that one through TMA only).
+    bool wgmmaLayouts = false;
+    bool transA = false, transB = false;
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
-      kMajor = !mm.getTransposeA() && (mm.getTransposeB() || gemmWgmmaMN);
+      wgmmaLayouts = (mm.getTransposeB() || gemmWgmmaMN) && (!mm.getTransposeA() || gemmWgmmaMN);
+      transA = mm.getTransposeA();
       transB = mm.getTransposeB();
       ++products;
       auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
@@ -275,7 +282,11 @@ struct ScheduleRowKernelsPass
     // Hopper: warpgroup MMA on 128 x 256 tiles (two warpgroups of 64 rows,
     // 128 accumulators a thread), 64-deep k steps (128-byte swizzled rows),
     // 4 stages: 193 KB of shared memory, one CTA an SM.
-    bool wgmma = target == "sm_90a" && gemmWgmma != 0 && elemBytes == 2 && kMajor && rows > 64;
+    // A transposed lhs is copied by TMA alone (the cp.async copies of the
+    // wgmma path write K-major rows): every operand must have a tensor map.
+    bool lhsCopies = !transA || (gemmTma != 0 && !tensorMaps(fn, rows, batch, 64, 64, 1).empty());
+    bool wgmma = target == "sm_90a" && gemmWgmma != 0 && elemBytes == 2 && wgmmaLayouts &&
+                 lhsCopies && rows > 64;
     if (wgmma) {
       // Ping-pong (TMA, persistent CTAs: a CTA needs two tiles or more):
       // each MMA warpgroup has its own 64-row tiles.
@@ -323,6 +334,10 @@ struct ScheduleRowKernelsPass
                                         ? tensorMaps(fn, rows, batch, bm, bn, cluster)
                                         : SmallVector<Attribute>();
       bool tma = !maps.empty();
+      if (transA && !tma)
+        return fn.emitOpError("bad wgmma GEMM schedule: a transposed lhs needs TMA copies, "
+                              "which a CTA tile of ")
+               << bm << " rows cannot have (at most 256 rows, 128 a chain)";
       if (!tma)
         cluster = 1;
       // Without TMA (unaligned rows) there is no ping-pong: back to 128-row

@@ -154,8 +154,8 @@ TEST(GemmSchedules, WgmmaWithCpAsyncCopies) {
 }
 
 // Graphs of several tiles a CTA for the persistent TMA schedules: odd tile
-// counts, edges in M, N and K, both rhs layouts, a fused epilogue, two
-// products and a batched rhs.
+// counts, edges in M, N and K, both rhs layouts, a transposed lhs, a fused
+// epilogue, two products and a batched rhs.
 struct MultiTileCase {
   const char *name;
   std::function<void(Graph &)> build;
@@ -185,6 +185,17 @@ std::vector<MultiTileCase> multiTileCases() {
          Tensor wg = g.input("w_gate", {336, 256}, DType::BF16);
          Tensor wu = g.input("w_up", {336, 256}, DType::BF16);
          g.output(silu(matmul(x, wg, false, true)) * matmul(x, wu, false, true));
+       }},
+      // A transposed lhs [K, M]: MN-major wgmma operand, 64 x 64 TMA boxes.
+      {"a^T @ b^T 1000x520x200",
+       [](Graph &g) {
+         g.output(matmul(g.input("a", {200, 1000}, DType::BF16),
+                         g.input("b", {520, 200}, DType::BF16), true, true));
+       }},
+      {"a^T @ b 1096x640x136 f16",
+       [](Graph &g) {
+         g.output(matmul(g.input("a", {136, 1096}, DType::F16),
+                         g.input("b", {136, 640}, DType::F16), true, false));
        }},
       {"batched 3 x 700x264x128",
        [](Graph &g) {
@@ -247,10 +258,13 @@ TEST(GemmSchedules, TwoChainsAWarpgroup) {
         ASSERT_EQ(program.launches.size(), 1u);
         const KernelLaunchPlan &l = program.launches[0];
         ASSERT_FALSE(l.tensorMaps.empty()) << c.name << ": not the TMA schedule";
-        // lhs boxes [.., 256, 64]; SwiGLU's two products keep one chain.
+        // lhs boxes [.., 256, 64]; SwiGLU's two products keep one chain; a
+        // transposed lhs is copied in 64 x 64 boxes, four a stage.
         const std::vector<int64_t> &box = l.tensorMaps[0].box;
         bool twoProducts = std::string(c.name).find("swiglu") == 0;
-        EXPECT_EQ(box[box.size() - 2], twoProducts ? 128 : 256) << c.name;
+        bool transA = std::string(c.name).find("a^T") == 0;
+        EXPECT_EQ(box[box.size() - 2], twoProducts ? 128 : transA ? 64 : 256) << c.name;
+        EXPECT_NE(program.ptx.find("m64n128k16"), std::string::npos) << c.name;
         EXPECT_EQ(l.blockSize(), 384) << c.name;
       });
 }

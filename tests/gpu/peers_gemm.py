@@ -168,7 +168,13 @@ def main():
             nsets = max(1, min(4, int(3 * 2**30 // ((m * k + k * n + m * n) * 2))))
             row = dict(op=op, dtype="bf16", m=m, n=n, k=k, cublas_us=float("nan"),
                        triton_us=float("nan"), eager_us=float("nan"), compile_us=float("nan"))
-            if op == "matmul_nn":
+            if op == "matmul_lhs_t":
+                sets = [(torch.randn(k, m, device="cuda", dtype=dt),
+                         torch.randn(n, k, device="cuda", dtype=dt)) for _ in range(nsets)]
+                row["cublas_us"] = bench(lambda a, b: torch.matmul(a.t(), b.t()), sets)
+                if args.triton == "1":
+                    row["triton_us"] = bench(lambda a, b: triton_mm(a.t(), b.t()), sets)
+            elif op == "matmul_nn":
                 sets = [(torch.randn(m, k, device="cuda", dtype=dt),
                          torch.randn(k, n, device="cuda", dtype=dt)) for _ in range(nsets)]
                 row["cublas_us"] = bench(torch.matmul, sets)

@@ -40,7 +40,7 @@ TEST(FusionTest, EveryLibraryOpBecomesOneKernel) {
     CompiledProgram p = compileExample(name, 64, 256, DType::BF16);
     EXPECT_EQ(p.launches.size(), 1u) << name;
     EXPECT_EQ(p.fusions.size(), 1u) << name;
-    EXPECT_GT(p.graphOps, name == "matmul" || name == "matmul_nn" ? 0 : 1) << name;
+    EXPECT_GT(p.graphOps, name == "matmul" || name == "matmul_nn" || name == "matmul_lhs_t" ? 0 : 1) << name;
   }
 }
 
@@ -822,6 +822,53 @@ TEST(GemmScheduleTest, TwoChainsAWarpgroup) {
   auto p = compileGraph(g, options);
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.message().find("gemm-m-chains 2"), std::string::npos) << p.message();
+}
+
+// A transposed lhs a [K, M] on sm_90a: wgmma reads it MN-major (the PTX's
+// imm-trans-a is 1) from block_m / 64 TMA boxes of 64 x 64 a stage, with
+// either rhs layout and under ping-pong, two chains and clusters; it
+// assembles without spills or injected warpgroup syncs. Rows of a not
+// 16-byte aligned (M % 8 != 0) cannot have a tensor map: mma.sync.
+TEST(GemmScheduleTest, TransposedLhsWgmma) {
+  std::string ptxas = ptxasPath();
+  for (bool transB : {true, false})
+    for (const char *opts : {"", "gemm-pingpong=1", "gemm-m-chains=2", "gemm-cluster-m=1",
+                             "gemm-block-n=64"}) {
+      SCOPED_TRACE(std::string(opts) + (transB ? ", b [N, K]" : ", b [K, N]"));
+      Graph g("lhs_t");
+      Tensor a = g.input("a", {512, 1000}, DType::BF16);
+      Tensor b = transB ? g.input("b", {768, 512}, DType::BF16)
+                        : g.input("b", {512, 768}, DType::BF16);
+      g.output(matmul(a, b, true, transB));
+      CompileOptions options;
+      options.scheduleOptions = opts;
+      auto p = compileGraph(g, options);
+      ASSERT_TRUE(p.ok()) << p.message();
+      ASSERT_EQ(p->launches.size(), 1u);
+      ASSERT_FALSE(p->launches[0].tensorMaps.empty());
+      const TensorMapPlan &lhs = p->launches[0].tensorMaps[0];
+      EXPECT_EQ(lhs.dims, (std::vector<int64_t>{512, 1000}));
+      EXPECT_EQ(lhs.box, (std::vector<int64_t>{64, 64}));
+      // imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b ([K, N] is
+      // transposed for wgmma, [N, K] is not).
+      std::string flags = transB ? "p, 1,  1, 1,  0;" : "p, 1,  1, 1,  1;";
+      EXPECT_GT(occurrences(p->ptx, flags), 0u);
+      EXPECT_EQ(occurrences(p->ptx, "wgmma.mma_async"), occurrences(p->ptx, flags));
+      if (ptxas.empty())
+        continue;
+      int status = 0;
+      std::string log = assemble(ptxas, p->ptx, "sm_90a", status);
+      ASSERT_EQ(status, 0) << log;
+      EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+      EXPECT_EQ(log.find("is injected"), std::string::npos) << log;
+    }
+  Graph odd("lhs_t_unaligned");
+  odd.output(matmul(odd.input("a", {512, 1001}, DType::BF16),
+                    odd.input("b", {768, 512}, DType::BF16), true, true));
+  auto q = compileGraph(odd);
+  ASSERT_TRUE(q.ok()) << q.message();
+  EXPECT_EQ(occurrences(q->ptx, "wgmma.mma_async"), 0u);
+  EXPECT_GT(occurrences(q->ptx, "mma.sync.aligned.m16n8k16"), 0u);
 }
 
 // The TMA-store epilogue (gemm-tma-store, default on): the output's tensor

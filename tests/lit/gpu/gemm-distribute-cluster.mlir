@@ -107,7 +107,7 @@
 // CHECK-NEXT:        %[[BPARTC:.+]] = llvm.addrspacecast %[[BPARTP]] : !llvm.ptr<3> to !llvm.ptr<7>
 // CHECK-NEXT:        %[[MASK:.+]] = arith.constant 3 : i16
 // CHECK-NEXT:        nvvm.cp.async.bulk.tensor.shared.cluster.global %[[BPARTC]], %[[MW]], %[[FULL]], box[%[[K0I]], %[[COLI]]] multicast_mask = %[[MASK]] : !llvm.ptr<7>, !llvm.ptr
-// CHECK-NEXT:      }
+// CHECK-NEXT:      } {loop_annotation = #loop_annotation}
 // CHECK-NEXT:    }
 // The MMA warps: lane 0 of each releases the previous stage on CTA 0 and CTA 1.
 // CHECK:         nvvm.setmaxregister  increase 232

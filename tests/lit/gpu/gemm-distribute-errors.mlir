@@ -147,10 +147,11 @@ func.func @select_cols(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref
 
 // -----
 
-// A wgmma schedule needs a 16-bit lhs [M, K]: a transposed lhs is not.
+// A wgmma schedule reads a transposed lhs through TMA copies only (tma = 0
+// here: the cp.async copies write K-major rows).
 func.func @wgmma_lhs_t(%x: memref<64x128xbf16>, %w: memref<64x256xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 256>, tile.schedule = {wgmma = 1 : i64, block_m = 128 : i64, block_n = 256 : i64, block_k = 64 : i64, warps_m = 8 : i64, warps_n = 1 : i64, stages = 4 : i64, group_m = 8 : i64, grid = 1 : i64, threads = 256 : i64, shared_bytes = 197632 : i64}} {
   %r = tile.row_id
-  // expected-error @+1 {{'tile.matmul' op the wgmma schedule needs 16-bit operands, lhs [M, K], and block_n a multiple of 64 for a [K, N] rhs}}
+  // expected-error @+1 {{'tile.matmul' op the wgmma schedule needs 16-bit operands, TMA copies for a transposed lhs [K, M], and block_n a multiple of 64 for a [K, N] rhs}}
   %p = tile.matmul %x, %w[%r] {transpose_a = true} : memref<64x128xbf16>, memref<64x256xbf16> -> tensor<256xf32>
   tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
   return

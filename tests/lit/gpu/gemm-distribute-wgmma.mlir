@@ -274,7 +274,7 @@
 // TMA-NEXT:              %[[BPARTP:.+]] = llvm.inttoptr %[[BPARTI]] : i64 to !llvm.ptr<3>
 // TMA-NEXT:              %[[BPARTC:.+]] = llvm.addrspacecast %[[BPARTP]] : !llvm.ptr<3> to !llvm.ptr<7>
 // TMA-NEXT:              nvvm.cp.async.bulk.tensor.shared.cluster.global %[[BPARTC]], %[[MW]], %[[FULL]], box[%[[K0I]], %[[COL0I]]] : !llvm.ptr<7>, !llvm.ptr
-// TMA-NEXT:            }
+// TMA-NEXT:            } {loop_annotation = #loop_annotation}
 // TMA-NEXT:          }
 // TMA-NEXT:        }
 // TMA-NEXT:      } else {
@@ -680,5 +680,48 @@ func.func @k_129(%x: memref<?x129xbf16>, %w: memref<256x129xbf16>, %y: memref<?x
   %r = tile.row_id
   %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x129xbf16>, memref<256x129xbf16> -> tensor<256xf32>
   tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// A transposed lhs a [K, M] = [200, 320] goes MN-major through TMA like a
+// [K, N] rhs: the producer copies block_m / 64 = 2 boxes of 64 k rows x 64
+// rows of a a stage (coordinates (row, k), the second 64 rows on and 8192
+// bytes further), and the MMAs read A transposed (layout col) through
+// descriptors with leading offset 8192 (block_k * 128 >> 4 = 512 in bits
+// 16-29, stride 1024) stepping 2048 bytes (16 k rows) a k16 step. Without
+// TMA it is an mma.sync kernel.
+// TMA: #loop_annotation = #llvm.loop_annotation<unroll = #loop_unroll>
+// TMA-LABEL: gpu.func @trans_a
+// TMA-SAME:    tile.tma_params = 2 : i64
+// TMA:           nvvm.mbarrier.arrive.expect_tx %{{.+}}, %{{.+}} : !llvm.ptr<3>, i32
+// TMA:           %[[K0:.+]] = arith.index_cast %{{.+}} : index to i32
+// TMA:           %[[ROW0:.+]] = arith.index_cast %[[M0:.+]] : index to i32
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg3, %{{.+}}, box[%[[ROW0]], %[[K0]]]
+// TMA-NEXT:      %[[C64:.+]] = arith.constant 64 : index
+// TMA-NEXT:      %[[M1:.+]] = arith.addi %[[M0]], %[[C64]] : index
+// TMA-NEXT:      %[[ROW1:.+]] = arith.index_cast %[[M1]] : index to i32
+// TMA-NEXT:      %[[C8192:.+]] = arith.constant 8192 : index
+// TMA-NEXT:      arith.addi %{{.+}}, %[[C8192]] : index
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg3, %{{.+}}, box[%[[ROW1]], %[[K0]]]
+// TMA-NOT:       %arg3
+// TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg4,
+// The producer's k loop is not unrolled (its hoisted copy addresses spilled).
+// TMA-NEXT:      } {loop_annotation = #loop_annotation}
+// TMA:           %[[DESCA:.+]] = arith.constant 4611686293338849280 : i64
+// TMA:           nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %{{.+}}, <m = 64, n = 256, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <col>]
+// TMA-NEXT:      %[[C2048:.+]] = arith.constant 2048 : index
+// TMA-NEXT:      arith.addi %{{.+}}, %[[C2048]] : index
+// CHECK-LABEL: gpu.func @trans_a
+// CHECK-NOT:     wgmma
+// CHECK:         nvvm.mma.sync
+// MMA-LABEL: gpu.func @trans_a
+// MMA:         nvvm.mma.sync
+func.func @trans_a(%a: memref<200x320xbf16>, %b: memref<256x200xbf16>, %c: memref<?x256xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 320, 256>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_a = true, transpose_b = true} : memref<200x320xbf16>, memref<256x200xbf16> -> tensor<256xf32>
+  %t = arith.truncf %p : tensor<256xf32> to tensor<256xbf16>
+  tile.store %t, %c[%r] : tensor<256xbf16> -> memref<?x256xbf16>
   return
 }

@@ -410,8 +410,16 @@ func.func @f32_decode(%a: memref<?x512xf32>, %b: memref<512x512xf32>, %c: memref
 
 // -----
 
-// A transposed lhs (memref<KxM>): the element size comes from it too; not
-// K-major, so no wgmma.
+// A transposed lhs (memref<KxM>): the element size comes from it too. wgmma
+// reads it MN-major through TMA copies only: with TMA it gets the wgmma
+// schedule and a [K, M] map of 64 x 64 boxes (block_m / 64 copies a
+// stage); without TMA (gemm-tma=0) the mma.sync one.
+// TMA-LABEL: func.func @trans_a
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, mma_pending = 1 : i64, persistent = 1 : i64, shared_bytes = 197696 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 64, 96>}, {arg = 1 : i64, box = array<i64: 256, 64>, dims = array<i64: 128, 64>}]}
+// WGOPTS-LABEL: func.func @trans_a
+//  WGOPTS-SAME:   block_m = 64 : i64, block_n = 64 : i64, {{.*}} tma = 1 : i64, {{.*}} wgmma = 1 : i64}
+//  WGOPTS-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 64, 96>}, {arg = 1 : i64, box = array<i64: 64, 64>, dims = array<i64: 128, 64>}]}
 // CHECK-LABEL: func.func @trans_a
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 1 : i64, group_m = 8 : i64, shared_bytes = 65536 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 2 : i64, warps_n = 2 : i64}
 // WGMMA-LABEL: func.func @trans_a

@@ -12,8 +12,9 @@ namespace tilec::examples {
 /// rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
 /// rope (x [rows, cols / 128, 128], or [rows, 1, cols] when cols is not a
 /// multiple of 128; cos and sin [rows, 1, head_dim]), matmul (a [rows, depth]
-/// @ b^T, b [cols, depth]), matmul_nn (a @ b, b [depth, cols]), matmul_bias_gelu (gelu(x [rows, depth] @ w^T + bias),
-/// w [cols, depth]).
+/// @ b^T, b [cols, depth]), matmul_nn (a @ b, b [depth, cols]), matmul_lhs_t
+/// (a^T @ b^T, a [depth, rows], b [cols, depth]), matmul_bias_gelu
+/// (gelu(x [rows, depth] @ w^T + bias), w [cols, depth]).
 const std::vector<std::string> &names();
 
 /// Adds the named example on [rows, cols] tensors of `dtype` to `graph`
@@ -23,7 +24,8 @@ Status build(const std::string &name, Graph &graph, int64_t rows, int64_t cols,
 
 /// Whether the example is a matrix product (its shape is rows x cols x depth).
 inline bool isMatmul(const std::string &name) {
-  return name == "matmul" || name == "matmul_nn" || name == "matmul_bias_gelu";
+  return name == "matmul" || name == "matmul_nn" || name == "matmul_lhs_t" ||
+         name == "matmul_bias_gelu";
 }
 
 /// "f32" | "f16" | "bf16".
