@@ -63,8 +63,9 @@ struct GemmSchedule {
   // rows [g * 64 * chains, (g + 1) * 64 * chains) of the tile, warp w of it
   // rows c * 64 + (w % 4) * 16 of each chain c.
   int64_t mChains = 1;
-  // TMA: the output goes through shared memory (two 64 x 64 buffers an
-  // MMA warpgroup) and TMA stores; its tensor map comes last in tile.tma.
+  // TMA: the output goes through shared memory (two 8 KB buffers an MMA
+  // warpgroup, 64 rows of 128 bytes each) and TMA stores; its tensor map
+  // comes last in tile.tma (3-D for a batched product).
   bool tmaStore = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
