@@ -63,8 +63,9 @@ struct GemmSchedule {
   // rows [g * 64 * chains, (g + 1) * 64 * chains) of the tile, warp w of it
   // rows c * 64 + (w % 4) * 16 of each chain c.
   int64_t mChains = 1;
-  // TMA: the output goes through shared memory (two 64 x 64 buffers an
-  // MMA warpgroup) and TMA stores; its tensor map comes last in tile.tma.
+  // TMA: the output goes through shared memory (two 8 KB buffers an MMA
+  // warpgroup, 64 rows of 128 bytes each) and TMA stores; its tensor map
+  // comes last in tile.tma (3-D for a batched product).
   bool tmaStore = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
@@ -1101,12 +1102,14 @@ private:
 
   /// A pair of accumulator columns of one row (each product's) and the
   /// load-cache keys of its column and row; tma_store: where its pair goes
-  /// in the staging buffer.
+  /// in the staging buffer (f32 units: where the pair a thread stores in
+  /// its place goes, and which fragment of the unit that pair may be).
   struct Fragment {
     Value row, col;
     SmallVector<Value> pairs;
     int64_t colKey = 0, rowKey = 0;
     Value stagedAddr;
+    int64_t swapWith = -1;
   };
 
   /// Re-emits the row program for each pair of accumulator columns a thread
@@ -1154,10 +1157,14 @@ private:
   LogicalResult emitFragments(OpBuilder &b, ArrayRef<Fragment> frags, Emit emit) {
     for (const Fragment &f : frags) {
       stagedAddr = emit == Emit::All ? f.stagedAddr : Value();
+      size_t before = stagedValues ? stagedValues->size() : 0;
       LogicalResult r = emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, emit);
       stagedAddr = Value();
       if (failed(r))
         return failure();
+      if (stagedValues && emit == Emit::All && stagedValues->size() != before + 1)
+        return mm.emitOpError("internal error: a staged GEMM fragment stored ")
+               << stagedValues->size() - before << " values instead of one";
     }
     return success();
   }
@@ -1183,52 +1190,97 @@ private:
   }
 
   /// The epilogue through shared memory (tma_store): a warpgroup's part of
-  /// the tile goes out in units of 64 rows (one chain) x 64 columns, each
-  /// written by its threads to one of the warpgroup's two 8 KB buffers in
-  /// the 128-byte swizzle (pair p of n8 tile j, row r at byte r * 128 +
-  /// ((j % 8) ^ (r % 8)) * 16 + p * 4: the 8 rows of a store instruction hit
-  /// 8 distinct bank groups), then stored by one TMA copy of the elected
-  /// thread, which clips rows and columns past the output. Before a buffer
-  /// is rewritten, the copy that read it (two units earlier, maybe of the
-  /// previous tile) must have finished reading (wait_group.read); two
-  /// warpgroup barriers a unit order the writes, the copy and the reuse.
-  /// The output's whole 128-byte lines reach L2, and the copies run while
-  /// the warpgroup goes on to the next unit and tile.
+  /// the tile goes out in units of 64 rows (one chain) x 128 bytes (64
+  /// 16-bit or 32 f32 columns), each written by its threads to one of the
+  /// warpgroup's two 8 KB buffers in the 128-byte swizzle (16-byte chunk c
+  /// of row r at chunk c ^ (r % 8)), then stored by one TMA copy of the
+  /// elected thread, which clips rows and columns past the output (a
+  /// batched product's 3-D map: past its batch's rows).
+  ///  * 16-bit: pair p of n8 tile j, row r at byte r * 128 + ((j % 8) ^ (r %
+  ///    8)) * 16 + p * 4: the 8 rows of a store instruction hit 8 distinct
+  ///    bank groups.
+  ///  * f32: an n8 tile's row is two chunks, and rows r and r ^ 1 would put
+  ///    a tile into the same two chunks; so the threads of odd rows store
+  ///    tile j ^ 2 where those of even rows store tile j (a select between
+  ///    the two pairs). A half-warp's 8-byte stores (4 rows, st.shared.v2)
+  ///    then cover 8 distinct chunks: with key = (r % 8) ^ ((r % 2) * 4),
+  ///    the pair p of tile j ^ ((r % 2) * 2) goes to byte r * 128 + ((2 * j
+  ///    + p / 2) ^ key) * 16 + (p % 2) * 8.
+  /// Before a buffer is rewritten, the copy that read it (two units
+  /// earlier, maybe of the previous tile) must have finished reading
+  /// (wait_group.read); two warpgroup barriers a unit order the writes, the
+  /// copy and the reuse. The output's whole 128-byte lines reach L2, and
+  /// the copies run while the warpgroup goes on to the next unit and tile.
   LogicalResult emitStagedEpilogue(OpBuilder &b, int64_t mi, int64_t ni, ArrayRef<Value> acc,
                                    int64_t tileRows) {
     Location loc = fn.getLoc();
     MLIRContext *ctx = b.getContext();
     IndexMath m{b, loc};
     auto i32 = b.getI32Type();
+    // The output: its element size sets a unit's columns, which the tensor
+    // map's box must match ({64, cols}, or {1, 64, cols} batched).
+    int64_t outBytes = 0;
+    fn.walk([&](tile::StoreOp st) {
+      if (st.getRow())
+        outBytes = llvm::cast<MemRefType>(st.getDest().getType()).getElementTypeBitWidth() / 8;
+    });
+    int64_t unitCols = outBytes == 2 || outBytes == 4 ? 128 / outBytes : 0;
+    auto box = llvm::dyn_cast_or_null<DenseI64ArrayAttr>(
+        llvm::cast<DictionaryAttr>(tensorMaps[tensorMaps.size() - 1]).get("box"));
+    SmallVector<int64_t> wantBox{64, unitCols};
+    if (batched)
+      wantBox.insert(wantBox.begin(), 1);
+    if (!unitCols || !box || box.asArrayRef() != ArrayRef<int64_t>(wantBox) ||
+        s.blockN % unitCols != 0)
+      return fn.emitOpError("tma_store needs one row store of 16- or 32-bit elements, block_n a "
+                            "multiple of a unit's 128 bytes and the output's tensor map last in "
+                            "tile.tma with box [")
+             << (batched ? "1, " : "") << "64, 128 bytes], got block_n " << s.blockN
+             << " and tile.tma " << tensorMaps;
+    bool swapped = outBytes == 4;
+    int64_t tilesPerUnit = unitCols / 8; // n8 tiles
     Value quad = m.div(lane, 4);
     Value wg = m.div(mmaTid, 128);
     Value wl = m.rem(tileWarp, 4);
     Value wgRow = m.mul(m.div(tileWarp, 4), 64 * mi); // the warpgroup's first tile row
     Value region = m.add(stagingBase, m.mul(wg, 2 * 8192));
-    Value pairByte = m.mul(m.rem(lane, 4), 4);
+    Value pairByte, pairChunk, key, oddRow;
+    if (swapped) {
+      Value p = m.rem(lane, 4);
+      pairChunk = m.div(p, 2);
+      pairByte = m.mul(m.rem(p, 2), 8);
+      Value odd = m.rem(quad, 2);
+      key = m.xori(quad, m.mul(odd, 4));
+      oddRow = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, odd, m.c(0));
+    } else {
+      pairByte = m.mul(m.rem(lane, 4), 4);
+    }
     Value barId = b.create<arith::IndexCastOp>(loc, i32, m.add(wg, 3));
     Value count = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(128));
     auto wgBarrier = [&] {
       b.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count, NVVM::BarrierReductionAttr(),
                                 Value());
     };
-    // Units: chain c, 64-column block blk, in buffer (index % 2).
+    // Units: chain c, column block blk, in buffer (index % 2).
     struct Unit {
       int64_t chain, block;
       SmallVector<Fragment> frags;
     };
     SmallVector<Unit> units;
     for (int64_t c = 0; c < mi; ++c)
-      for (int64_t blk = 0; blk < ni / 8; ++blk) {
+      for (int64_t blk = 0; blk < ni / tilesPerUnit; ++blk) {
         Unit unit{c, blk, {}};
         Value buffer = m.add(region, (static_cast<int64_t>(units.size()) % 2) * 8192);
         for (int64_t h = 0; h < 2; ++h) {
           Value r = m.add(m.mul(wl, 16), m.add(quad, h * 8)); // row in the unit
-          for (int64_t jj = 0; jj < 8; ++jj) {
-            Fragment f = fragment(b, acc, mi, ni, c, h, blk * 8 + jj, tileRows);
-            Value chunk = m.xori(m.c(jj), quad);
+          for (int64_t jj = 0; jj < tilesPerUnit; ++jj) {
+            Fragment f = fragment(b, acc, mi, ni, c, h, blk * tilesPerUnit + jj, tileRows);
+            Value chunk = swapped ? m.xori(m.add(m.c(2 * jj), pairChunk), key)
+                                  : m.xori(m.c(jj), quad);
             f.stagedAddr =
                 m.add(buffer, m.add(m.mul(r, 128), m.add(m.mul(chunk, 16), pairByte)));
+            if (swapped)
+              f.swapWith = h * tilesPerUnit + (jj ^ 2);
             unit.frags.push_back(std::move(f));
           }
         }
@@ -1249,8 +1301,22 @@ private:
                                                 ib.getUnitAttr());
       }
       wgBarrier();
-      if (failed(emitFragmentGroups(b, unit.frags)))
+      if (swapped) {
+        // The unit's 8 pairs first, then each thread's stores.
+        SmallVector<Value> values;
+        stagedValues = &values;
+        LogicalResult r = success(succeeded(emitFragments(b, unit.frags, Emit::RowLoads)) &&
+                                  succeeded(emitFragments(b, unit.frags, Emit::All)));
+        stagedValues = nullptr;
+        if (failed(r))
+          return failure();
+        for (auto [i, f] : llvm::enumerate(unit.frags)) {
+          Value v = b.create<arith::SelectOp>(loc, oddRow, values[f.swapWith], values[i]);
+          b.create<LLVM::StoreOp>(loc, v, sharedPointer(b, f.stagedAddr), /*alignment=*/8);
+        }
+      } else if (failed(emitFragmentGroups(b, unit.frags))) {
         return failure();
+      }
       // The writes (generic proxy) visible to the TMA copy (async proxy).
       b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
                                    NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
@@ -1259,11 +1325,14 @@ private:
       OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       IndexMath im{ib, loc};
       Value src = sharedPointer(ib, im.add(region, static_cast<int64_t>(u % 2) * 8192));
-      Value colAt = ib.create<arith::IndexCastOp>(loc, i32, im.add(n0, unit.block * 64));
+      Value colAt = ib.create<arith::IndexCastOp>(loc, i32, im.add(n0, unit.block * unitCols));
       Value rowAt = ib.create<arith::IndexCastOp>(
           loc, i32, im.add(im.add(m0, wgRow), unit.chain * tileRows));
+      SmallVector<Value> coords{colAt, rowAt};
+      if (batched) // (rows within the batch: the map's middle dim)
+        coords.push_back(ib.create<arith::IndexCastOp>(loc, i32, batchIdx));
       ib.create<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(
-          loc, outMap, src, ValueRange{colAt, rowAt}, Value(),
+          loc, outMap, src, coords, Value(),
           NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE), Value());
       ib.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
     }
@@ -1391,7 +1460,10 @@ private:
           continue;
         }
         if (stagedAddr && llvm::isa<VectorType>(v.getType())) { // tma_store: to the buffer
-          b.create<LLVM::StoreOp>(loc, v, sharedPointer(b, stagedAddr), /*alignment=*/4);
+          if (stagedValues) // (f32: stored by emitStagedEpilogue)
+            stagedValues->push_back(v);
+          else
+            b.create<LLVM::StoreOp>(loc, v, sharedPointer(b, stagedAddr), /*alignment=*/4);
           continue;
         }
         if (!llvm::isa<VectorType>(v.getType())) { // per-row scalar: one thread per row
@@ -1480,6 +1552,8 @@ private:
   // MMA threads' index; while a fragment is emitted, the shared address of
   // its pair (the output store goes there instead).
   Value stagingBase, outMap, mmaTid, stagedAddr;
+  // tma_store of f32 units: where the fragments' output pairs are collected.
+  SmallVector<Value> *stagedValues = nullptr;
 };
 
 struct DistributeGemmTilesPass

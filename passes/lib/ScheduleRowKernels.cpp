@@ -272,6 +272,7 @@ struct ScheduleRowKernelsPass
         batch = rhs.getDimSize(0);
     });
     // A batched rhs: the rows form `batch` blocks, tiled separately.
+    int64_t domainRows = rows;
     if (batch > 1 && rows % batch == 0)
       rows /= batch;
     if (gemmGroupM < 0)
@@ -358,24 +359,37 @@ struct ScheduleRowKernelsPass
       int64_t mmaGroups = pingpong ? 2 : bm / (64 * chains);
       int64_t threads = mmaGroups * 128 + (tma ? 128 : 0);
       int64_t kMaxSharedBytes = maxSharedBytes(target);
-      // TMA stores of the output: one 16-bit [M, N] tensor (rows 16-byte
-      // aligned) written by the kernel's one row store, unbatched (a tile's
-      // rows past M would belong to the next batch, which TMA would not
-      // clip); two 64 x 64 staging buffers (8 KB) an MMA warpgroup.
+      // TMA stores of the output: one 16- or 32-bit [M, N] tensor (rows
+      // 16-byte aligned) written by the kernel's one row store; two 8 KB
+      // staging buffers an MMA warpgroup, each a unit of 64 rows of 128
+      // bytes (the 128-byte swizzle): 64 x 64 16-bit or 64 x 32 f32 values.
+      // A batched product stores through a 3-D map {batch, rows / batch,
+      // N} in {1, 64, cols} boxes, so that TMA clips a tile's rows at its
+      // batch's end (a 2-D map would spill them into the next batch); the
+      // rows must split evenly into batches (as the distributor needs).
+      // Direct stores remain for other outputs: several stores, windowed or
+      // per-row scalar stores, 8-bit or 64-bit elements, unaligned rows,
+      // block_n not a multiple of a unit's columns.
       auto panels = [&] { return stages * ((bm + products * bn) * 64 * 2 + 16); };
       int64_t staging = 0;
-      if (tma && gemmTmaStore && batch == 1) {
+      bool batchesSplit = batch == 1 || domainRows == rows * batch;
+      if (tma && gemmTmaStore && batchesSplit) {
         SmallVector<tilec::tile::StoreOp> stores;
         fn.walk([&](tilec::tile::StoreOp st) { stores.push_back(st); });
         auto out = stores.size() == 1 ? llvm::dyn_cast<BlockArgument>(stores[0].getDest())
                                       : BlockArgument();
         auto outType = out ? llvm::cast<MemRefType>(out.getType()) : MemRefType();
+        int64_t outBytes = outType ? outType.getElementTypeBitWidth() / 8 : 0;
+        int64_t unitCols = outBytes ? 128 / outBytes : 0;
         if (out && stores[0].getRow() && !stores[0].getColOffsetAttr() &&
             llvm::isa<RankedTensorType>(stores[0].getValue().getType()) &&
-            outType.getRank() == 2 && outType.getElementTypeBitWidth() == 16 && cols % 8 == 0 &&
-            bn % 64 == 0) {
-          staging = mmaGroups * 2 * 64 * 64 * 2;
-          maps.push_back(tensorMapAttr(fn.getContext(), out, {rows, cols}, {64, 64}));
+            outType.getRank() == 2 && (outBytes == 2 || outBytes == 4) &&
+            (cols * outBytes) % 16 == 0 && bn % unitCols == 0) {
+          staging = mmaGroups * 2 * 64 * 128;
+          maps.push_back(batch > 1 ? tensorMapAttr(fn.getContext(), out, {batch, rows, cols},
+                                                   {1, 64, unitCols})
+                                   : tensorMapAttr(fn.getContext(), out, {rows, cols},
+                                                   {64, unitCols}));
         }
       }
       // Ping-pong stages are smaller (64 rows of A): as many as fit, up to 6.

@@ -155,7 +155,9 @@ TEST(GemmSchedules, WgmmaWithCpAsyncCopies) {
 
 // Graphs of several tiles a CTA for the persistent TMA schedules: odd tile
 // counts, edges in M, N and K, both rhs layouts, a transposed lhs, a fused
-// epilogue, two products and a batched rhs.
+// epilogue, two products, batched rhs of both layouts (rows a batch not a
+// multiple of 128: a tile's last rows lie past its batch) and f32 outputs
+// (N = 1000 = 8 x 125: a partial 32-column block at the edge).
 struct MultiTileCase {
   const char *name;
   std::function<void(Graph &)> build;
@@ -202,6 +204,25 @@ std::vector<MultiTileCase> multiTileCases() {
          Tensor a = g.input("a", {3, 700, 128}, DType::BF16);
          Tensor b = g.input("b", {3, 264, 128}, DType::BF16);
          g.output(matmul(a, b, false, true));
+       }},
+      {"batched a @ b 2 x 300x136x200",
+       [](Graph &g) {
+         Tensor a = g.input("a", {2, 300, 200}, DType::BF16);
+         Tensor b = g.input("b", {2, 200, 136}, DType::BF16);
+         g.output(matmul(a, b));
+       }},
+      {"f32 linear + bias 1100x1000x136",
+       [](Graph &g) {
+         Tensor x = g.input("x", {1100, 136}, DType::BF16);
+         Tensor w = g.input("w", {1000, 136}, DType::BF16);
+         g.output(matmul(x, w, DType::F32, false, true) +
+                  cast(g.input("bias", {1000}, DType::BF16), DType::F32));
+       }},
+      {"batched f32 3 x 700x264x128",
+       [](Graph &g) {
+         Tensor a = g.input("a", {3, 700, 128}, DType::BF16);
+         Tensor b = g.input("b", {3, 264, 128}, DType::BF16);
+         g.output(matmul(a, b, DType::F32, false, true));
        }},
   };
 }
@@ -270,11 +291,12 @@ TEST(GemmSchedules, TwoChainsAWarpgroup) {
 }
 
 // The epilogue through shared memory and TMA stores (gemm-tma-store, the
-// default for one 16-bit output): units of 64 x 64 in two buffers a
-// warpgroup, reused across a CTA's tiles; block_n 64 and 192 give an odd
-// count of units a tile (the first unit waits for every earlier copy);
-// ping-pong and clusters; TMA clips rows and columns past the output. The
-// batched rhs keeps direct stores (TMA would not clip at a batch's rows).
+// default for one 16- or 32-bit output): units of 64 rows x 128 bytes (64
+// 16-bit or 32 f32 columns) in two buffers a warpgroup, reused across a
+// CTA's tiles; block_n 64 and 192 give an odd count of 16-bit units a tile
+// (the first unit waits for every earlier copy); ping-pong and clusters;
+// TMA clips rows and columns past the output, and a batched product's 3-D
+// map {batch, rows / batch, N} clips a tile's rows at its batch's end.
 TEST(GemmSchedules, TmaStoreEpilogue) {
   TILEC_REQUIRE_GPU(ctx);
   runMultiTileCases(
@@ -287,12 +309,19 @@ TEST(GemmSchedules, TmaStoreEpilogue) {
         ASSERT_EQ(program.launches.size(), 1u);
         const KernelLaunchPlan &l = program.launches[0];
         bool batched = g.node(g.inputs()[1]).shape.size() == 3;
+        bool f32 = g.node(g.outputs()[0]).dtype == DType::F32;
         size_t operands =
             g.inputs().size() - (std::string(c.name).find("bias") != std::string::npos);
-        EXPECT_EQ(l.tensorMaps.size(), operands + (batched ? 0 : 1)) << c.name << ", " << opts;
-        EXPECT_EQ(program.ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") !=
-                      std::string::npos,
-                  !batched)
+        EXPECT_TRUE(l.tmaStore) << c.name << ", " << opts;
+        ASSERT_EQ(l.tensorMaps.size(), operands + 1) << c.name << ", " << opts;
+        const TensorMapPlan &out = l.tensorMaps.back();
+        std::vector<int64_t> box{64, f32 ? 32 : 64};
+        if (batched)
+          box.insert(box.begin(), 1);
+        EXPECT_EQ(out.box, box) << c.name << ", " << opts;
+        EXPECT_NE(program.ptx.find(std::string("cp.async.bulk.tensor.") + (batched ? "3d" : "2d") +
+                                   ".global.shared::cta"),
+                  std::string::npos)
             << c.name;
       },
       // (SwiGLU's two 192-column panels do not fit shared memory at all.)
@@ -300,6 +329,28 @@ TEST(GemmSchedules, TmaStoreEpilogue) {
         return std::string(c.name).find("swiglu") == 0 &&
                opts.find("gemm-block-n=192") != std::string::npos;
       });
+}
+
+// f32 outputs with block_n 96: three 32-column units a tile (an odd count:
+// the first waits for every earlier copy), N = 1000 (a partial unit at the
+// edge), batched and not; a 16-bit output at block_n 96 stores directly.
+TEST(GemmSchedules, TmaStoreF32OddUnits) {
+  TILEC_REQUIRE_GPU(ctx);
+  for (bool batched : {false, true})
+    for (DType out : {DType::F32, DType::BF16}) {
+      SCOPED_TRACE(std::string(batched ? "batched " : "") + dtypeName(out));
+      Graph g("tma_store_bn96");
+      Tensor a = g.input("a", batched ? Shape{2, 650, 136} : Shape{1300, 136}, DType::BF16);
+      Tensor b = g.input("b", batched ? Shape{2, 1000, 136} : Shape{1000, 136}, DType::BF16);
+      g.output(matmul(a, b, out, false, true));
+      CompileOptions options;
+      options.scheduleOptions = "gemm-block-n=96 gemm-cluster-m=1";
+      auto program = compileGraph(g, options);
+      ASSERT_TRUE(program.ok()) << program.message();
+      ASSERT_EQ(program->launches.size(), 1u);
+      EXPECT_EQ(program->launches[0].tmaStore, out == DType::F32);
+      expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
+    }
 }
 
 // ---- fused epilogues: one kernel each ----

@@ -873,41 +873,68 @@ TEST(GemmScheduleTest, TransposedLhsWgmma) {
 
 // The TMA-store epilogue (gemm-tma-store, default on): the output's tensor
 // map comes last, the PTX stores with cp.async.bulk.tensor from shared
-// memory and waits on bulk groups; f32 outputs, two outputs and batched
-// rhs keep direct stores. Every variant assembles without spills or
-// injected warpgroup syncs.
+// memory and waits on bulk groups. 16-bit outputs go in 64 x 64 boxes, f32
+// ones in 64 x 32 (128-byte rows, written with 8-byte st.shared); a batched
+// product's map is 3-D, {batch, rows / batch, N} in {1, 64, cols} boxes.
+// Two outputs and f32 rows that are not 16-byte aligned keep direct stores.
+// Every variant assembles without spills or injected warpgroup syncs.
 TEST(GemmScheduleTest, TmaStoreEpilogue) {
   std::string ptxas = ptxasPath();
   struct Case {
     const char *name;
     std::function<void(Graph &)> build;
-    bool staged;
+    std::vector<int64_t> box, dims; // the output's tensor map; empty: direct stores
   };
   std::vector<Case> cases{
       {"bf16", [](Graph &g) {
          g.output(matmul(g.input("a", {2887, 200}, DType::BF16),
                          g.input("b", {1320, 200}, DType::BF16), false, true));
-       }, true},
+       }, {64, 64}, {2887, 1320}},
       {"bias gelu f16", [](Graph &g) {
          Tensor x = g.input("x", {2500, 264}, DType::F16);
          Tensor w = g.input("w", {776, 264}, DType::F16);
          g.output(gelu(nn::linear(x, w, g.input("bias", {776}, DType::F16))));
-       }, true},
+       }, {64, 64}, {2500, 776}},
       {"swiglu", [](Graph &g) {
          Tensor x = g.input("x", {1500, 256}, DType::BF16);
          Tensor wg = g.input("w_gate", {336, 256}, DType::BF16);
          Tensor wu = g.input("w_up", {336, 256}, DType::BF16);
          g.output(silu(matmul(x, wg, false, true)) * matmul(x, wu, false, true));
-       }, true},
+       }, {64, 64}, {1500, 336}},
       {"f32 out", [](Graph &g) {
          g.output(cast(matmul(g.input("a", {512, 256}, DType::BF16),
                               g.input("b", {512, 256}, DType::BF16), false, true),
                        DType::F32));
-       }, false},
+       }, {64, 32}, {512, 512}},
+      {"f32 out, bias, N 1000", [](Graph &g) {
+         Tensor x = g.input("x", {1100, 136}, DType::BF16);
+         Tensor w = g.input("w", {1000, 136}, DType::BF16);
+         g.output(matmul(x, w, DType::F32, false, true) +
+                  cast(g.input("bias", {1000}, DType::BF16), DType::F32));
+       }, {64, 32}, {1100, 1000}},
       {"batched", [](Graph &g) {
          g.output(matmul(g.input("a", {3, 700, 128}, DType::BF16),
                          g.input("b", {3, 264, 128}, DType::BF16), false, true));
-       }, false},
+       }, {1, 64, 64}, {3, 700, 264}},
+      {"batched a @ b", [](Graph &g) {
+         g.output(matmul(g.input("a", {2, 300, 200}, DType::BF16),
+                         g.input("b", {2, 200, 136}, DType::BF16)));
+       }, {1, 64, 64}, {2, 300, 136}},
+      {"batched f32 out", [](Graph &g) {
+         g.output(matmul(g.input("a", {3, 700, 128}, DType::BF16),
+                         g.input("b", {3, 264, 128}, DType::BF16), DType::F32, false, true));
+       }, {1, 64, 32}, {3, 700, 264}},
+      {"f32 out, N 258", [](Graph &g) {
+         g.output(cast(matmul(g.input("a", {512, 256}, DType::BF16),
+                              g.input("b", {258, 256}, DType::BF16), false, true),
+                       DType::F32));
+       }, {}, {}},
+      {"two outputs", [](Graph &g) {
+         Tensor y = matmul(g.input("a", {512, 256}, DType::BF16),
+                           g.input("b", {512, 256}, DType::BF16), false, true);
+         g.output(y);
+         g.output(silu(y));
+       }, {}, {}},
   };
   for (const char *opts : {"", "gemm-block-n=64 gemm-cluster-m=1", "gemm-block-n=192",
                            "gemm-pingpong=1", "gemm-m-chains=2"})
@@ -926,13 +953,30 @@ TEST(GemmScheduleTest, TmaStoreEpilogue) {
       }
       ASSERT_TRUE(p.ok()) << p.message();
       ASSERT_EQ(p->launches.size(), 1u);
-      bool staged = p->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos;
-      EXPECT_EQ(staged, c.staged);
+      const KernelLaunchPlan &l = p->launches[0];
+      bool staged = !c.box.empty();
+      EXPECT_EQ(l.tmaStore, staged);
+      std::string store = "cp.async.bulk.tensor." + std::to_string(c.box.size()) +
+                          "d.global.shared::cta.tile.bulk_group";
+      EXPECT_EQ(p->ptx.find("cp.async.bulk.tensor.2d.global.shared::cta") != std::string::npos ||
+                    p->ptx.find("cp.async.bulk.tensor.3d.global.shared::cta") !=
+                        std::string::npos,
+                staged);
       if (staged) {
-        const TensorMapPlan &out = p->launches[0].tensorMaps.back();
-        EXPECT_EQ(out.box, (std::vector<int64_t>{64, 64}));
+        ASSERT_FALSE(l.tensorMaps.empty());
+        const TensorMapPlan &out = l.tensorMaps.back();
+        EXPECT_EQ(out.box, c.box);
+        EXPECT_EQ(out.dims, c.dims);
+        EXPECT_NE(p->ptx.find(store), std::string::npos);
         EXPECT_NE(p->ptx.find("cp.async.bulk.wait_group.read \t"), std::string::npos);
         EXPECT_NE(p->ptx.find("cp.async.bulk.wait_group \t0;"), std::string::npos);
+        // f32 units: 8-byte shared stores, one select a value (odd rows
+        // store the pair of tile j ^ 2).
+        bool f32 = c.box.back() == 32;
+        EXPECT_EQ(p->ptx.find("st.shared.v2.b32") != std::string::npos ||
+                      p->ptx.find("st.shared.v2.f32") != std::string::npos,
+                  f32);
+        EXPECT_EQ(p->ptx.find("selp.f32") != std::string::npos, f32);
       }
       if (ptxas.empty())
         continue;

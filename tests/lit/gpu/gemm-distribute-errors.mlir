@@ -264,3 +264,28 @@ func.func @pingpong_threads(%x: memref<?x128xbf16>, %w: memref<256x128xbf16>, %y
   tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
   return
 }
+
+// -----
+
+// tma_store: the output's tensor map must move a unit of 64 rows x 128
+// bytes, here 32 f32 columns: a 16-bit style [64, 64] box is rejected.
+// expected-error @+1 {{'func.func' op tma_store needs one row store of 16- or 32-bit elements, block_n a multiple of a unit's 128 bytes and the output's tensor map last in tile.tma with box [64, 128 bytes], got block_n 256 and tile.tma}}
+func.func @tma_store_f32_box(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x256xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 200, 256>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 16 : i64, mma_pending = 1 : i64, persistent = 1 : i64, shared_bytes = 231424 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, tma_store = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 200, 256>}, {arg = 1 : i64, box = array<i64: 256, 64>, dims = array<i64: 256, 256>}, {arg = 2 : i64, box = array<i64: 64, 64>, dims = array<i64: 200, 256>}]} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x256xbf16>, memref<256x256xbf16> -> tensor<256xf32>
+  tile.store %p, %y[%r] : tensor<256xf32> -> memref<?x256xf32>
+  return
+}
+
+// -----
+
+// A batched product's output map is 3-D: a 2-D one would let a tile's rows
+// past its batch spill into the next.
+// expected-error @+1 {{'func.func' op tma_store needs one row store of 16- or 32-bit elements, block_n a multiple of a unit's 128 bytes and the output's tensor map last in tile.tma with box [1, 64, 128 bytes]}}
+func.func @tma_store_batched_2d(%x: memref<?x128xbf16>, %w: memref<3x264x128xbf16>, %y: memref<?x264xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 3, 300, 264>, tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 18 : i64, group_m = 16 : i64, mma_pending = 1 : i64, persistent = 1 : i64, shared_bytes = 231424 : i64, stages = 4 : i64, threads = 384 : i64, tma = 1 : i64, tma_store = 1 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 3, 300, 128>}, {arg = 1 : i64, box = array<i64: 1, 256, 64>, dims = array<i64: 3, 264, 128>}, {arg = 2 : i64, box = array<i64: 64, 64>, dims = array<i64: 900, 264>}]} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x128xbf16>, memref<3x264x128xbf16> -> tensor<264xf32>
+  %t = arith.truncf %p : tensor<264xf32> to tensor<264xbf16>
+  tile.store %t, %y[%r] : tensor<264xbf16> -> memref<?x264xbf16>
+  return
+}

@@ -143,10 +143,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "TMA GEMMs: CTAs a cluster (1 or 2) on consecutive block rows, sharing the B "
            "panel by TMA multicast">,
     Option<"gemmTmaStore", "gemm-tma-store", "bool", "true",
-           "TMA GEMMs with one 16-bit [M, N] output: each MMA warpgroup writes its "
-           "results to shared memory in 64 x 64 blocks (two buffers) that TMA stores, "
-           "whole lines and asynchronous; false: every thread stores its pairs to global "
-           "memory">,
+           "TMA GEMMs with one 16-bit or f32 [M, N] output (batched: a 3-D map): each MMA "
+           "warpgroup writes its results to shared memory in blocks of 64 rows x 128 bytes "
+           "(two buffers) that TMA stores, whole lines and asynchronous; false: every "
+           "thread stores its pairs to global memory">,
     Option<"gemmPingpong", "gemm-pingpong", "bool", "false",
            "Persistent TMA GEMMs: the two MMA warpgroups take alternate 64-row tiles "
            "(ping-pong), so one's epilogue runs under the other's MMAs; false: both share "
