@@ -261,6 +261,7 @@ struct ScheduleRowKernelsPass
     // rhs, or a transposed lhs [K, M] (that one through TMA only).
     bool wgmmaLayouts = false;
     bool transA = false, transB = false;
+    bool batched = false; // (a rank-3 rhs, even of one batch: 3-D maps)
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
       wgmmaLayouts = (mm.getTransposeB() || gemmWgmmaMN) && (!mm.getTransposeA() || gemmWgmmaMN);
@@ -268,8 +269,10 @@ struct ScheduleRowKernelsPass
       transB = mm.getTransposeB();
       ++products;
       auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
-      if (rhs.getRank() == 3)
+      if (rhs.getRank() == 3) {
+        batched = true;
         batch = rhs.getDimSize(0);
+      }
     });
     // A batched rhs: the rows form `batch` blocks, tiled separately.
     int64_t domainRows = rows;
@@ -386,7 +389,7 @@ struct ScheduleRowKernelsPass
             outType.getRank() == 2 && (outBytes == 2 || outBytes == 4) &&
             (cols * outBytes) % 16 == 0 && bn % unitCols == 0) {
           staging = mmaGroups * 2 * 64 * 128;
-          maps.push_back(batch > 1 ? tensorMapAttr(fn.getContext(), out, {batch, rows, cols},
+          maps.push_back(batched ? tensorMapAttr(fn.getContext(), out, {batch, rows, cols},
                                                    {1, 64, unitCols})
                                    : tensorMapAttr(fn.getContext(), out, {rows, cols},
                                                    {64, unitCols}));

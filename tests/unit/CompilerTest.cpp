@@ -824,6 +824,20 @@ TEST(GemmScheduleTest, TwoChainsAWarpgroup) {
   EXPECT_NE(p.message().find("gemm-m-chains 2"), std::string::npos) << p.message();
 }
 
+// A batched rhs of one batch: a batched kernel whose output, like its
+// operands, goes through a 3-D tensor map (a 2-D one failed the
+// distributor's check on the GPU machine).
+TEST(GemmScheduleTest, BatchOfOneStoresThroughA3DMap) {
+  Graph g("batch_of_one");
+  g.output(matmul(g.input("a", {1, 70, 32}, DType::BF16), g.input("b", {1, 32, 48}, DType::BF16)));
+  auto p = compileGraph(g);
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->launches.size(), 1u);
+  ASSERT_TRUE(p->launches[0].tmaStore);
+  EXPECT_EQ(p->launches[0].tensorMaps.back().box, (std::vector<int64_t>{1, 64, 64}));
+  EXPECT_GT(occurrences(p->ptx, "cp.async.bulk.tensor.3d.global.shared::cta"), 0u);
+}
+
 // A transposed lhs a [K, M] on sm_90a: wgmma reads it MN-major (the PTX's
 // imm-trans-a is 1) from block_m / 64 TMA boxes of 64 x 64 a stage, with
 // either rhs layout and under ping-pong, two chains and clusters; it

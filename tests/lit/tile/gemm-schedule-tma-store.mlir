@@ -54,6 +54,23 @@ func.func @batched_nk_bf16(%a: memref<?x128xbf16>, %b: memref<3x520x128xbf16>, %
 
 // -----
 
+// A batched rhs of one batch ([1, K, N]): the kernel is still a batched one
+// (3-D maps for its operands), so the output's map is 3-D too.
+// CHECK-LABEL: func.func @batch_of_one
+//  CHECK-SAME:   tma_store = 1 : i64
+//  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 1, 70, 32>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 1, 32, 128>}, {arg = 2 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 1, 70, 128>}]
+// PP-LABEL: func.func @batch_of_one
+//  PP-SAME:   {arg = 2 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 1, 70, 128>}]
+func.func @batch_of_one(%a: memref<?x32xbf16>, %b: memref<1x32x128xbf16>, %c: memref<?x128xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 1, 70, 128>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] : memref<?x32xbf16>, memref<1x32x128xbf16> -> tensor<128xf32>
+  %t = arith.truncf %p : tensor<128xf32> to tensor<128xbf16>
+  tile.store %t, %c[%r] : tensor<128xbf16> -> memref<?x128xbf16>
+  return
+}
+
+// -----
+
 // An f32 output, unbatched, N = 1000 (a multiple of 8, not of 32).
 // CHECK-LABEL: func.func @f32_n1000
 //  CHECK-SAME:   tma_store = 1 : i64
