@@ -93,17 +93,20 @@ TEST_P(GpuOpsTest, MatchesReferenceOnFreshRandomData) {
 INSTANTIATE_TEST_SUITE_P(Examples, GpuOpsTest, ::testing::ValuesIn(allCases()), caseName);
 
 // f32 rows of 16 vectors a thread at 512 threads take 1024 threads and sink
-// their weight loads past the reductions (ScheduleRowKernels): full and
+// their weight loads past the reductions (ScheduleRowKernels), as do bf16
+// add_rms_norm rows that would otherwise stream (two row inputs): full and
 // masked-tail widths, more rows than a cluster split would take.
-std::vector<OpCase> wideF32Cases() {
+std::vector<OpCase> wideRowCases() {
   std::vector<OpCase> cases;
   for (std::string op : {"rms_norm", "softmax", "layer_norm", "add_rms_norm"})
     for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{{140, 32768}, {150, 32760}})
       cases.push_back({op, DType::F32, r, c});
+  for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{{140, 32768}, {150, 32760}})
+    cases.push_back({"add_rms_norm", DType::BF16, r, c});
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(WideF32, GpuOpsTest, ::testing::ValuesIn(wideF32Cases()), caseName);
+INSTANTIATE_TEST_SUITE_P(WideRows, GpuOpsTest, ::testing::ValuesIn(wideRowCases()), caseName);
 
 TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 100000}, {2, 99999}})
