@@ -324,6 +324,11 @@ struct ScheduleRowKernelsPass
       if (pingpong && bm != 64)
         return fn.emitOpError("bad wgmma GEMM schedule: ping-pong tiles have 64 rows, got ")
                << bm;
+      // A [K, N] rhs is copied and read in 64-column blocks.
+      if (!transB && bn % 64 != 0)
+        return fn.emitOpError("bad wgmma GEMM schedule: a [K, N] rhs is read in 64-column "
+                              "blocks, so block_n must be a multiple of 64, got ")
+               << bn << " (gemm-block-n)";
       if (bm % (64 * chains) != 0 || bn % 16 != 0 || bn > 256 || stages < 3 ||
           (gemmBlockK && gemmBlockK != 64) || (gemmMmaPending != 0 && gemmMmaPending != 1))
         return fn.emitOpError("bad wgmma GEMM schedule: block ")

@@ -5,7 +5,8 @@
 // the output's tensor map last in tile.tma: [rows, N] in [64, cols] boxes,
 // or for a batched product [batch, rows / batch, N] in [1, 64, cols].
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-block-n=48" %s | FileCheck %s --check-prefix=BN48 --implicit-check-not=tma_store
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-block-n=48" %s 2>/dev/null | FileCheck %s --check-prefix=BN48 --implicit-check-not=tma_store
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-block-n=48" %s 2>&1 >/dev/null | FileCheck %s --check-prefix=BN48-KN
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-pingpong=1" %s | FileCheck %s --check-prefix=PP
 
 // A batched [4, K, N] rhs, 130 rows a batch, f32 output.
@@ -14,9 +15,11 @@
 //  CHECK-SAME:   shared_bytes = 231424 : i64
 //  CHECK-SAME:   tma_store = 1 : i64
 //  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 4, 130, 72>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 4, 72, 136>}, {arg = 2 : i64, box = array<i64: 1, 64, 32>, dims = array<i64: 4, 130, 136>}]
-// block_n 48 is a multiple of neither unit: direct stores.
-// BN48-LABEL: func.func @batched_kn_f32
-//  BN48-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 4, 130, 72>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 4, 72, 136>}]}
+// block_n 48 (a multiple of neither unit) is no schedule for a [K, N]
+// rhs, which is read in 64-column blocks: an error (for [N, K] rhs below:
+// direct stores).
+// BN48-KN: error: 'func.func' op bad wgmma GEMM schedule: a [K, N] rhs is read in 64-column blocks, so block_n must be a multiple of 64, got 48 (gemm-block-n)
+// BN48-KN-NEXT: func.func @batched_kn_f32
 // Ping-pong (64-row tiles, two MMA warpgroups): 32 KB of buffers, and the
 // stages as many as fit beside them: (232448 - 2048 - 32768) / ((64 +
 // 256) * 128 + 16) -> 4 stages; 1024 + 4 * 40976 rounded up to 1024 +
