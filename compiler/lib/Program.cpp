@@ -125,6 +125,8 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       // Rows with reductions split over clusters (sm_90a): col_blocks CTAs
       // a row form a cluster (compiled in as .reqnctapercluster).
       plan.clusterM = std::max<int64_t>(1, get("cluster"));
+      // stream-shared: the staged row inputs' dynamic shared memory.
+      plan.sharedBytes = get("shared_bytes");
     }
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();
@@ -223,7 +225,10 @@ std::string explainFusion(const CompiledProgram &program) {
         if (l.rowsPerBlock > 1)
           os << ", " << l.rowsPerBlock << " rows a CTA";
         if (l.streamBlocks > 0)
-          os << ", streamed in " << l.streamBlocks << " blocks";
+          os << ", streamed in " << l.streamBlocks << " blocks"
+             << (l.sharedBytes > 0 ? " (re-read from " + std::to_string(l.sharedBytes) +
+                                         " bytes of shared memory)"
+                                   : std::string());
         else if (l.colBlocks > 1)
           os << ", " << l.colBlocks << " CTAs a row";
       }

@@ -57,6 +57,10 @@ struct RowSchedule {
   int64_t streamBlocks = 0;
   // > 1: the col_blocks CTAs of a row form a cluster of this many CTAs.
   int64_t cluster = 1;
+  // stream-shared: the first pass keeps the row inputs it loads in dynamic
+  // shared memory (shared_bytes), later passes read them there.
+  bool streamShared = false;
+  int64_t sharedBytes = 0;
   bool streaming() const { return streamBlocks > 0; }
   // Vectors of one row covered by one column block of the CTA.
   int64_t blockVectors() const { return chunks * tpr; }
@@ -76,6 +80,11 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   RowSchedule s{get("vector_width"), get("threads_per_row"), get("rows_per_block"),
                 get("chunks"), domain.asArrayRef().back(), std::max<int64_t>(1, get("col_blocks")),
                 get("stream_blocks"), std::max<int64_t>(1, get("cluster"))};
+  s.streamShared = get("stream_shared") != 0;
+  s.sharedBytes = get("shared_bytes");
+  if (s.streamShared && (!s.streaming() || s.sharedBytes <= 0))
+    return fn.emitOpError("invalid tile.schedule ")
+           << dict << ": stream_shared needs a streamed row and its shared_bytes";
   int64_t covered = std::max<int64_t>(1, s.streamBlocks) * s.colBlocks * s.chunks * s.tpr * s.vec;
   bool reduces = countRowReductions(fn) > 0;
   // A cluster holds exactly the CTAs of one row (the grid is rows x C) and
@@ -148,8 +157,11 @@ public:
     b = std::make_unique<OpBuilder>(OpBuilder::atBlockEnd(&entry));
     if (failed(buildPreamble(entry)))
       return failure();
-    if (s.streaming())
+    if (s.streaming()) {
+      if (s.streamShared && failed(stageRowInputs()))
+        return failure();
       return runStreaming();
+    }
     for (Operation &op : fn.getBody().front())
       if (failed(lower(op)))
         return failure();
@@ -182,6 +194,34 @@ public:
       if (failed(lower(op)))
         return failure();
     }
+    return success();
+  }
+
+  /// stream-shared: a view of dynamic shared memory for the CTA's slice of
+  /// each plain row input ([rows, cols], no window; the scheduler's list),
+  /// in program order, 16-byte aligned. Each thread stores the vectors it
+  /// loads in the first pass to its own slots and reads them back in later
+  /// passes, so no barrier is needed.
+  LogicalResult stageRowInputs() {
+    MLIRContext *ctx = fn.getContext();
+    auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value dyn = b->create<gpu::DynamicSharedMemoryOp>(
+        loc(), MemRefType::get({ShapedType::kDynamic}, b->getI8Type(), AffineMap(), ws));
+    int64_t slice = s.streamBlocks * s.blockVectors() * s.vec, offset = 0;
+    fn.walk([&](tile::LoadOp load) {
+      auto m = llvm::cast<MemRefType>(load.getSource().getType());
+      if (!load.getRow() || load.getColOffsetAttr() || m.getRank() != 2 ||
+          m.getShape().back() != s.cols || !llvm::isa<RankedTensorType>(load.getType()) ||
+          stageBuffers.count(load.getSource()))
+        return;
+      auto t = MemRefType::get({slice}, m.getElementType(), AffineMap(), ws);
+      stageBuffers[load.getSource()] =
+          b->create<memref::ViewOp>(loc(), t, dyn, index(offset), ValueRange());
+      offset += llvm::alignTo(slice * m.getElementTypeBitWidth() / 8, 16);
+    });
+    if (offset == 0 || offset > s.sharedBytes)
+      return fn.emitOpError("stream_shared: the row inputs' slices take ")
+             << offset << " bytes, the schedule's shared_bytes is " << s.sharedBytes;
     return success();
   }
 
@@ -247,6 +287,9 @@ public:
     if (!init.empty())
       b->create<scf::YieldOp>(loc(), yielded);
     std::swap(saved, tiles);
+    // (stream-shared: what this pass stored, later passes read back.)
+    staged.insert(pendingStaged.begin(), pendingStaged.end());
+    pendingStaged.clear();
     results.assign(forOp.getResults().begin(), forOp.getResults().end());
   }
 
@@ -566,6 +609,40 @@ private:
       }
       if (shift == 0 && width == s.cols && !s.streaming())
         wholeRows[whole] = load.getResult();
+      // stream-shared: a staged row input comes from HBM in the first pass
+      // (and goes to the thread's slots in shared memory), from those slots
+      // after it; a slot is the column's offset in the CTA's slice.
+      auto stage = stageBuffers.find(load.getSource());
+      if (s.streaming() && r && shift == 0 && width == s.cols && stage != stageBuffers.end()) {
+        Value sliceBase = s.colBlocks > 1
+                              ? b->create<arith::MulIOp>(
+                                    loc(), colBlock,
+                                    index(s.streamBlocks * s.blockVectors() * s.vec))
+                              : Value();
+        bool reread = staged.count(load.getSource());
+        for (int64_t k = 0; k < s.chunks; ++k) {
+          Value slot = sliceBase ? b->create<arith::SubIOp>(loc(), chunkCol[k], sliceBase)
+                                 : chunkCol[k];
+          if (reread) {
+            auto v = b->create<vector::LoadOp>(loc(), vecType(elem), stage->second, slot);
+            v.setAlignment(alignment(elem));
+            chunks.push_back(v);
+            continue;
+          }
+          Value v = guarded(andI1(rowValid, windowValid(k, width, 0)), vecType(elem), [&]() -> Value {
+            auto g = b->create<vector::LoadOp>(loc(), vecType(elem), mem, ValueRange{r, chunkCol[k]});
+            g.setAlignment(alignment(elem));
+            return g;
+          }, zero);
+          auto st = b->create<vector::StoreOp>(loc(), v, stage->second, slot);
+          st.setAlignment(alignment(elem));
+          chunks.push_back(v);
+        }
+        if (!reread)
+          pendingStaged.insert(load.getSource());
+        tiles[load.getResult()] = std::move(chunks);
+        return success();
+      }
       for (int64_t k = 0; k < s.chunks; ++k) {
         Value cond = andI1(r ? rowValid : Value(), windowValid(k, width, shift));
         chunks.push_back(guarded(cond, vecType(elem), [&]() -> Value {
@@ -1113,6 +1190,11 @@ private:
   // Streamed pairs with an exp tile: the row's M' = (M == -inf ? 0 : M),
   // computed once after the reduction, for the store pass's exps.
   DenseMap<Operation *, Value> streamedShift;
+  // stream-shared: each staged row input's shared-memory view; those whose
+  // first pass is built (`staged`: later loads read shared memory) or is
+  // being built (`pendingStaged`).
+  DenseMap<Value, Value> stageBuffers;
+  llvm::DenseSet<Value> staged, pendingStaged;
   IRMapping scalars;
   SmallVector<Value> smem, clusterSmem;
   size_t nextSmem = 0, nextClusterSmem = 0;

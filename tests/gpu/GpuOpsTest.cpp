@@ -118,6 +118,29 @@ TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
     }
 }
 
+// stream-shared: streamed rows re-read from shared memory after the first
+// pass; full and masked-tail widths, one and two passes after it
+// (rms_norm; softmax and layer_norm), in clusters of 8.
+TEST(GpuScheduleTest, StreamedRowsReReadFromSharedMemory) {
+  CompileOptions options;
+  options.scheduleOptions = "stream-shared=1";
+  struct Wide {
+    const char *op;
+    int64_t rows, cols;
+  };
+  for (Wide w : {Wide{"softmax", 300, 32768}, Wide{"rms_norm", 150, 32760},
+                 Wide{"layer_norm", 140, 32768}, Wide{"softmax", 3, 262144}}) {
+    SCOPED_TRACE(std::string(w.op) + " " + std::to_string(w.rows) + "x" + std::to_string(w.cols));
+    Graph g(w.op);
+    ASSERT_TRUE(examples::build(w.op, g, w.rows, w.cols, DType::BF16).ok());
+    auto program = compileGraph(g, options);
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_GT(program->launches[0].streamBlocks, 0);
+    EXPECT_GT(program->launches[0].sharedBytes, 0);
+    expectMatchesReference(g, 2e-2, 1, options);
+  }
+}
+
 TEST(GpuScheduleTest, RowsTooWideForRegistersAreStreamed) {
   struct Wide {
     const char *op;

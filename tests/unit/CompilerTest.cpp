@@ -848,6 +848,45 @@ TEST(RowScheduleTest, TwoInputBf16RowsOf32768TakeAThousandThreads) {
   }
 }
 
+// stream-shared (off by default): streamed rows whose row inputs fit in 112
+// KB keep them in dynamic shared memory after the first pass (the launch
+// plan carries the bytes); fewer global loads, no spills; rows too wide
+// for it (f32 [2, 1048576]: 512 KB a cluster slice) are not staged.
+TEST(RowScheduleTest, StreamSharedKeepsStreamedRowsInSharedMemory) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    const char *op;
+    DType dtype;
+    int64_t rows, cols, bytes;
+  };
+  for (Case c : {Case{"rms_norm", DType::BF16, 4096, 32768, 65536},
+                 Case{"softmax", DType::BF16, 4096, 32768, 65536},
+                 Case{"layer_norm", DType::BF16, 4096, 32768, 65536},
+                 Case{"softmax", DType::BF16, 3, 262144, 65536}, // clusters of 8
+                 Case{"rms_norm", DType::F32, 2, 1048576, 0}}) {
+    SCOPED_TRACE(std::string(c.op) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    CompiledProgram base = compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a");
+    CompiledProgram p =
+        compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a", "stream-shared=1");
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_GT(p.launches[0].streamBlocks, 0);
+    EXPECT_EQ(p.launches[0].sharedBytes, c.bytes);
+    EXPECT_EQ(base.launches[0].sharedBytes, 0);
+    if (c.bytes == 0) {
+      EXPECT_EQ(p.ptx, base.ptx);
+      continue;
+    }
+    EXPECT_GT(occurrences(p.ptx, "ld.shared.v4"), 0u);
+    EXPECT_LT(occurrences(p.ptx, "ld.global"), occurrences(base.ptx, "ld.global"));
+    if (ptxas.empty())
+      continue;
+    int status = 0;
+    std::string log = assemble(ptxas, p.ptx, "sm_90a", status);
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+  }
+}
+
 // A batched rhs of one batch: a batched kernel whose output, like its
 // operands, goes through a 3-D tensor map (a 2-D one failed the
 // distributor's check on the GPU machine).

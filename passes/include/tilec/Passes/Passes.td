@@ -109,6 +109,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Move loads first used past a reduction (weights, biases) to that use "
            "in rows held in registers: fewer registers live across the reduction "
            "(off: measured 1-3% slower, docs/perf.md)">,
+    Option<"streamShared", "stream-shared", "bool", "false",
+           "Streamed rows keep the row inputs they load in the first pass in dynamic "
+           "shared memory, and later passes read them there instead of from HBM/L2 "
+           "(where the row's inputs fit in 112 KB, two CTAs an SM; not yet measured)">,
     Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
