@@ -198,7 +198,7 @@ public:
   }
 
   /// stream-shared: a view of dynamic shared memory for the CTA's slice of
-  /// each plain row input ([rows, cols], no window; the scheduler's list),
+  /// each plain row input (stagedRowInputs: the scheduler's list),
   /// in program order, 16-byte aligned. Each thread stores the vectors it
   /// loads in the first pass to its own slots and reads them back in later
   /// passes, so no barrier is needed.
@@ -208,17 +208,12 @@ public:
     Value dyn = b->create<gpu::DynamicSharedMemoryOp>(
         loc(), MemRefType::get({ShapedType::kDynamic}, b->getI8Type(), AffineMap(), ws));
     int64_t slice = s.streamBlocks * s.blockVectors() * s.vec, offset = 0;
-    fn.walk([&](tile::LoadOp load) {
-      auto m = llvm::cast<MemRefType>(load.getSource().getType());
-      if (!load.getRow() || load.getColOffsetAttr() || m.getRank() != 2 ||
-          m.getShape().back() != s.cols || !llvm::isa<RankedTensorType>(load.getType()) ||
-          stageBuffers.count(load.getSource()))
-        return;
+    for (Value source : stagedRowInputs(fn, s.cols)) {
+      auto m = llvm::cast<MemRefType>(source.getType());
       auto t = MemRefType::get({slice}, m.getElementType(), AffineMap(), ws);
-      stageBuffers[load.getSource()] =
-          b->create<memref::ViewOp>(loc(), t, dyn, index(offset), ValueRange());
+      stageBuffers[source] = b->create<memref::ViewOp>(loc(), t, dyn, index(offset), ValueRange());
       offset += llvm::alignTo(slice * m.getElementTypeBitWidth() / 8, 16);
-    });
+    }
     if (offset == 0 || offset > s.sharedBytes)
       return fn.emitOpError("stream_shared: the row inputs' slices take ")
              << offset << " bytes, the schedule's shared_bytes is " << s.sharedBytes;

@@ -144,23 +144,6 @@ struct ScheduleRowKernelsPass
 
   static constexpr int64_t kStreamSharedBytes = 112 * 1024;
 
-  /// The tensors whose whole rows a streamed kernel can keep in shared
-  /// memory (stream-shared): plain row loads of [rows, cols] (no window),
-  /// in program order, with their element bytes. DistributeRowTiles
-  /// stages the same list.
-  static SmallVector<std::pair<Value, int64_t>> stagedRowInputs(func::FuncOp fn, int64_t cols) {
-    SmallVector<std::pair<Value, int64_t>> inputs;
-    fn.walk([&](tilec::tile::LoadOp load) {
-      auto m = llvm::cast<MemRefType>(load.getSource().getType());
-      if (!load.getRow() || load.getColOffsetAttr() || m.getRank() != 2 ||
-          m.getShape().back() != cols || !llvm::isa<RankedTensorType>(load.getType()) ||
-          llvm::any_of(inputs, [&](auto &p) { return p.first == load.getSource(); }))
-        return;
-      inputs.push_back({load.getSource(), m.getElementTypeBitWidth() / 8});
-    });
-    return inputs;
-  }
-
   /// The distinct tensors a row kernel loads row tiles of (add_rms_norm: x
   /// and the residual; weights and per-row scalars do not count).
   static int64_t rowInputs(func::FuncOp fn) {
@@ -723,8 +706,9 @@ struct ScheduleRowKernelsPass
     // passes, where they fit in 112 KB (two CTAs an SM).
     if (streamShared && streamBlocks > 0) {
       int64_t slice = streamBlocks * chunks * tpr * vec, bytes = 0;
-      for (auto [source, elemBytes] : stagedRowInputs(fn, cols))
-        bytes += llvm::alignTo(slice * elemBytes, 16);
+      for (Value source : tilec::stagedRowInputs(fn, cols))
+        bytes += llvm::alignTo(
+            slice * llvm::cast<MemRefType>(source.getType()).getElementTypeBitWidth() / 8, 16);
       if (bytes > 0 && bytes <= kStreamSharedBytes) {
         Builder bb(fn.getContext());
         NamedAttrList entries(fn->getAttrOfType<DictionaryAttr>("tile.schedule"));

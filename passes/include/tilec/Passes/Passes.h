@@ -31,6 +31,23 @@ inline int64_t countRowReductions(mlir::Operation *kernel) {
   return n;
 }
 
+/// The tensors whose whole rows a streamed row kernel of `cols` columns can
+/// keep in shared memory (stream-shared): sources of plain row loads
+/// (`[rows, cols]`, a row index, no window), each once, in program order.
+/// The scheduler sizes shared_bytes and DistributeRowTiles lays out the
+/// buffers from this one list.
+inline llvm::SmallVector<mlir::Value> stagedRowInputs(mlir::Operation *kernel, int64_t cols) {
+  llvm::SmallVector<mlir::Value> inputs;
+  kernel->walk([&](tile::LoadOp load) {
+    auto m = mlir::cast<mlir::MemRefType>(load.getSource().getType());
+    if (load.getRow() && !load.getColOffsetAttr() && m.getRank() == 2 &&
+        m.getShape().back() == cols && mlir::isa<mlir::RankedTensorType>(load.getType()) &&
+        !llvm::is_contained(inputs, load.getSource()))
+      inputs.push_back(load.getSource());
+  });
+  return inputs;
+}
+
 /// Replaces each `reduce_sum(exp(x - splat(reduce_max(x))))` of a row
 /// kernel and its reduce_max by one tile.reduce_max_sum_exp; returns how
 /// many it formed.
