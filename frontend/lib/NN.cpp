@@ -1,6 +1,7 @@
 // The LLM op library (tilec::nn): norms, softmax and gates composed from the
 // DSL primitives, computing in f32 and returning the input's dtype.
 #include "tilec/Graph.h"
+#include <cmath>
 
 namespace tilec {
 namespace nn {
@@ -163,6 +164,37 @@ Tensor linear(Tensor x, Tensor w, Tensor bias) {
     throw Error("linear: bias dtype mismatch: " + describe(bias) + " vs x " +
                 describe(x));
   return matmul(x, w, /*transposeA=*/false, /*transposeB=*/true) + bias;
+}
+
+Tensor attention(Tensor q, Tensor k, Tensor v, double scale) {
+  const char *op = "attention";
+  if (!q.valid() || !k.valid() || !v.valid())
+    throw Error("attention: invalid (default-constructed) tensor");
+  Graph *g = q.graph();
+  g->checkOwned(k, op);
+  g->checkOwned(v, op);
+  if (q.rank() < 2 || k.rank() != q.rank() || v.rank() != q.rank())
+    throw Error("attention: q, k and v must have one rank >= 2, got q " + describe(q) +
+                ", k " + describe(k) + ", v " + describe(v));
+  Shape lead(q.shape().begin(), q.shape().end() - 2);
+  auto leading = [](const Tensor &t) { return Shape(t.shape().begin(), t.shape().end() - 2); };
+  if (leading(k) != lead || leading(v) != lead)
+    throw Error("attention: q, k and v must have equal leading (batch) dims, got q " +
+                describe(q) + ", k " + describe(k) + ", v " + describe(v));
+  if (k.dim(-1) != q.dim(-1))
+    throw Error("attention: k's last dim must be q's head dim " + std::to_string(q.dim(-1)) +
+                ", got k " + describe(k));
+  if (v.dim(-2) != k.dim(-2))
+    throw Error("attention: v must have k's " + std::to_string(k.dim(-2)) +
+                " keys, got v " + describe(v) + " and k " + describe(k));
+  if (k.dtype() != q.dtype() || v.dtype() != q.dtype())
+    throw Error("attention: dtype mismatch: q " + describe(q) + ", k " + describe(k) +
+                ", v " + describe(v));
+  if (!(scale > 0) || !std::isfinite(scale))
+    throw Error("attention: scale must be positive and finite, got " + std::to_string(scale));
+  Tensor scores = matmul(q, k, DType::F32, /*transposeA=*/false, /*transposeB=*/true) * scale;
+  Tensor p = cast(softmax(scores), q.dtype());
+  return matmul(p, v);
 }
 
 } // namespace nn

@@ -446,6 +446,26 @@ TEST(GemmEpilogue, SoftmaxAfterMatmulIsASecondKernel) {
   expectGraphMatches(g, 1e-2, 2);
 }
 
+// nn::attention: the scores GEMM (f32, scaled), the softmax and the second
+// GEMM against the CPU reference; heads as a batch dim (rank 3 and 4),
+// query and key counts that are not tile multiples, bf16 and f16.
+TEST(Attention, MatchesReference) {
+  struct Case {
+    Shape q, k, v;
+    DType dtype;
+  };
+  for (const Case &c : {Case{{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, DType::BF16},
+                        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, DType::F16}}) {
+    SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + dtypeName(c.dtype));
+    Graph g("attention");
+    Tensor q = g.input("q", c.q, c.dtype);
+    Tensor k = g.input("k", c.k, c.dtype);
+    Tensor v = g.input("v", c.v, c.dtype);
+    g.output(nn::attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(c.q.back()))));
+    expectGraphMatches(g, 2e-2, 3);
+  }
+}
+
 // Large product: the full reference would take minutes on the CPU, so a
 // sample of rows is checked against f64 dot products.
 TEST(GemmLarge, SampledRows4096) {

@@ -887,6 +887,38 @@ TEST(RowScheduleTest, StreamSharedKeepsStreamedRowsInSharedMemory) {
   }
 }
 
+// nn::attention (heads as batch dims, the GPU tests' shapes): the scores
+// GEMM with its scale as the epilogue, the softmax, and the second GEMM:
+// three kernels, each assembling without spills.
+TEST(GemmFusionTest, AttentionIsThreeKernels) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    Shape q, k, v;
+    DType dtype;
+  };
+  for (const Case &c : {Case{{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, DType::BF16},
+                        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, DType::F16}}) {
+    SCOPED_TRACE(shapeString(c.q));
+    Graph g("attention");
+    Tensor q = g.input("q", c.q, c.dtype);
+    Tensor k = g.input("k", c.k, c.dtype);
+    Tensor v = g.input("v", c.v, c.dtype);
+    g.output(nn::attention(q, k, v, 0.125));
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 3u) << explainFusion(*p);
+    EXPECT_TRUE(p->launches[0].gemm);
+    EXPECT_FALSE(p->launches[1].gemm);
+    EXPECT_TRUE(p->launches[2].gemm);
+    if (ptxas.empty())
+      continue;
+    int status = 0;
+    std::string log = assemble(ptxas, p->ptx, "sm_90a", status);
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_EQ(occurrences(log, "0 bytes spill stores, 0 bytes spill loads"), 3u) << log;
+  }
+}
+
 // A batched rhs of one batch: a batched kernel whose output, like its
 // operands, goes through a 3-D tensor map (a 2-D one failed the
 // distributor's check on the GPU machine).

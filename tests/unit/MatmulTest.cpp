@@ -403,3 +403,93 @@ TEST(MatmulTest, ReferenceLarge) {
   // Generous: the two naive loops in this test dominate.
   EXPECT_LT(seconds, 30.0);
 }
+
+// nn::attention: the graph it builds (f32 scores, scaled; softmax; the
+// probabilities in q's dtype; the second product) and its errors.
+TEST(MatmulTest, AttentionStructureAndErrors) {
+  Graph g("attention");
+  Tensor q = g.input("q", {2, 4, 5, 8}, DType::BF16);
+  Tensor k = g.input("k", {2, 4, 7, 8}, DType::BF16);
+  Tensor v = g.input("v", {2, 4, 7, 6}, DType::BF16);
+  Tensor y = nn::attention(q, k, v, 0.125);
+  EXPECT_EQ(y.shape(), (Shape{2, 4, 5, 6}));
+  EXPECT_EQ(y.dtype(), DType::BF16);
+  const Node &pv = g.node(y.id());
+  EXPECT_EQ(pv.kind, OpKind::Matmul);
+  EXPECT_FALSE(pv.transposeA);
+  EXPECT_FALSE(pv.transposeB);
+  EXPECT_EQ(pv.operands[1], v.id());
+  EXPECT_EQ(g.node(pv.operands[0]).dtype, DType::BF16); // the probabilities
+  int matmuls = 0;
+  for (int id = 0; id < static_cast<int>(g.nodes().size()); ++id)
+    if (g.node(id).kind == OpKind::Matmul) {
+      ++matmuls;
+      if (id != y.id()) {
+        EXPECT_TRUE(g.node(id).transposeB); // q @ k^T
+        EXPECT_EQ(g.node(id).dtype, DType::F32);
+      }
+    }
+  EXPECT_EQ(matmuls, 2);
+
+  Tensor kShort = g.input("kShort", {2, 4, 7, 4}, DType::BF16);
+  Tensor vKeys = g.input("vKeys", {2, 4, 6, 6}, DType::BF16);
+  Tensor kBatch = g.input("kBatch", {2, 3, 7, 8}, DType::BF16);
+  Tensor k3 = g.input("k3", {8, 7, 8}, DType::BF16);
+  Tensor kF32 = g.input("kF32", {2, 4, 7, 8}, DType::F32);
+  Tensor q1 = g.input("q1", {8}, DType::BF16);
+  expectMentions(errorOf([&] { nn::attention(q, kShort, v, 0.1); }),
+                 {"attention", "head dim 8", "bf16 [2, 4, 7, 4]"});
+  expectMentions(errorOf([&] { nn::attention(q, k, vKeys, 0.1); }),
+                 {"attention", "7 keys", "bf16 [2, 4, 6, 6]"});
+  expectMentions(errorOf([&] { nn::attention(q, kBatch, v, 0.1); }),
+                 {"attention", "leading", "bf16 [2, 3, 7, 8]"});
+  expectMentions(errorOf([&] { nn::attention(q, k3, v, 0.1); }),
+                 {"attention", "rank", "bf16 [8, 7, 8]"});
+  expectMentions(errorOf([&] { nn::attention(q, kF32, v, 0.1); }),
+                 {"attention", "dtype mismatch", "f32 [2, 4, 7, 8]"});
+  expectMentions(errorOf([&] { nn::attention(q1, q1, q1, 0.1); }),
+                 {"attention", "rank >= 2", "bf16 [8]"});
+  expectMentions(errorOf([&] { nn::attention(q, k, v, 0.0); }),
+                 {"attention", "scale", "positive"});
+}
+
+// The reference of nn::attention against a naive f64 computation on random
+// data (f32 inputs: the only rounding is the f32 of the scores and the
+// probabilities, so a tight bound holds).
+TEST(MatmulTest, ReferenceAttentionMatchesNaive) {
+  const int64_t b = 3, sq = 5, sk = 9, d = 16, dv = 7;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  Graph g("attention");
+  Tensor q = g.input("q", {b, sq, d}, DType::F32);
+  Tensor k = g.input("k", {b, sk, d}, DType::F32);
+  Tensor v = g.input("v", {b, sk, dv}, DType::F32);
+  g.output(nn::attention(q, k, v, scale));
+  HostTensor hq = HostTensor::random({b, sq, d}, DType::F32, 700, -2.0f, 2.0f);
+  HostTensor hk = HostTensor::random({b, sk, d}, DType::F32, 701, -2.0f, 2.0f);
+  HostTensor hv = HostTensor::random({b, sk, dv}, DType::F32, 702, -2.0f, 2.0f);
+  HostTensor y = evaluateReference(g, {hq, hk, hv}).at(0);
+  ASSERT_EQ(y.shape, (Shape{b, sq, dv}));
+  double worst = 0;
+  for (int64_t p = 0; p < b; ++p)
+    for (int64_t i = 0; i < sq; ++i) {
+      std::vector<double> s(sk);
+      double m = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < sk; ++j) {
+        double acc = 0;
+        for (int64_t t = 0; t < d; ++t)
+          acc += static_cast<double>(hq.values[(p * sq + i) * d + t]) *
+                 hk.values[(p * sk + j) * d + t];
+        s[j] = acc * scale;
+        m = std::max(m, s[j]);
+      }
+      for (int64_t j = 0; j < sk; ++j)
+        sum += (s[j] = std::exp(s[j] - m));
+      for (int64_t c = 0; c < dv; ++c) {
+        double out = 0;
+        for (int64_t j = 0; j < sk; ++j)
+          out += s[j] / sum * hv.values[(p * sk + j) * dv + c];
+        worst = std::max(worst, std::fabs(out - y.values[(p * sq + i) * dv + c]));
+      }
+    }
+  EXPECT_LT(worst, 1e-5);
+}

@@ -220,6 +220,14 @@ Tensor rope(Tensor x, Tensor cos, Tensor sin);
 /// x's dtype.
 Tensor linear(Tensor x, Tensor w);
 Tensor linear(Tensor x, Tensor w, Tensor bias);
+/// Scaled dot-product attention, softmax(q @ k^T * scale) @ v, as
+/// torch.nn.functional.scaled_dot_product_attention without a mask: q is
+/// [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv] with equal leading (batch,
+/// head) dims and dtypes; the result is [..., Sq, Dv] in q's dtype. The
+/// scores and the softmax are f32; the probabilities are rounded to q's
+/// dtype for the second product (as flash attention does). Not fused
+/// across the products yet: the GEMMs and the softmax are three kernels.
+Tensor attention(Tensor q, Tensor k, Tensor v, double scale);
 } // namespace nn
 
 } // namespace tilec
