@@ -639,15 +639,18 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
     sharedOptIn_->store(dynamicSharedBytes);
   }
 
-  auto dim = [](Dim3 d) {
-    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " +
-           std::to_string(d.z) + ")";
-  };
   std::vector<void *> params = args.pointers();
   CUresult result = api().cuLaunchKernel(
       fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, dynamicSharedBytes,
       static_cast<CUstream>(stream.handle()),
       params.empty() ? nullptr : params.data(), nullptr);
+  // (The message only on failure: a launch is on the small kernels' path.)
+  if (result == CUDA_SUCCESS)
+    return Status::success();
+  auto dim = [](Dim3 d) {
+    return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " +
+           std::to_string(d.z) + ")";
+  };
   return check(result, "cuLaunchKernel('" + name_ + "', grid " + dim(grid) +
                            ", block " + dim(block) + ", " +
                            std::to_string(dynamicSharedBytes) +
