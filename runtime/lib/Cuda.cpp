@@ -487,21 +487,24 @@ void KernelArgs::addRaw(const void *data, size_t bytes) {
 Status tilec::rt::encodeTensorMap(TensorMap &map, TensorMapElement element, uint64_t devicePtr,
                                   const std::vector<int64_t> &dims,
                                   const std::vector<int64_t> &box) {
-  auto list = [](const std::vector<int64_t> &v) {
-    std::string text = "[";
-    for (size_t i = 0; i < v.size(); ++i)
-      text += (i ? ", " : "") + std::to_string(v[i]);
-    return text + "]";
+  // (Described only for an error: maps are encoded at every GEMM launch.)
+  auto what = [&] {
+    auto list = [](const std::vector<int64_t> &v) {
+      std::string text = "[";
+      for (size_t i = 0; i < v.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(v[i]);
+      return text + "]";
+    };
+    return "tensor " + list(dims) + " in boxes of " + list(box);
   };
-  std::string what = "tensor " + list(dims) + " in boxes of " + list(box);
   size_t rank = dims.size();
   if (rank == 0 || rank > 5 || box.size() != rank)
     return Status::error("a tensor map needs 1 to 5 dims and a box of the same rank, got " +
-                         what);
+                         what());
   for (size_t d = 0; d < rank; ++d)
     if (dims[d] <= 0 || box[d] <= 0 || box[d] > 256)
       return Status::error("a tensor map needs positive dims and boxes of at most 256 "
-                           "elements a dim, got " + what);
+                           "elements a dim, got " + what());
   if (Status s = initDriver(); !s.ok())
     return s;
   if (!api().cuTensorMapEncodeTiled)
@@ -530,9 +533,11 @@ Status tilec::rt::encodeTensorMap(TensorMap &map, TensorMapElement element, uint
       map.words, dataType, static_cast<unsigned>(rank), reinterpret_cast<void *>(devicePtr),
       globalDim, globalStride, boxDim, elementStride, kInterleaveNone, kSwizzle128B,
       kL2Promote256B, kOobZero);
+  if (result == CUDA_SUCCESS)
+    return Status::success();
   char address[32];
   std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(devicePtr));
-  return check(result, "cuTensorMapEncodeTiled(" + what + " of " + std::to_string(elemBytes) +
+  return check(result, "cuTensorMapEncodeTiled(" + what() + " of " + std::to_string(elemBytes) +
                            "-byte elements at " + address + ")");
 }
 
