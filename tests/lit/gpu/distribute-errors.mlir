@@ -174,3 +174,25 @@ func.func @cluster_too_few(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) attri
   tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
   return
 }
+
+// -----
+
+// stream_shared keeps a streamed row's inputs in shared memory: it needs a
+// streamed row (stream_blocks > 0) and the bytes.
+// expected-error @+1 {{stream_shared needs a streamed row and its shared_bytes}}
+func.func @stream_shared_unstreamed(%in: memref<?x64xf32>, %out: memref<?x64xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 64>, tile.schedule = {chunks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 16 : i64, vector_width = 4 : i64, stream_shared = 1 : i64, shared_bytes = 256 : i64}} {
+  return
+}
+
+// -----
+
+// The row's slice (2 blocks of 1 x 16 vectors of 4 f32: 512 bytes) does not
+// fit the schedule's shared_bytes.
+// expected-error @+1 {{stream_shared: the row inputs' slices take 512 bytes, the schedule's shared_bytes is 256}}
+func.func @stream_shared_too_small(%in: memref<?x128xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 128>, tile.schedule = {chunks = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 16 : i64, vector_width = 4 : i64, stream_blocks = 2 : i64, stream_shared = 1 : i64, shared_bytes = 256 : i64}} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x128xf32> -> tensor<128xf32>
+  %s = tile.reduce_sum %t : tensor<128xf32> -> f32
+  tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
+  return
+}
