@@ -144,17 +144,6 @@ struct ScheduleRowKernelsPass
 
   static constexpr int64_t kStreamSharedBytes = 112 * 1024;
 
-  /// The distinct tensors a row kernel loads row tiles of (add_rms_norm: x
-  /// and the residual; weights and per-row scalars do not count).
-  static int64_t rowInputs(func::FuncOp fn) {
-    llvm::SmallPtrSet<Value, 4> sources;
-    fn.walk([&](tilec::tile::LoadOp load) {
-      if (load.getRow() && llvm::isa<RankedTensorType>(load.getResult().getType()))
-        sources.insert(load.getSource());
-    });
-    return sources.size();
-  }
-
   static int64_t scheduleValue(func::FuncOp fn, StringRef key) {
     auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
     auto a = schedule ? schedule.getAs<IntegerAttr>(key) : IntegerAttr();
@@ -675,9 +664,9 @@ struct ScheduleRowKernelsPass
     // rms_norm 279 -> 264, softmax unchanged; 1024 threads without sinking
     // the loads spilled (layer_norm 640 us).
     //
-    // A row of two inputs or more (add_rms_norm: x and the residual) that
-    // would be streamed at 512 threads but fits at 1024, 32 values each
-    // (bf16 rows of 32768), takes 1024 threads too: the streamed kernel
+    // A row of two row inputs or more (stagedRowInputs; add_rms_norm: x and
+    // the residual) that would be streamed at 512 threads but fits at 1024,
+    // 32 values each (bf16 rows of 32768), takes 1024 threads too: the streamed kernel
     // re-reads both rows and keeps them in 83 registers (one CTA an SM).
     // Measured (eighth session, same run): bf16 add_rms_norm [4096, 32768]
     // 323 -> 271 us (79% -> 94% of copy), [16384, 32768] 1245 -> 1064;
@@ -686,7 +675,7 @@ struct ScheduleRowKernelsPass
     bool fitsAt1024 = chunks % 2 == 0 && chunks * vec >= 64 &&
                       (chunks <= residentChunks ||
                        (chunks / 2 <= residentChunks && chunks / 2 * vec <= 32 &&
-                        rowInputs(fn) >= 2));
+                        tilec::stagedRowInputs(fn, cols).size() >= 2));
     if (reduces && cluster == 1 && tpr == maxThreads && maxThreads == 512 && fitsAt1024) {
       tpr = 1024;
       maxThreads = 1024;
