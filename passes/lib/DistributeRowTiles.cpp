@@ -608,37 +608,26 @@ private:
       // (and goes to the thread's slots in shared memory), from those slots
       // after it; a slot is the column's offset in the CTA's slice.
       auto stage = stageBuffers.find(load.getSource());
-      if (s.streaming() && r && shift == 0 && width == s.cols && stage != stageBuffers.end()) {
-        Value sliceBase = s.colBlocks > 1
-                              ? b->create<arith::MulIOp>(
-                                    loc(), colBlock,
-                                    index(s.streamBlocks * s.blockVectors() * s.vec))
-                              : Value();
-        bool reread = staged.count(load.getSource());
-        for (int64_t k = 0; k < s.chunks; ++k) {
-          Value slot = sliceBase ? b->create<arith::SubIOp>(loc(), chunkCol[k], sliceBase)
-                                 : chunkCol[k];
-          if (reread) {
-            auto v = b->create<vector::LoadOp>(loc(), vecType(elem), stage->second, slot);
-            v.setAlignment(alignment(elem));
-            chunks.push_back(v);
-            continue;
-          }
-          Value v = guarded(andI1(rowValid, windowValid(k, width, 0)), vecType(elem), [&]() -> Value {
-            auto g = b->create<vector::LoadOp>(loc(), vecType(elem), mem, ValueRange{r, chunkCol[k]});
-            g.setAlignment(alignment(elem));
-            return g;
-          }, zero);
-          auto st = b->create<vector::StoreOp>(loc(), v, stage->second, slot);
-          st.setAlignment(alignment(elem));
-          chunks.push_back(v);
-        }
-        if (!reread)
-          pendingStaged.insert(load.getSource());
-        tiles[load.getResult()] = std::move(chunks);
-        return success();
-      }
+      Value staging = s.streaming() && r && shift == 0 && width == s.cols &&
+                              stage != stageBuffers.end()
+                          ? stage->second
+                          : Value();
+      bool reread = staging && staged.count(load.getSource());
+      Value sliceBase = staging && s.colBlocks > 1
+                            ? b->create<arith::MulIOp>(
+                                  loc(), colBlock, index(s.streamBlocks * s.blockVectors() * s.vec))
+                            : Value();
       for (int64_t k = 0; k < s.chunks; ++k) {
+        Value slot;
+        if (staging)
+          slot = sliceBase ? b->create<arith::SubIOp>(loc(), chunkCol[k], sliceBase).getResult()
+                           : chunkCol[k];
+        if (reread) {
+          auto v = b->create<vector::LoadOp>(loc(), vecType(elem), staging, slot);
+          v.setAlignment(alignment(elem));
+          chunks.push_back(v);
+          continue;
+        }
         Value cond = andI1(r ? rowValid : Value(), windowValid(k, width, shift));
         chunks.push_back(guarded(cond, vecType(elem), [&]() -> Value {
           SmallVector<Value> idx;
@@ -649,7 +638,13 @@ private:
           v.setAlignment(alignment(elem));
           return v;
         }, zero));
+        if (staging) {
+          auto st = b->create<vector::StoreOp>(loc(), chunks.back(), staging, slot);
+          st.setAlignment(alignment(elem));
+        }
       }
+      if (staging && !reread)
+        pendingStaged.insert(load.getSource());
       tiles[load.getResult()] = std::move(chunks);
       return success();
     }

@@ -553,20 +553,26 @@ TEST_P(OnlineSoftmaxTest, OneReductionRound) {
   }
 }
 
-std::vector<OnlineCase> onlineCases() {
-  std::vector<OnlineCase> cases;
+/// Both dtypes at 1, 5 and 16 rows of odd and small widths (one thread a
+/// row, scalar accesses, a partial last block), then at each `extra` shape.
+std::vector<RowShapeCase>
+rowShapeCases(std::initializer_list<std::pair<int64_t, int64_t>> extra) {
+  std::vector<RowShapeCase> cases;
   for (DType dtype : {DType::BF16, DType::F32})
     for (int64_t rows : {1, 5, 16})
       for (int64_t cols : {1, 3, 1000, 4097, 100003})
         cases.push_back({dtype, rows, cols});
-  // Cluster-split rows in registers: [16, 131072] and [1, 131072]
-  // (clusters of 8); many rows over several warps: [8192, 4096] and
-  // [4096, 32768] (registers in f32, streamed in bf16).
   for (DType dtype : {DType::BF16, DType::F32})
-    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{16, 131072}, {1, 131072},
-                              {8192, 4096}, {4096, 32768}})
+    for (auto [rows, cols] : extra)
       cases.push_back({dtype, rows, cols});
   return cases;
+}
+
+// Cluster-split rows in registers: [16, 131072] and [1, 131072] (clusters
+// of 8); many rows over several warps: [8192, 4096] and [4096, 32768]
+// (registers in f32, streamed in bf16).
+std::vector<OnlineCase> onlineCases() {
+  return rowShapeCases({{16, 131072}, {1, 131072}, {8192, 4096}, {4096, 32768}});
 }
 
 INSTANTIATE_TEST_SUITE_P(Softmax, OnlineSoftmaxTest, ::testing::ValuesIn(onlineCases()),
@@ -661,20 +667,12 @@ TEST_P(WelfordTest, OneReductionRound) {
   }
 }
 
+// Rows within a warp ([4096, 256] f32), over several warps ([8192, 4096]),
+// split over clusters ([16, 65536], [1, 131072]), streamed ([4096, 32768]
+// bf16) and streamed in clusters ([64, 262144]).
 std::vector<WelfordCase> welfordCases() {
-  std::vector<WelfordCase> cases;
-  for (DType dtype : {DType::BF16, DType::F32})
-    for (int64_t rows : {1, 5, 16})
-      for (int64_t cols : {1, 3, 1000, 4097, 100003})
-        cases.push_back({dtype, rows, cols});
-  // Rows within a warp ([4096, 256] f32), over several warps ([8192, 4096]),
-  // split over clusters ([16, 65536], [1, 131072]), streamed ([4096, 32768]
-  // bf16) and streamed in clusters ([64, 262144]).
-  for (DType dtype : {DType::BF16, DType::F32})
-    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{4096, 256}, {8192, 4096},
-                              {16, 65536}, {1, 131072}, {4096, 32768}, {64, 262144}})
-      cases.push_back({dtype, rows, cols});
-  return cases;
+  return rowShapeCases(
+      {{4096, 256}, {8192, 4096}, {16, 65536}, {1, 131072}, {4096, 32768}, {64, 262144}});
 }
 
 INSTANTIATE_TEST_SUITE_P(LayerNorm, WelfordTest, ::testing::ValuesIn(welfordCases()),
