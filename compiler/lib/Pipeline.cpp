@@ -150,7 +150,7 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
     return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
            "nvvm-attach-target{chip=" + options.target +
            " features=+ptx80 O=3},lower-affine,"
-           "gpu.module(tilec-approx-math,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,tilec-mark-tma-params,"
+           "gpu.module(tilec-approx-math,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,tilec-mark-tma-params,tilec-extern-dynamic-shared,"
            "convert-nvvm-to-llvm,canonicalize,cse,"
            "reconcile-unrealized-casts)";
   case Stage::Ptx:

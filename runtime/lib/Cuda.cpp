@@ -140,6 +140,21 @@ std::string describe(CUresult result) {
   out += " (";
   out += text ? text : "unrecognized error code";
   out += ")";
+  switch (result) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED:
+    out += ": a kernel faulted, and the CUDA context cannot be used again in this process "
+           "(every later CUDA call reports this error)";
+    break;
+  default:
+    break;
+  }
   return out;
 }
 

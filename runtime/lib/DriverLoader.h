@@ -20,6 +20,16 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
+// The errors after which the context is unusable ("sticky": every later
+// call in the process fails with them): a kernel faulted.
+constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
+constexpr CUresult CUDA_ERROR_ASSERT = 710;
+constexpr CUresult CUDA_ERROR_HARDWARE_STACK_ERROR = 714;
+constexpr CUresult CUDA_ERROR_ILLEGAL_INSTRUCTION = 715;
+constexpr CUresult CUDA_ERROR_MISALIGNED_ADDRESS = 716;
+constexpr CUresult CUDA_ERROR_INVALID_ADDRESS_SPACE = 717;
+constexpr CUresult CUDA_ERROR_INVALID_PC = 718;
+constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
 
 enum CUjit_option : int {
   CU_JIT_INFO_LOG_BUFFER = 3,

@@ -705,6 +705,44 @@ TEST(GpuRuntimeTest, JitErrorCarriesDriverLog) {
   EXPECT_NE(m.message().find("PTX JIT failed"), std::string::npos) << m.message();
 }
 
+// A kernel that faults (a store through a null pointer) poisons the
+// context for good: the error says so, at the synchronize that reports the
+// fault and at every later call. Run in a fresh process (a death test in
+// the re-executing style: a forked child cannot use CUDA), so that the
+// rest of this binary keeps a working context.
+TEST(GpuRuntimeTest, KernelFaultSaysTheContextIsLost) {
+  TILEC_REQUIRE_GPU(ctx);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto faultInChild = [] {
+    std::string reason;
+    auto c = ::tilec::testing::gpuContext(reason);
+    if (!c)
+      std::exit(2);
+    auto m = rt::Module::loadPTX(c, ".version 8.0\n.target sm_90a\n.address_size 64\n"
+                                    ".visible .entry poke(.param .u64 p) {\n"
+                                    "  .reg .b64 %a; .reg .b32 %v;\n"
+                                    "  ld.param.u64 %a, [p]; mov.b32 %v, 1;\n"
+                                    "  st.global.u32 [%a], %v; ret; }\n");
+    auto k = m.ok() ? m->kernel("poke") : Expected<rt::Kernel>(m.status());
+    auto stream = rt::Stream::create(c);
+    if (!k.ok() || !stream.ok())
+      std::exit(3);
+    rt::KernelArgs args;
+    args.addPointer(0);
+    if (!k->launch({1, 1, 1}, {1, 1, 1}, 0, **stream, args).ok())
+      std::exit(4);
+    Status fault = (*stream)->synchronize();
+    Status later = rt::DeviceBuffer::allocate(c, 256).status();
+    const char *lost = "cannot be used again in this process";
+    bool ok = !fault.ok() && fault.message().find(lost) != std::string::npos &&
+              !later.ok() && later.message().find(lost) != std::string::npos;
+    std::fprintf(stderr, "fault: %s\nlater: %s\n", fault.message().c_str(),
+                 later.message().c_str());
+    std::exit(ok ? 0 : 1);
+  };
+  EXPECT_EXIT(faultInChild(), ::testing::ExitedWithCode(0), "fault: .*ILLEGAL_ADDRESS");
+}
+
 TEST(GpuRuntimeTest, SecondCompileOfEqualGraphHitsTheCache) {
   TILEC_REQUIRE_GPU(ctx);
   auto build = [](Graph &g) { return examples::build("rms_norm", g, 8, 256, DType::BF16); };

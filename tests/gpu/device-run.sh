@@ -7,14 +7,11 @@ source "$(dirname "$0")/device-setup.sh"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 
-step() { printf '\n==== %s\n' "$*"; }
-
 step "GPU tests (all shapes)"
 if [ "${TILEC_SKIP_TESTS:-0}" = 1 ]; then # already run in this session (device-gemm.sh)
   echo "skipped (TILEC_SKIP_TESTS=1)" | tee "$OUT/gpu_tests.log"; tests_rc=skipped
 else
-( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-300} ./bin/gpu_tests --gtest_brief=1 ) 2>&1 | tee "$OUT/gpu_tests.log" | tail -25
-tests_rc=${PIPESTATUS[0]}
+  run_gpu_tests
 fi
 
 step "example"
@@ -63,5 +60,5 @@ tail -5 "$OUT/peers.txt"
 fi
 
 step "summary (GPU tests rc=$tests_rc)"
-grep -E "PASSED|FAILED|SKIPPED" "$OUT/gpu_tests.log" | tail -8
+grep -E "^GPU tests:|^skipped" "$OUT/gpu_tests.log"
 python3 tests/gpu/table.py "$OUT/bench.csv" "$OUT/peers.csv"

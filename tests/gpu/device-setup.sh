@@ -14,14 +14,32 @@ COOL=${TILEC_COOLDOWN_MS:-1000}
 step() { printf '\n==== %s\n' "$*"; }
 
 # The GPU tests (gtest filter $1, default all) into $OUT/gpu_tests.log,
-# within TILEC_TESTS_TIMEOUT seconds; failures and the tally printed, the
-# exit status in $tests_rc.
+# within TILEC_TESTS_TIMEOUT seconds in all; failures and the tally
+# printed, the exit status in $tests_rc. Each test suite runs in its own
+# process: a kernel that faults loses its CUDA context for good, and in
+# one process every later test would fail with it.
 run_gpu_tests() {
-  local filter=${1:-*}
-  ( cd "$B" && timeout ${TILEC_TESTS_TIMEOUT:-300} ./bin/gpu_tests --gtest_brief=1 --gtest_filter="$filter" ${TILEC_GTEST_ARGS:-} ) > "$OUT/gpu_tests.log" 2>&1
-  tests_rc=$?
+  local filter=${1:-*} deadline=$((SECONDS + ${TILEC_TESTS_TIMEOUT:-300}))
+  local list suite names left rc pass=0 fail=0 skip=0
+  : > "$OUT/gpu_tests.log"
+  tests_rc=0
+  list=$(cd "$B" && ./bin/gpu_tests --gtest_list_tests --gtest_filter="$filter" |
+    awk '/^[^ ]/ { s = $1 } /^  / { print s $1 }')
+  for suite in $(printf '%s\n' "$list" | sed 's/\.[^.]*$//' | uniq); do
+    names=$(printf '%s\n' "$list" | awk -v s="$suite." 'index($0, s) == 1' | paste -sd:)
+    left=$((deadline - SECONDS))
+    if [ "$left" -le 0 ]; then
+      echo "GPU tests: out of time before suite $suite" | tee -a "$OUT/gpu_tests.log"
+      tests_rc=124; break
+    fi
+    ( cd "$B" && timeout "$left" ./bin/gpu_tests --gtest_brief=1 --gtest_filter="$names" ${TILEC_GTEST_ARGS:-} ) >> "$OUT/gpu_tests.log" 2>&1
+    rc=$?
+    [ "$rc" = 0 ] || tests_rc=$rc
+  done
+  tally() { grep -E "^\\[ +$1 +\\] [0-9]+ test" "$OUT/gpu_tests.log" | awk '{ n += $4 } END { print n + 0 }'; }
+  pass=$(tally PASSED); fail=$(tally FAILED); skip=$(tally SKIPPED)
   grep -E "FAILED|Failure|rror" "$OUT/gpu_tests.log" | head -20
-  grep -E "PASSED|tests ran" "$OUT/gpu_tests.log"
+  echo "GPU tests: $pass passed, $fail failed, $skip skipped (one process a suite; rc=$tests_rc)" | tee -a "$OUT/gpu_tests.log"
 }
 
 # At most 8 files come back from $OUT: everything in one archive.

@@ -214,4 +214,18 @@ def MarkTmaParams : Pass<"tilec-mark-tma-params", "mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 
+def ExternDynamicShared : Pass<"tilec-extern-dynamic-shared", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the dynamic shared memory external, after the static shared memory";
+  let description = [{
+    After convert-gpu-to-nvvm: the zero-sized addrspace(3) globals that
+    gpu.dynamic_shared_memory lowers to get external linkage, so the NVPTX
+    backend declares them `.extern .shared ... []` (placed by the driver
+    after the kernel's static shared variables) instead of demoting them
+    to one static byte that overlaps those variables. Every shared
+    global gets at least 16-byte alignment (LLVM merges reduction-buffer
+    reads into 16-byte vector loads).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TILEC_PASSES
