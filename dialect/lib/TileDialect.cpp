@@ -88,9 +88,16 @@ LogicalResult SelectColsOp::verify() {
 LogicalResult MatmulOp::verify() {
   auto lhs = llvm::cast<MemRefType>(getLhs().getType());
   auto rhs = llvm::cast<MemRefType>(getRhs().getType());
-  if (lhs.getRank() != 2 || (rhs.getRank() != 2 && rhs.getRank() != 3))
-    return emitOpError("operands must be 2-D memrefs (a 3-D rhs for batched products), got ")
+  bool lhsBatched = getTransposeA() && lhs.getRank() == 3; // [batch, K, M]
+  if ((lhs.getRank() != 2 && !lhsBatched) || (rhs.getRank() != 2 && rhs.getRank() != 3))
+    return emitOpError("operands must be 2-D memrefs (batched: a 3-D rhs, a 3-D transposed "
+                       "lhs), got ")
            << lhs << " and " << rhs;
+  if (getTransposeA() && rhs.getRank() == 3 && !lhsBatched)
+    return emitOpError("a batched rhs needs a batched transposed lhs [batch, K, M], got ")
+           << lhs;
+  if (lhsBatched && rhs.getRank() == 3 && lhs.getDimSize(0) != rhs.getDimSize(0))
+    return emitOpError("batch counts differ: ") << lhs << " vs " << rhs;
   if (lhs.getElementType() != rhs.getElementType())
     return emitOpError("operands must have one element type, got ") << lhs << " and " << rhs;
   if (getTransposeA() && !lhs.hasStaticShape())
@@ -99,7 +106,7 @@ LogicalResult MatmulOp::verify() {
     return emitOpError("rhs must have static dims, got ") << rhs;
   if (!getTransposeA() && lhs.isDynamicDim(1))
     return emitOpError("lhs rows must have a static length (K), got ") << lhs;
-  int64_t kA = getTransposeA() ? lhs.getDimSize(0) : lhs.getDimSize(1);
+  int64_t kA = getTransposeA() ? lhs.getDimSize(lhs.getRank() - 2) : lhs.getDimSize(1);
   int64_t r0 = rhs.getRank() - 2; // the batch dim of a 3-D rhs comes first
   int64_t kB = getTransposeB() ? rhs.getDimSize(r0 + 1) : rhs.getDimSize(r0);
   int64_t n = getTransposeB() ? rhs.getDimSize(r0) : rhs.getDimSize(r0 + 1);

@@ -3,7 +3,8 @@
 // described below), the Hopper path (wgmma from swizzled shared memory:
 // runWgmma) and an FMA path for f32 operands (fmaStep). Several products of
 // one lhs share a kernel (one B panel and accumulator set each); a batched
-// rhs splits the rows into blocks, each multiplied by its own rhs.
+// rhs splits the rows into blocks, each multiplied by its own rhs (a
+// batched transposed lhs [batch, K, M]: each block read from its own lhs).
 //
 // A GEMM kernel's tile program computes one row: the row of the product
 // (tile.matmul) followed by its epilogue (elementwise ops, loads of bias
@@ -195,14 +196,16 @@ public:
     for (int64_t d : domain.asArrayRef().drop_back())
       M *= d;
     N = domain.asArrayRef().back();
-    K = transA ? lhsType.getDimSize(0) : lhsType.getDimSize(1);
-    // A batched rhs [batch, K, N] (or [batch, N, K]): the rows are batch
-    // blocks of M / batch rows, each multiplied by its own rhs.
-    if (rhsType.getRank() == 3) {
+    K = transA ? lhsType.getDimSize(lhsType.getRank() - 2) : lhsType.getDimSize(1);
+    // A batched rhs [batch, K, N] (or [batch, N, K]), or a batched
+    // transposed lhs [batch, K, M]: the rows are batch blocks of M / batch
+    // rows, each read from its own lhs and/or multiplied by its own rhs.
+    rhsBatched = rhsType.getRank() == 3;
+    if (rhsBatched || lhsType.getRank() == 3) {
       batched = true;
-      batch = rhsType.getDimSize(0);
-      if (transA || M % batch != 0)
-        return mm.emitOpError("a batched product needs an untransposed lhs with ")
+      batch = rhsBatched ? rhsType.getDimSize(0) : lhsType.getDimSize(0);
+      if (M % batch != 0)
+        return mm.emitOpError("a batched product needs ")
                << batch << " blocks of rows, got " << M << " rows";
       M /= batch;
     }
@@ -704,8 +707,11 @@ private:
       lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar, c32(lb, stageBytes),
                                                 NVVM::MemScopeKind::CTA, false, Value());
       Value k0 = toI32(lb, lm.mul(kt, s.blockK));
-      auto copy = [&](Value map, Value dst, SmallVector<Value> coords, bool multicast) {
-        if (batched)
+      // The lhs map of a batched product is 3-D; the rhs map only if the
+      // rhs is batched (a 2-D rhs is shared by the batches).
+      auto copy = [&](Value map, Value dst, SmallVector<Value> coords, bool multicast,
+                      bool perBatch) {
+        if (perBatch)
           coords.push_back(toI32(lb, batchIdx));
         Value d = lb.create<LLVM::AddrSpaceCastOp>(loc, ptr7, sharedPointer(lb, dst));
         Value mask;
@@ -720,10 +726,11 @@ private:
         Value dstA = lm.add(baseA, lm.mulv(stage, lm.c(stageA)));
         for (int64_t j = 0; j < s.blockM / 64; ++j)
           copy(mapParams[0], lm.add(dstA, j * s.blockK * 128),
-               {toI32(lb, lm.add(m0, j * 64)), k0}, false);
+               {toI32(lb, lm.add(m0, j * 64)), k0}, false, batched);
       } else {
         Value row0 = toI32(lb, m0);
-        copy(mapParams[0], lm.add(baseA, lm.mulv(stage, lm.c(stageA))), {k0, row0}, false);
+        copy(mapParams[0], lm.add(baseA, lm.mulv(stage, lm.c(stageA))), {k0, row0}, false,
+             batched);
       }
       // The B panel is shared by the cluster: each CTA copies its
       // 1 / clusterM of it to every CTA (multicast).
@@ -734,7 +741,7 @@ private:
         if (transB) {
           int64_t rows = s.blockN / s.clusterM;
           copy(mapParams[t + 1], lm.add(dst, lm.mul(part, rows * 128)),
-               {k0, toI32(lb, lm.add(n0, lm.mul(part, rows)))}, mc);
+               {k0, toI32(lb, lm.add(n0, lm.mul(part, rows)))}, mc, rhsBatched);
           continue;
         }
         // [K, N]: one 64-column block of block_k rows at a time.
@@ -742,7 +749,7 @@ private:
         for (int64_t j = 0; j < blocks; ++j) {
           Value block = lm.add(lm.mul(part, blocks), j);
           copy(mapParams[t + 1], lm.add(dst, lm.mul(block, s.blockK * 128)),
-               {toI32(lb, lm.add(n0, lm.mul(block, 64))), k0}, mc);
+               {toI32(lb, lm.add(n0, lm.mul(block, 64))), k0}, mc, rhsBatched);
         }
       }
     }
@@ -890,10 +897,11 @@ private:
     Value k0 = m.mul(kt, s.blockK);
     Value a = args.lookup(mm.getLhs());
     // Panel element (r, c) is global (rowBase + r, colBase + c).
-    if (transA)
-      copyPanel(b, tid, a, pa, stage, k0, K, m0, M);
+    if (transA) // [K, M], or [batch, K, M]
+      copyPanel(b, tid, a, pa, stage, k0, K, m0, M, 0, Value(), batched ? batchIdx : Value());
     else
       copyPanel(b, tid, a, pa, stage, m0, M, k0, K, 0, batchRow0);
+    Value batchIdx = rhsBatched ? this->batchIdx : Value(); // (a 2-D rhs is shared)
     for (auto [t, product] : llvm::enumerate(mms)) {
       Value bm = args.lookup(product.getRhs());
       if (transB) {
@@ -1535,7 +1543,8 @@ private:
   int64_t elemBytes = 2, kChunk = 8; // kChunk: elements of a 16-byte copy
   bool transA = false, transB = false;
   bool blockedB = false; // wgmma with a [K, N] rhs: 64-column blocks
-  bool batched = false;   // a 3-D rhs: M is the rows of one batch
+  bool batched = false;   // a 3-D rhs or transposed lhs: M is the rows of one batch
+  bool rhsBatched = false; // a 3-D rhs (else one rhs for every batch)
   int64_t batch = 1;
   Value batchIdx, batchRow0;
   int64_t M = 0, N = 0, K = 0;

@@ -159,8 +159,9 @@ public:
 
 private:
   /// The buffer of a matmul operand: lhs rows memref<?xKxT> (lead dims
-  /// flattened into rows; memref<KxMxT> when transposed), rhs memref<KxNxT>
-  /// (memref<NxKxT> when transposed). An operand also read by the epilogue
+  /// flattened into rows; memref<KxMxT> when transposed, memref<BxKxMxT>
+  /// with batch dims), rhs memref<KxNxT> (memref<NxKxT> when transposed;
+  /// batch dims flattened in front). An operand also read by the epilogue
   /// must have the same buffer in both roles.
   FailureOr<MemRefType> matmulOperandType(BlockArgument arg) {
     auto type = llvm::cast<RankedTensorType>(arg.getType());
@@ -174,12 +175,10 @@ private:
       bool isLhs = mm.getLhs() == arg;
       if (isLhs && mm.getRhs() == arg)
         return mm.emitOpError("with one tensor as both operands is not supported in a GEMM kernel");
-      if (shape.size() != 2 && isLhs && mm.getTransposeA())
-        return mm.emitOpError("a transposed batched lhs is not supported in a GEMM kernel yet: ")
-               << type;
       if (isLhs && !mm.getTransposeA()) {
         t = MemRefType::get({ShapedType::kDynamic, shape.back()}, type.getElementType());
-      } else if (shape.size() > 2) { // batched rhs: [batch, K, N], batch dims flattened
+      } else if (shape.size() > 2) { // batched rhs [batch, K, N] or transposed lhs
+                                     // [batch, K, M]: batch dims flattened
         int64_t batch = 1;
         for (int64_t d : shape.drop_back(2))
           batch *= d;

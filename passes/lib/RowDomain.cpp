@@ -103,10 +103,7 @@ static int64_t lastAxis(Value v) { return shapeOf(v).size() - 1; }
 std::optional<RowDomain> naturalRowDomain(Operation *op) {
   if (auto mm = dyn_cast<graph::MatmulOp>(op)) {
     // A GEMM kernel iterates over the rows of its result; a batched rhs
-    // [..., K, N] has the lhs's batch dims. A transposed lhs with batch dims
-    // is not a GEMM kernel yet.
-    if (mm.getTransposeA() && shapeOf(mm.getLhs()).size() != 2)
-      return std::nullopt;
+    // [..., K, N] or transposed lhs [..., K, M] has the result's batch dims.
     return RowDomain::fromFullShape(shapeOf(mm.getResult()));
   }
   if (isReduction(op)) {

@@ -217,13 +217,17 @@ struct ScheduleRowKernelsPass
     fn.walk([&](tilec::tile::MatmulOp mm) {
       auto lhs = llvm::cast<MemRefType>(mm.getLhs().getType());
       auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
-      int64_t k = lhs.getDimSize(mm.getTransposeA() ? 0 : 1);
-      bool batched = rhs.getRank() == 3;
+      int64_t k = lhs.getDimSize(mm.getTransposeA() ? lhs.getRank() - 2 : 1);
+      bool rhsBatched = rhs.getRank() == 3;
+      bool batched = rhsBatched || lhs.getRank() == 3;
       if (first) {
-        if (batched)
-          add(mm.getLhs(), {batch, rows, k}, {1, bm, 64});
-        else if (mm.getTransposeA()) // [K, M]: 64 k rows of one 64-row block
+        // [K, M] or [batch, K, M]: 64 k rows of one 64-row block.
+        if (mm.getTransposeA() && batched)
+          add(mm.getLhs(), {batch, k, rows}, {1, 64, 64});
+        else if (mm.getTransposeA())
           add(mm.getLhs(), {k, rows}, {64, 64});
+        else if (batched)
+          add(mm.getLhs(), {batch, rows, k}, {1, bm, 64});
         else
           add(mm.getLhs(), {rows, k}, {bm, 64});
         first = false;
@@ -233,7 +237,7 @@ struct ScheduleRowKernelsPass
       // (In a cluster each CTA copies block_n / cluster rows of [N, K].)
       SmallVector<int64_t> box = mm.getTransposeB() ? SmallVector<int64_t>{bn / cluster, 64}
                                                     : SmallVector<int64_t>{64, 64};
-      if (batched)
+      if (rhsBatched)
         box.insert(box.begin(), 1);
       add(mm.getRhs(), dims, box);
     });
@@ -263,7 +267,7 @@ struct ScheduleRowKernelsPass
     // rhs, or a transposed lhs [K, M] (that one through TMA only).
     bool wgmmaLayouts = false;
     bool transA = false, transB = false;
-    bool batched = false; // (a rank-3 rhs, even of one batch: 3-D maps)
+    bool batched = false; // (a rank-3 rhs or transposed lhs, even of one batch: 3-D maps)
     fn.walk([&](tilec::tile::MatmulOp mm) {
       elemBytes = llvm::cast<MemRefType>(mm.getLhs().getType()).getElementTypeBitWidth() / 8;
       wgmmaLayouts = (mm.getTransposeB() || gemmWgmmaMN) && (!mm.getTransposeA() || gemmWgmmaMN);
@@ -271,12 +275,14 @@ struct ScheduleRowKernelsPass
       transB = mm.getTransposeB();
       ++products;
       auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
-      if (rhs.getRank() == 3) {
+      auto lhs = llvm::cast<MemRefType>(mm.getLhs().getType());
+      if (rhs.getRank() == 3 || lhs.getRank() == 3) {
         batched = true;
-        batch = rhs.getDimSize(0);
+        batch = rhs.getRank() == 3 ? rhs.getDimSize(0) : lhs.getDimSize(0);
       }
     });
-    // A batched rhs: the rows form `batch` blocks, tiled separately.
+    // A batched rhs or transposed lhs: the rows form `batch` blocks, tiled
+    // separately.
     int64_t domainRows = rows;
     if (batch > 1 && rows % batch == 0)
       rows /= batch;

@@ -437,6 +437,36 @@ TEST(GemmBatched, RhsPerBatch) {
   }
 }
 
+// A transposed lhs with batch dims, a [B, K, M] (x^T @ w per batch), with
+// a batched or a shared rhs of either layout, plus a bias: wgmma through 3-D
+// tensor maps (M % 8 == 0), mma.sync otherwise (M = 77, and gemm-wgmma=0),
+// rank-4 batch dims, rows not tile multiples.
+TEST(GemmBatched, TransposedLhs) {
+  struct Case { Shape batch; int64_t m, n, k; bool batchedRhs, tb; const char *opts; };
+  for (const Case &c : std::vector<Case>{{{3}, 200, 136, 128, true, true, ""},
+                                         {{3}, 200, 128, 96, false, false, ""},
+                                         {{2, 2}, 136, 192, 64, true, false, ""},
+                                         {{3}, 77, 80, 72, true, true, ""},
+                                         {{2}, 130, 96, 64, false, true, "gemm-wgmma=0"}}) {
+    SCOPED_TRACE(shapeString(c.batch) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                 "x" + std::to_string(c.k) + (c.batchedRhs ? " batched rhs" : " shared rhs") +
+                 (c.tb ? " Bt " : " ") + c.opts);
+    Graph g("batched_lhs_t");
+    Shape as = c.batch;
+    as.insert(as.end(), {c.k, c.m});
+    Shape bs = c.tb ? Shape{c.n, c.k} : Shape{c.k, c.n};
+    if (c.batchedRhs)
+      bs.insert(bs.begin(), c.batch.begin(), c.batch.end());
+    Tensor a = g.input("a", as, DType::BF16);
+    Tensor w = g.input("b", bs, DType::BF16);
+    Tensor bias = g.input("bias", {c.n}, DType::BF16);
+    g.output(matmul(a, w, true, c.tb) + bias);
+    CompileOptions options;
+    options.scheduleOptions = c.opts;
+    expectGraphMatches(g, 1e-2, 1, options);
+  }
+}
+
 // A reduction consumer is not an epilogue: the softmax gets its own kernel.
 TEST(GemmEpilogue, SoftmaxAfterMatmulIsASecondKernel) {
   Graph g("mm_softmax");

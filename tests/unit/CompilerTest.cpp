@@ -978,6 +978,57 @@ TEST(GemmScheduleTest, TransposedLhsWgmma) {
   EXPECT_GT(occurrences(q->ptx, "mma.sync.aligned.m16n8k16"), 0u);
 }
 
+// A transposed lhs with batch dims, a [B, K, M] (x^T @ w per batch), with
+// a batched or a shared rhs: on wgmma its tensor map is 3-D {B, K, M} in
+// {1, 64, 64} boxes (a shared 2-D rhs keeps a 2-D map, a batched one a 3-D
+// map), the output's map is 3-D and the copies are 3-D; M % 8 != 0 (no
+// tensor map) and sm_80 take mma.sync. Every variant assembles without
+// spills.
+TEST(GemmScheduleTest, BatchedTransposedLhs) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    bool batchedRhs, transB;
+    int64_t m;
+    const char *target;
+    bool wgmma;
+  };
+  for (Case c : {Case{true, true, 192, "sm_90a", true}, Case{false, false, 192, "sm_90a", true},
+                 Case{true, false, 192, "sm_90a", true}, Case{false, true, 130, "sm_90a", false},
+                 Case{true, true, 192, "sm_80", false}}) {
+    SCOPED_TRACE(std::string(c.target) + (c.batchedRhs ? " batched rhs" : " shared rhs") +
+                 (c.transB ? " [N, K]" : " [K, N]") + " M=" + std::to_string(c.m));
+    const int64_t batch = 3, k = 256, n = 128;
+    Graph g("bt_lhs");
+    Tensor a = g.input("a", {batch, k, c.m}, DType::BF16);
+    Shape bs = c.transB ? Shape{n, k} : Shape{k, n};
+    if (c.batchedRhs)
+      bs.insert(bs.begin(), batch);
+    g.output(silu(matmul(a, g.input("b", bs, DType::BF16), true, c.transB)));
+    CompileOptions options;
+    options.target = c.target;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u);
+    EXPECT_EQ(occurrences(p->ptx, "wgmma.mma_async") > 0, c.wgmma);
+    EXPECT_EQ(occurrences(p->ptx, "mma.sync.aligned.m16n8k16") > 0, !c.wgmma);
+    if (c.wgmma) {
+      const auto &maps = p->launches[0].tensorMaps;
+      ASSERT_EQ(maps.size(), 3u);
+      EXPECT_EQ(maps[0].dims, (std::vector<int64_t>{batch, k, c.m}));
+      EXPECT_EQ(maps[0].box, (std::vector<int64_t>{1, 64, 64}));
+      EXPECT_EQ(maps[1].dims.size(), c.batchedRhs ? 3u : 2u);
+      EXPECT_EQ(maps[2].dims, (std::vector<int64_t>{batch, c.m, n}));
+      EXPECT_GT(occurrences(p->ptx, "cp.async.bulk.tensor.3d.shared::cluster.global"), 0u);
+    }
+    if (ptxas.empty())
+      continue;
+    int status = 0;
+    std::string log = assemble(ptxas, p->ptx, c.target, status);
+    ASSERT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("0 bytes spill stores, 0 bytes spill loads"), std::string::npos) << log;
+  }
+}
+
 // The TMA-store epilogue (gemm-tma-store, default on): the output's tensor
 // map comes last, the PTX stores with cp.async.bulk.tensor from shared
 // memory and waits on bulk groups. 16-bit outputs go in 64 x 64 boxes, f32

@@ -9,8 +9,8 @@
 // epilogue op reads a matmul operand (the GEMM reads it as panels, not rows),
 // reductions after a matmul stay in a fusion of their own. A batched
 // product (a rhs [batch..., K, N] with the lhs's batch dims) is a GEMM
-// fusion too, its domain [batch..., M, N]; a transposed lhs with batch dims
-// gets a fusion without a domain.
+// fusion too, its domain [batch..., M, N], and so is a transposed lhs
+// with batch dims [batch..., K, M].
 
 // Linear + bias + GELU: one fusion of four ops, the matmul first.
 // hbm_bytes_saved: three 256x1024 bf16 intermediates (matmul, broadcast,
@@ -416,14 +416,19 @@ func.func @batched_4d(%x: tensor<2x3x64x32xbf16>, %w: tensor<2x3x32x48xbf16>) ->
 
 // -----
 
-// A transposed lhs with batch dims is not a GEMM kernel yet: a fusion
-// without a domain.
+// A transposed lhs with batch dims [2, K, M] is a GEMM fusion with the
+// result's domain [2, M, N], and takes an epilogue.
 // CHECK-LABEL: func.func @batched_transposed_lhs
 //  CHECK-NEXT:   graph.fusion(%{{[^,]+}}, %{{[^ ]+}} : tensor<2x64x8xbf16>, tensor<64x32xbf16>)
-//  CHECK-SAME:     attributes {fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<2x8x32xbf16> {
+//  CHECK-SAME:     attributes {domain = array<i64: 2, 8, 32>, fused_ops = 2 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul %{{.+}} {transpose_a = true}
+//  CHECK-NEXT:     graph.tanh
+//  CHECK-NEXT:     graph.yield
 func.func @batched_transposed_lhs(%x: tensor<2x64x8xbf16>, %w: tensor<64x32xbf16>) -> tensor<2x8x32xbf16> {
   %0 = graph.matmul %x, %w {transpose_a = true} : (tensor<2x64x8xbf16>, tensor<64x32xbf16>) -> tensor<2x8x32xbf16>
-  return %0 : tensor<2x8x32xbf16>
+  %1 = graph.tanh %0 : (tensor<2x8x32xbf16>) -> tensor<2x8x32xbf16>
+  return %1 : tensor<2x8x32xbf16>
 }
 
 // -----

@@ -173,7 +173,7 @@ func.func @wgmma_block_k(%x: memref<?x64xbf16>, %w: memref<256x64xbf16>, %y: mem
 // A batched rhs [3, K, N] splits the rows into 3 equal blocks: 82 rows do not.
 func.func @batch_rows(%x: memref<?x64xbf16>, %w: memref<3x64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 2, 41, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 12 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
   %r = tile.row_id
-  // expected-error @+1 {{'tile.matmul' op a batched product needs an untransposed lhs with 3 blocks of rows, got 82 rows}}
+  // expected-error @+1 {{'tile.matmul' op a batched product needs 3 blocks of rows, got 82 rows}}
   %p = tile.matmul %x, %w[%r] : memref<?x64xbf16>, memref<3x64x64xbf16> -> tensor<64xf32>
   tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
   return
@@ -181,10 +181,11 @@ func.func @batch_rows(%x: memref<?x64xbf16>, %w: memref<3x64x64xbf16>, %y: memre
 
 // -----
 
-// A batched rhs with a transposed lhs [K, M].
+// A batched rhs with a transposed lhs [K, M] (the op's verifier: a
+// transposed lhs of a batched product is [batch, K, M]).
 func.func @batch_trans_a(%x: memref<64x128xbf16>, %w: memref<2x64x64xbf16>, %y: memref<?x64xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 8 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
   %r = tile.row_id
-  // expected-error @+1 {{'tile.matmul' op a batched product needs an untransposed lhs with 2 blocks of rows, got 128 rows}}
+  // expected-error @+1 {{'tile.matmul' op a batched rhs needs a batched transposed lhs [batch, K, M], got 'memref<64x128xbf16>'}}
   %p = tile.matmul %x, %w[%r] {transpose_a = true} : memref<64x128xbf16>, memref<2x64x64xbf16> -> tensor<64xf32>
   tile.store %p, %y[%r] : tensor<64xf32> -> memref<?x64xf32>
   return

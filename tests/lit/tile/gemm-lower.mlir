@@ -180,6 +180,42 @@ func.func @batched_4d(%arg0: tensor<2x3x64x32xbf16>, %arg1: tensor<2x3x32x48xbf1
 
 // -----
 
+// A transposed lhs with batch dims [2, 3, K, M] (x^T @ w per batch) is
+// memref<6xKxM>: its batch dims flattened in front, like a batched rhs; a
+// shared 2-D rhs stays 2-D.
+// CHECK-LABEL: func.func @batched_trans_a_kernel0
+//  CHECK-SAME:   (%[[X:[^:]+]]: memref<6x32x64xbf16>, %[[W:[^:]+]]: memref<32x48xbf16>, %[[OUT:[^:]+]]: memref<?x48xbf16>)
+//  CHECK-SAME:   tile.domain = array<i64: 2, 3, 64, 48>, tile.gemm, tile.kernel
+//  CHECK-NEXT:   %[[ROW:.+]] = tile.row_id
+//  CHECK-NEXT:   %[[P:.+]] = tile.matmul %[[X]], %[[W]][%[[ROW]]] {transpose_a = true} : memref<6x32x64xbf16>, memref<32x48xbf16> -> tensor<48xf32>
+//  CHECK-NEXT:   math.tanh %[[P]]
+func.func @batched_trans_a(%arg0: tensor<2x3x32x64xbf16>, %arg1: tensor<32x48xbf16>) -> tensor<2x3x64x48xbf16> {
+  %0 = graph.fusion(%arg0, %arg1 : tensor<2x3x32x64xbf16>, tensor<32x48xbf16>) attributes {domain = array<i64: 2, 3, 64, 48>, fused_ops = 2 : i64, hbm_bytes_saved = 0 : i64} -> tensor<2x3x64x48xbf16> {
+  ^bb0(%arg2: tensor<2x3x32x64xbf16>, %arg3: tensor<32x48xbf16>):
+    %1 = graph.matmul %arg2, %arg3 {transpose_a = true} : (tensor<2x3x32x64xbf16>, tensor<32x48xbf16>) -> tensor<2x3x64x48xbf16>
+    %2 = graph.tanh %1 : (tensor<2x3x64x48xbf16>) -> tensor<2x3x64x48xbf16>
+    graph.yield %2 : tensor<2x3x64x48xbf16>
+  }
+  return %0 : tensor<2x3x64x48xbf16>
+}
+
+// -----
+
+// Both batched: lhs [4, K, M] transposed and rhs [4, N, K] transposed.
+// CHECK-LABEL: func.func @batched_trans_ab_kernel0
+//  CHECK-SAME:   (%[[X:[^:]+]]: memref<4x32x16xbf16>, %[[W:[^:]+]]: memref<4x24x32xbf16>, %[[OUT:[^:]+]]: memref<?x24xf32>)
+//  CHECK:        tile.matmul %[[X]], %[[W]][%{{.+}}] {transpose_a = true, transpose_b = true} : memref<4x32x16xbf16>, memref<4x24x32xbf16> -> tensor<24xf32>
+func.func @batched_trans_ab(%arg0: tensor<4x32x16xbf16>, %arg1: tensor<4x24x32xbf16>) -> tensor<4x16x24xf32> {
+  %0 = graph.fusion(%arg0, %arg1 : tensor<4x32x16xbf16>, tensor<4x24x32xbf16>) attributes {domain = array<i64: 4, 16, 24>, fused_ops = 1 : i64, hbm_bytes_saved = 0 : i64} -> tensor<4x16x24xf32> {
+  ^bb0(%arg2: tensor<4x32x16xbf16>, %arg3: tensor<4x24x32xbf16>):
+    %1 = graph.matmul %arg2, %arg3 {transpose_a = true, transpose_b = true} : (tensor<4x32x16xbf16>, tensor<4x24x32xbf16>) -> tensor<4x16x24xf32>
+    graph.yield %1 : tensor<4x16x24xf32>
+  }
+  return %0 : tensor<4x16x24xf32>
+}
+
+// -----
+
 // A batched rhs [B, N, K] with transpose_b (attention scores) stays
 // memref<BxNxK>; a per-batch input [4, 1, 32] is read at row / 16 (the
 // batch of the row).

@@ -156,7 +156,10 @@ def Tile_MatmulOp : Tile_Op<"matmul", [MemoryEffects<[MemRead]>]> {
     lhs is memref<?xKxT> (memref<KxMxT> with `transpose_a`), rhs is
     memref<KxNxT> (memref<NxKxT> with `transpose_b`); the result is row
     `row` of the product, tensor<Nxf32>. A batched rhs memref<BxKxNxT>
-    splits the lhs rows into B equal blocks, block b multiplied by rhs[b]. A kernel with this op is a GEMM
+    splits the lhs rows into B equal blocks, block b multiplied by rhs[b];
+    a batched transposed lhs memref<BxKxMxT> makes B blocks of M rows,
+    block b read from lhs[b] (and multiplied by rhs[b] if the rhs is
+    batched too). A kernel with this op is a GEMM
     kernel (`tile.gemm`): its row program is the epilogue applied to each
     row of the accumulator, and the distribution pass computes whole CTA
     tiles of rows and columns on tensor cores.
