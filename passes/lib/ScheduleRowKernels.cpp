@@ -55,6 +55,11 @@ struct ScheduleRowKernelsPass
           << onlineSoftmax << "'";
       return signalPassFailure();
     }
+    if (streamShared != "auto" && streamShared != "true" && streamShared != "false") {
+      getOperation().emitError("stream-shared must be auto, true or false, got '")
+          << streamShared << "'";
+      return signalPassFailure();
+    }
     if (welford != "auto" && welford != "true" && welford != "false") {
       getOperation().emitError("welford must be auto, true or false, got '") << welford << "'";
       return signalPassFailure();
@@ -698,8 +703,10 @@ struct ScheduleRowKernelsPass
     setSchedule(fn, vec, tpr, rowsPerBlock, chunks, colBlocks, streamBlocks, cluster);
     // stream-shared: the first pass over a streamed row keeps its row inputs
     // (the CTA's slice of each) in dynamic shared memory for the later
-    // passes, where they fit in 112 KB (two CTAs an SM).
-    if (streamShared && streamBlocks > 0) {
+    // passes, where they fit in 112 KB (two CTAs an SM). auto: not for rows
+    // split over a cluster (few rows, mostly served by L2: not measured).
+    bool stage = streamShared == "true" || (streamShared == "auto" && cluster == 1);
+    if (stage && streamBlocks > 0) {
       int64_t slice = streamBlocks * chunks * tpr * vec, bytes = 0;
       for (Value source : tilec::stagedRowInputs(fn, cols))
         bytes += llvm::alignTo(

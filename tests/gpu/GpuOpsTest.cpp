@@ -120,10 +120,11 @@ TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
 
 // stream-shared: streamed rows re-read from shared memory after the first
 // pass; full and masked-tail widths, one and two passes after it
-// (rms_norm; softmax and layer_norm), in clusters of 8.
+// (rms_norm; softmax and layer_norm), in clusters of 8 (which the default,
+// auto, leaves unstaged: true stages them).
 TEST(GpuScheduleTest, StreamedRowsReReadFromSharedMemory) {
   CompileOptions options;
-  options.scheduleOptions = "stream-shared=1";
+  options.scheduleOptions = "stream-shared=true";
   struct Wide {
     const char *op;
     int64_t rows, cols;

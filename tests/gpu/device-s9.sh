@@ -16,9 +16,9 @@ bench() { # label, args...
   local label=$1; shift
   timeout 60 "$B/bin/tilec-bench" --dtypes=bf16 --csv="$OUT/$label.csv" "$@" 2>&1 | tail -n +3 | sed "s/^/$label: /"
 }
-step "bf16 rows of 32768: stream-shared 0 / 1"
+step "bf16 rows of 32768: stream-shared false / true"
 for pass in a b; do
-  for t in 0 1; do
+  for t in false true; do
     bench "ss${t}_$pass" --ops=softmax,rms_norm,layer_norm --shapes=4096x32768,16384x32768 --schedule="stream-shared=$t"
   done
 done | tee "$OUT/stream_shared.txt"
@@ -33,7 +33,7 @@ fi
 step "peers: bf16 rows of 32768"
 timeout 150 python3 tests/gpu/peers.py --ops=softmax,rms_norm,layer_norm --shapes=4096x32768,16384x32768 --dtypes=bf16 --compile=bf16 --csv "$OUT/peers.csv" > "$OUT/peers.txt" 2>&1
 tail -3 "$OUT/peers.txt"
-for t in 0 1; do
+for t in false true; do
   step "table, stream-shared=$t"
   python3 tests/gpu/table.py "$OUT/ss${t}_a.csv" "$OUT/peers.csv"
 done

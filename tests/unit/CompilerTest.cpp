@@ -846,30 +846,35 @@ TEST(RowScheduleTest, TwoInputBf16RowsOf32768TakeAThousandThreads) {
   }
 }
 
-// stream-shared (off by default): streamed rows whose row inputs fit in 112
-// KB keep them in dynamic shared memory after the first pass (the launch
-// plan carries the bytes); fewer global loads, no spills; rows too wide
-// for it (f32 [2, 1048576]: 512 KB a cluster slice) are not staged.
+// stream-shared: streamed rows whose row inputs fit in 112 KB keep them in
+// dynamic shared memory after the first pass (the launch plan carries the
+// bytes); fewer global loads, no spills; rows too wide for it (f32
+// [2, 1048576]: 512 KB a cluster slice) are not staged. The default (auto)
+// stages rows not split over a cluster; true stages those too.
 TEST(RowScheduleTest, StreamSharedKeepsStreamedRowsInSharedMemory) {
   std::string ptxas = ptxasPath();
   struct Case {
     const char *op;
     DType dtype;
     int64_t rows, cols, bytes;
+    bool byDefault;
   };
-  for (Case c : {Case{"rms_norm", DType::BF16, 4096, 32768, 65536},
-                 Case{"softmax", DType::BF16, 4096, 32768, 65536},
-                 Case{"layer_norm", DType::BF16, 4096, 32768, 65536},
-                 Case{"softmax", DType::BF16, 3, 262144, 65536}, // clusters of 8
-                 Case{"rms_norm", DType::F32, 2, 1048576, 0}}) {
+  for (Case c : {Case{"rms_norm", DType::BF16, 4096, 32768, 65536, true},
+                 Case{"softmax", DType::BF16, 4096, 32768, 65536, true},
+                 Case{"layer_norm", DType::BF16, 4096, 32768, 65536, true},
+                 Case{"softmax", DType::BF16, 3, 262144, 65536, false}, // clusters of 8
+                 Case{"rms_norm", DType::F32, 2, 1048576, 0, false}}) {
     SCOPED_TRACE(std::string(c.op) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
-    CompiledProgram base = compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a");
+    CompiledProgram base =
+        compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a", "stream-shared=false");
     CompiledProgram p =
-        compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a", "stream-shared=1");
+        compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a", "stream-shared=true");
+    CompiledProgram byDefault = compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a");
     ASSERT_EQ(p.launches.size(), 1u);
     EXPECT_GT(p.launches[0].streamBlocks, 0);
     EXPECT_EQ(p.launches[0].sharedBytes, c.bytes);
     EXPECT_EQ(base.launches[0].sharedBytes, 0);
+    EXPECT_EQ(byDefault.ptx, c.byDefault ? p.ptx : base.ptx);
     if (c.bytes == 0) {
       EXPECT_EQ(p.ptx, base.ptx);
       continue;

@@ -1,8 +1,8 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_80" %s | FileCheck %s --check-prefix=ONE
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90" %s | FileCheck %s --check-prefix=ONE
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=1" %s | FileCheck %s --check-prefix=ONE
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=2" %s | FileCheck %s --check-prefix=TWO
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a stream-shared=false" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_80 stream-shared=false" %s | FileCheck %s --check-prefix=ONE
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 stream-shared=false" %s | FileCheck %s --check-prefix=ONE
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=1 stream-shared=false" %s | FileCheck %s --check-prefix=ONE
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=2 stream-shared=false" %s | FileCheck %s --check-prefix=TWO
 
 // row-cluster-max is a power of two up to 8 (the portable cluster size).
 // RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=16" %s 2>&1 | FileCheck %s --check-prefix=BADOPT

@@ -1,5 +1,5 @@
-// RUN: tilec-opt --split-input-file --verify-diagnostics --tilec-schedule-row-kernels="few-rows=0" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --verify-diagnostics --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=64" %s | FileCheck %s --check-prefix=C64
+// RUN: tilec-opt --split-input-file --verify-diagnostics --tilec-schedule-row-kernels="few-rows=0 stream-shared=false" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --verify-diagnostics --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=64 stream-shared=false" %s | FileCheck %s --check-prefix=C64
 
 // few-rows=0: these 2-row kernels pin the schedule of many-row kernels
 // (schedule-few-rows.mlir covers the few-rows rule).

@@ -15,11 +15,20 @@
 // schedule of many-row kernels. With few-rows=64 streaming is unchanged (FEW),
 // only wide rows without a reduction get target 1 (see
 // schedule-few-rows.mlir).
-// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0" %s | FileCheck %s
-// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=8" %s | FileCheck %s --check-prefix=EIGHT
-// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=2" %s | FileCheck %s --check-prefix=TWO
-// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=256" %s | FileCheck %s --check-prefix=T256
-// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=64" %s | FileCheck %s --check-prefix=FEW
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 stream-shared=false" %s | FileCheck %s
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=8 stream-shared=false" %s | FileCheck %s --check-prefix=EIGHT
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-chunks-per-thread=2 stream-shared=false" %s | FileCheck %s --check-prefix=TWO
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=256 stream-shared=false" %s | FileCheck %s --check-prefix=T256
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=64 stream-shared=false" %s | FileCheck %s --check-prefix=FEW
+
+// These RUN lines pin stream-shared=false (staging the row in shared memory
+// does not change the streaming decisions). By default (stream-shared=auto)
+// a streamed row whose CTA slices fit in 112 KB is also staged:
+// @bf16_streamed (32768 bf16: 64 KB) gets stream_shared = 1 and its
+// shared_bytes; the f32 rows of 1048576 (4 MB) do not (AUTO below).
+// RUN: tilec-opt --tilec-schedule-row-kernels="few-rows=0" %s | FileCheck %s --check-prefix=AUTO
+// RUN: not tilec-opt --tilec-schedule-row-kernels="stream-shared=yes" %s 2>&1 | FileCheck %s --check-prefix=BADSHARED
+// BADSHARED: error: stream-shared must be auto, true or false, got 'yes'
 
 // The limit must be at least 1; the elementwise CTA cap a power of two.
 // RUN: not tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=0 %s 2>&1 | FileCheck %s --check-prefix=BADOPT
@@ -57,6 +66,8 @@ func.func @sixteen(%in: memref<?x32768xf32>, %out: memref<?x1xf32>) attributes {
 // 256 with chunks = 2; 262144 / (256 * 4) = 256 with 256 threads.
 // CHECK-LABEL: func.func @too_wide
 //  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 128 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+// AUTO-LABEL: func.func @too_wide
+//  AUTO-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 128 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // EIGHT-LABEL: func.func @too_wide
 //  EIGHT-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 128 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // TWO-LABEL: func.func @too_wide
@@ -155,6 +166,8 @@ func.func @bf16_resident(%in: memref<?x16384xbf16>, %out: memref<?x16384xbf16>) 
 // with 256 threads; 4096 / 512 = 8 with chunks = 1 (limit 1).
 // CHECK-LABEL: func.func @bf16_streamed
 //  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 2 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+// AUTO-LABEL: func.func @bf16_streamed
+//  AUTO-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, shared_bytes = 65536 : i64, stream_blocks = 2 : i64, stream_shared = 1 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // EIGHT-LABEL: func.func @bf16_streamed
 //  EIGHT-SAME:   tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 4 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // TWO-LABEL: func.func @bf16_streamed

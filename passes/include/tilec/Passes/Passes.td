@@ -109,10 +109,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Move loads first used past a reduction (weights, biases) to that use "
            "in rows held in registers: fewer registers live across the reduction "
            "(off: measured 1-3% slower, docs/perf.md)">,
-    Option<"streamShared", "stream-shared", "bool", "false",
+    Option<"streamShared", "stream-shared", "std::string", "\"auto\"",
            "Streamed rows keep the row inputs they load in the first pass in dynamic "
            "shared memory, and later passes read them there instead of from HBM/L2 "
-           "(where the row's inputs fit in 112 KB, two CTAs an SM; not yet measured)">,
+           "(where the row's inputs fit in 112 KB, two CTAs an SM): auto (rows not "
+           "split over a cluster: measured 1-9% faster at bf16 rows of 32768, "
+           "docs/perf.md), true (clusters too: not measured), false (never)">,
     Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
