@@ -147,6 +147,17 @@ HostTensor HostTensor::fromBytes(Shape shape, DType dtype, const void *data) {
   return t;
 }
 
+HostTensor causalMask(int64_t sq, int64_t sk, DType dtype) {
+  if (sq < 1 || sk < sq)
+    throw Error("causalMask: need 1 <= sq <= sk, got sq " + std::to_string(sq) + ", sk " +
+                std::to_string(sk));
+  HostTensor t({sq, sk}, dtype);
+  for (int64_t i = 0; i < sq; ++i)
+    for (int64_t j = i + (sk - sq) + 1; j < sk; ++j)
+      t.values[i * sk + j] = -INFINITY;
+  return t;
+}
+
 HostTensor HostTensor::random(Shape shape, DType dtype, uint64_t seed,
                               float lo, float hi) {
   HostTensor t(std::move(shape), dtype);

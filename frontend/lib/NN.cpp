@@ -166,7 +166,10 @@ Tensor linear(Tensor x, Tensor w, Tensor bias) {
   return matmul(x, w, /*transposeA=*/false, /*transposeB=*/true) + bias;
 }
 
-Tensor attention(Tensor q, Tensor k, Tensor v, double scale) {
+namespace {
+
+/// nn::attention with an optional additive mask (invalid: none).
+Tensor attentionWith(Tensor q, Tensor k, Tensor v, double scale, Tensor mask) {
   const char *op = "attention";
   if (!q.valid() || !k.valid() || !v.valid())
     throw Error("attention: invalid (default-constructed) tensor");
@@ -193,8 +196,39 @@ Tensor attention(Tensor q, Tensor k, Tensor v, double scale) {
   if (!(scale > 0) || !std::isfinite(scale))
     throw Error("attention: scale must be positive and finite, got " + std::to_string(scale));
   Tensor scores = matmul(q, k, DType::F32, /*transposeA=*/false, /*transposeB=*/true) * scale;
+  if (mask.valid()) {
+    g->checkOwned(mask, op);
+    // Numpy broadcasting that leaves the scores' shape as it is.
+    const Shape &to = scores.shape(), &from = mask.shape();
+    bool fits = from.size() <= to.size();
+    for (size_t i = 0; fits && i < from.size(); ++i) {
+      int64_t d = from[from.size() - 1 - i];
+      fits = d == 1 || d == to[to.size() - 1 - i];
+    }
+    if (!fits)
+      throw Error("attention: the mask must broadcast to the scores " +
+                  shapeString(scores.shape()) + " (q " + describe(q) + ", k " + describe(k) +
+                  "), got mask " + describe(mask));
+    // Broadcast before the cast: a cast on the mask's own shape would be a
+    // kernel of its own, while a broadcast input is read by the epilogue.
+    if (mask.dtype() != DType::F32)
+      mask = cast(broadcast_to(mask, scores.shape()), DType::F32);
+    scores = scores + mask;
+  }
   Tensor p = cast(softmax(scores), q.dtype());
   return matmul(p, v);
+}
+
+} // namespace
+
+Tensor attention(Tensor q, Tensor k, Tensor v, double scale) {
+  return attentionWith(q, k, v, scale, Tensor());
+}
+
+Tensor attention(Tensor q, Tensor k, Tensor v, double scale, Tensor mask) {
+  if (!mask.valid())
+    throw Error("attention: invalid (default-constructed) mask");
+  return attentionWith(q, k, v, scale, mask);
 }
 
 } // namespace nn

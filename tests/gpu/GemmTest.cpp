@@ -34,8 +34,11 @@ struct RunResult {
 };
 
 /// Compiles and runs `g` on random inputs in [-1, 1] (rank-1 inputs around 1).
+/// Inputs the test sets itself (by input index), replacing random ones.
+using FixedInputs = std::vector<std::pair<size_t, HostTensor>>;
+
 RunResult runOnGpu(Graph &g, const std::shared_ptr<rt::Context> &ctx, uint64_t seed,
-                   const CompileOptions &options = {}) {
+                   const CompileOptions &options = {}, const FixedInputs &fixed = {}) {
   RunResult r;
   auto exe = Executable::compile(g, ctx, options);
   EXPECT_TRUE(exe.ok()) << exe.message();
@@ -48,6 +51,8 @@ RunResult runOnGpu(Graph &g, const std::shared_ptr<rt::Context> &ctx, uint64_t s
     r.inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + i, vec ? 0.5f : -1.0f,
                                           vec ? 1.5f : 1.0f));
   }
+  for (const auto &[index, tensor] : fixed)
+    r.inputs.at(index) = tensor;
   auto stream = rt::Stream::create(ctx);
   EXPECT_TRUE(stream.ok()) << stream.message();
   if (!stream.ok())
@@ -62,11 +67,11 @@ RunResult runOnGpu(Graph &g, const std::shared_ptr<rt::Context> &ctx, uint64_t s
 /// Runs `g` (compiled with `options`) on fresh random data against the CPU
 /// reference; `kernels` >= 0: the number of kernels it must take.
 void expectGraphMatches(Graph &g, double tolerance, int kernels = 1,
-                        const CompileOptions &options = {}) {
+                        const CompileOptions &options = {}, const FixedInputs &fixed = {}) {
   TILEC_REQUIRE_GPU(ctx);
   uint64_t seed = tilec::testing::freshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  RunResult r = runOnGpu(g, ctx, seed, options);
+  RunResult r = runOnGpu(g, ctx, seed, options, fixed);
   ASSERT_EQ(r.got.size(), g.outputs().size());
   if (kernels >= 0) {
     EXPECT_EQ(r.kernels, static_cast<size_t>(kernels));
@@ -493,6 +498,34 @@ TEST(Attention, MatchesReference) {
     Tensor v = g.input("v", c.v, c.dtype);
     g.output(nn::attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(c.q.back()))));
     expectGraphMatches(g, 2e-2, 3);
+  }
+}
+
+// With a mask, added to the scores in the first GEMM's epilogue (still
+// three kernels): a causal one [Sq, Sk] (-inf past the diagonal, read at
+// each batch's row % Sq), a random additive one per batch and head
+// [B, H, 1, Sk], and a bf16 one over the whole scores.
+TEST(Attention, MaskedMatchesReference) {
+  struct Case {
+    Shape q, k, mask;
+    DType maskType;
+    bool causal;
+  };
+  for (const Case &c : {Case{{8, 130, 64}, {8, 200, 64}, {130, 200}, DType::F32, true},
+                        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 1, 129}, DType::F32, false},
+                        Case{{3, 64, 64}, {3, 96, 64}, {3, 64, 96}, DType::BF16, false}}) {
+    SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " mask " + shapeString(c.mask) +
+                 (c.causal ? " causal" : ""));
+    Graph g("attention_masked");
+    Tensor q = g.input("q", c.q, DType::BF16);
+    Tensor k = g.input("k", c.k, DType::BF16);
+    Tensor v = g.input("v", c.k, DType::BF16);
+    Tensor mask = g.input("mask", c.mask, c.maskType);
+    g.output(nn::attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(c.q.back())), mask));
+    FixedInputs fixed;
+    if (c.causal)
+      fixed.push_back({3, causalMask(c.mask[0], c.mask[1], c.maskType)});
+    expectGraphMatches(g, 2e-2, 3, {}, fixed);
   }
 }
 

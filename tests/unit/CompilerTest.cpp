@@ -891,22 +891,29 @@ TEST(RowScheduleTest, StreamSharedKeepsStreamedRowsInSharedMemory) {
 }
 
 // nn::attention (heads as batch dims, the GPU tests' shapes): the scores
-// GEMM with its scale as the epilogue, the softmax, and the second GEMM:
-// three kernels, each assembling without spills.
+// GEMM with its scale (and a mask, broadcast over batches or queries) as
+// the epilogue, the softmax, and the second GEMM: three kernels, each
+// assembling without spills.
 TEST(GemmFusionTest, AttentionIsThreeKernels) {
   std::string ptxas = ptxasPath();
   struct Case {
-    Shape q, k, v;
+    Shape q, k, v, mask;
     DType dtype;
   };
-  for (const Case &c : {Case{{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, DType::BF16},
-                        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, DType::F16}}) {
-    SCOPED_TRACE(shapeString(c.q));
+  for (const Case &c :
+       {Case{{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, {}, DType::BF16},
+        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, {}, DType::F16},
+        Case{{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, {130, 200}, DType::BF16},
+        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, {2, 4, 1, 129}, DType::F16},
+        Case{{3, 64, 64}, {3, 96, 64}, {3, 96, 64}, {3, 64, 96}, DType::BF16}}) {
+    SCOPED_TRACE(shapeString(c.q) + " mask " + shapeString(c.mask));
     Graph g("attention");
     Tensor q = g.input("q", c.q, c.dtype);
     Tensor k = g.input("k", c.k, c.dtype);
     Tensor v = g.input("v", c.v, c.dtype);
-    g.output(nn::attention(q, k, v, 0.125));
+    g.output(c.mask.empty()
+                 ? nn::attention(q, k, v, 0.125)
+                 : nn::attention(q, k, v, 0.125, g.input("mask", c.mask, c.dtype)));
     auto p = compileGraph(g);
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 3u) << explainFusion(*p);

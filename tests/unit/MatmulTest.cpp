@@ -451,23 +451,71 @@ TEST(MatmulTest, AttentionStructureAndErrors) {
                  {"attention", "rank >= 2", "bf16 [8]"});
   expectMentions(errorOf([&] { nn::attention(q, k, v, 0.0); }),
                  {"attention", "scale", "positive"});
+
+  // An additive mask joins the scores in f32 before the softmax; it must
+  // broadcast to [2, 4, 5, 7] without growing it.
+  for (Shape ms : {Shape{5, 7}, Shape{2, 1, 1, 7}, Shape{2, 4, 5, 7}, Shape{7}}) {
+    Tensor mask = g.input("mask" + shapeString(ms), ms, DType::BF16);
+    Tensor masked = nn::attention(q, k, v, 0.125, mask);
+    EXPECT_EQ(masked.shape(), (Shape{2, 4, 5, 6}));
+  }
+  Tensor wide = g.input("maskWide", {3, 2, 4, 5, 7}, DType::F32);
+  Tensor wrongKeys = g.input("maskKeys", {5, 6}, DType::F32);
+  expectMentions(errorOf([&] { nn::attention(q, k, v, 0.1, wrongKeys); }),
+                 {"attention", "mask", "broadcast", "[2, 4, 5, 7]", "f32 [5, 6]"});
+  expectMentions(errorOf([&] { nn::attention(q, k, v, 0.1, wide); }),
+                 {"attention", "mask", "f32 [3, 2, 4, 5, 7]"});
+  expectMentions(errorOf([&] { nn::attention(q, k, v, 0.1, Tensor()); }),
+                 {"attention", "invalid", "mask"});
+  Graph other("other");
+  Tensor foreign = other.input("m", {5, 7}, DType::F32);
+  EXPECT_THROW(nn::attention(q, k, v, 0.1, foreign), Error);
+  expectMentions(errorOf([] { causalMask(4, 3); }), {"causalMask", "sq 4", "sk 3"});
+}
+
+// causalMask: query i sees keys up to i + (sk - sq).
+TEST(MatmulTest, CausalMaskIsBottomRightAligned) {
+  HostTensor m = causalMask(3, 5);
+  ASSERT_EQ(m.shape, (Shape{3, 5}));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 5; ++j)
+      EXPECT_EQ(m.values[i * 5 + j], j <= i + 2 ? 0.0f : -INFINITY) << i << "," << j;
 }
 
 // The reference of nn::attention against a naive f64 computation on random
 // data (f32 inputs: the only rounding is the f32 of the scores and the
 // probabilities, so a tight bound holds).
+// Masked: a causal mask [Sq, Sk] (-inf past the diagonal) and a random
+// additive one per batch [b, 1, Sk] (broadcast over the queries).
 TEST(MatmulTest, ReferenceAttentionMatchesNaive) {
+  for (int maskKind : {0, 1, 2}) {
+  SCOPED_TRACE(maskKind == 0 ? "no mask" : maskKind == 1 ? "causal" : "additive per batch");
   const int64_t b = 3, sq = 5, sk = 9, d = 16, dv = 7;
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
   Graph g("attention");
   Tensor q = g.input("q", {b, sq, d}, DType::F32);
   Tensor k = g.input("k", {b, sk, d}, DType::F32);
   Tensor v = g.input("v", {b, sk, dv}, DType::F32);
-  g.output(nn::attention(q, k, v, scale));
   HostTensor hq = HostTensor::random({b, sq, d}, DType::F32, 700, -2.0f, 2.0f);
   HostTensor hk = HostTensor::random({b, sk, d}, DType::F32, 701, -2.0f, 2.0f);
   HostTensor hv = HostTensor::random({b, sk, dv}, DType::F32, 702, -2.0f, 2.0f);
-  HostTensor y = evaluateReference(g, {hq, hk, hv}).at(0);
+  std::vector<HostTensor> inputs{hq, hk, hv};
+  HostTensor hm;
+  auto maskAt = [&](int64_t p, int64_t i, int64_t j) -> double {
+    if (maskKind == 1)
+      return hm.values[i * sk + j];
+    if (maskKind == 2)
+      return hm.values[p * sk + j];
+    return 0.0;
+  };
+  if (maskKind == 0) {
+    g.output(nn::attention(q, k, v, scale));
+  } else {
+    hm = maskKind == 1 ? causalMask(sq, sk) : HostTensor::random({b, 1, sk}, DType::F32, 703, -3.0f, 3.0f);
+    g.output(nn::attention(q, k, v, scale, g.input("mask", hm.shape, DType::F32)));
+    inputs.push_back(hm);
+  }
+  HostTensor y = evaluateReference(g, inputs).at(0);
   ASSERT_EQ(y.shape, (Shape{b, sq, dv}));
   double worst = 0;
   for (int64_t p = 0; p < b; ++p)
@@ -479,7 +527,7 @@ TEST(MatmulTest, ReferenceAttentionMatchesNaive) {
         for (int64_t t = 0; t < d; ++t)
           acc += static_cast<double>(hq.values[(p * sq + i) * d + t]) *
                  hk.values[(p * sk + j) * d + t];
-        s[j] = acc * scale;
+        s[j] = acc * scale + maskAt(p, i, j);
         m = std::max(m, s[j]);
       }
       for (int64_t j = 0; j < sk; ++j)
@@ -492,4 +540,5 @@ TEST(MatmulTest, ReferenceAttentionMatchesNaive) {
       }
     }
   EXPECT_LT(worst, 1e-5);
+  }
 }

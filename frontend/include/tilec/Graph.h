@@ -228,6 +228,14 @@ Tensor linear(Tensor x, Tensor w, Tensor bias);
 /// dtype for the second product (as flash attention does). Not fused
 /// across the products yet: the GEMMs and the softmax are three kernels.
 Tensor attention(Tensor q, Tensor k, Tensor v, double scale);
+/// The same with an additive mask (attn_mask of scaled_dot_product_attention
+/// as a float tensor): softmax(q @ k^T * scale + mask) @ v. `mask` broadcasts
+/// to the scores [..., Sq, Sk] (e.g. [Sq, Sk] for every batch and head, or
+/// [..., 1, Sk] for key padding), any float dtype (added in f32); -inf
+/// removes a key (causalMask below). A row whose every key is removed has
+/// no defined softmax (NaN, as in PyTorch). It joins the scores GEMM's
+/// epilogue: still three kernels.
+Tensor attention(Tensor q, Tensor k, Tensor v, double scale, Tensor mask);
 } // namespace nn
 
 } // namespace tilec

@@ -36,6 +36,12 @@ struct HostTensor {
                            float lo = -1.0f, float hi = 1.0f);
 };
 
+/// The causal mask of nn::attention for sq queries over sk keys, [sq, sk]:
+/// query i sees keys j <= i + (sk - sq) (0), not the later ones (-inf), so
+/// the last query sees every key (the queries are the last sq positions, as
+/// with a KV cache; sk >= sq gives every query a key).
+HostTensor causalMask(int64_t sq, int64_t sk, DType dtype = DType::F32);
+
 /// ||got - ref||_2 / ||ref||_2 in double; +inf if shapes differ or got has a
 /// NaN/inf where ref is finite. 0 when both are all zeros.
 double relativeError(const HostTensor &got, const HostTensor &ref);
