@@ -995,7 +995,7 @@ TEST(GemmScheduleTest, TransposedLhsWgmma) {
 // {1, 64, 64} boxes (a shared 2-D rhs keeps a 2-D map, a batched one a 3-D
 // map), the output's map is 3-D and the copies are 3-D; M % 8 != 0 (no
 // tensor map) and sm_80 take mma.sync. Every variant assembles without
-// spills.
+// spills, its dynamic shared memory declared `.extern`.
 TEST(GemmScheduleTest, BatchedTransposedLhs) {
   std::string ptxas = ptxasPath();
   struct Case {
@@ -1023,6 +1023,9 @@ TEST(GemmScheduleTest, BatchedTransposedLhs) {
     ASSERT_EQ(p->launches.size(), 1u);
     EXPECT_EQ(occurrences(p->ptx, "wgmma.mma_async") > 0, c.wgmma);
     EXPECT_EQ(occurrences(p->ptx, "mma.sync.aligned.m16n8k16") > 0, !c.wgmma);
+    // The panels live in dynamic shared memory, declared external (after
+    // any static shared variable: tilec-extern-dynamic-shared).
+    EXPECT_EQ(occurrences(p->ptx, ".extern .shared .align 16 .b8 __dynamic_shmem__0[];"), 1u);
     if (c.wgmma) {
       const auto &maps = p->launches[0].tensorMaps;
       ASSERT_EQ(maps.size(), 3u);
