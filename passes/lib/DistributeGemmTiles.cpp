@@ -897,22 +897,23 @@ private:
     Value k0 = m.mul(kt, s.blockK);
     Value a = args.lookup(mm.getLhs());
     // Panel element (r, c) is global (rowBase + r, colBase + c).
+    // (batchIdx is null unless the product is batched.)
     if (transA) // [K, M], or [batch, K, M]
-      copyPanel(b, tid, a, pa, stage, k0, K, m0, M, 0, Value(), batched ? batchIdx : Value());
+      copyPanel(b, tid, a, pa, stage, k0, K, m0, M, 0, Value(), batchIdx);
     else
       copyPanel(b, tid, a, pa, stage, m0, M, k0, K, 0, batchRow0);
-    Value batchIdx = rhsBatched ? this->batchIdx : Value(); // (a 2-D rhs is shared)
+    Value rhsBatch = rhsBatched ? batchIdx : Value(); // a 2-D rhs is shared
     for (auto [t, product] : llvm::enumerate(mms)) {
       Value bm = args.lookup(product.getRhs());
       if (transB) {
-        copyPanel(b, tid, bm, pbs[t], stage, n0, N, k0, K, 0, Value(), batchIdx);
+        copyPanel(b, tid, bm, pbs[t], stage, n0, N, k0, K, 0, Value(), rhsBatch);
       } else if (blockedB) {
         // One block_k x 64 copy per 64-column block, at panel rows j * block_k.
         for (int64_t j = 0; j < s.blockN / 64; ++j)
           copyPanel(b, tid, bm, Panel{pbs[t].smem, s.blockK, 64, kChunk}, stage, k0, K,
-                    m.add(n0, j * 64), N, j * s.blockK, Value(), batchIdx);
+                    m.add(n0, j * 64), N, j * s.blockK, Value(), rhsBatch);
       } else {
-        copyPanel(b, tid, bm, pbs[t], stage, k0, K, n0, N, 0, Value(), batchIdx);
+        copyPanel(b, tid, bm, pbs[t], stage, k0, K, n0, N, 0, Value(), rhsBatch);
       }
     }
   }
