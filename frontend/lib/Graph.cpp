@@ -57,6 +57,16 @@ int64_t numElements(const Shape &shape) {
   return n;
 }
 
+bool canBroadcastTo(const Shape &from, const Shape &to) {
+  if (from.size() > to.size())
+    return false;
+  size_t offset = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != to[offset + i] && from[i] != 1)
+      return false;
+  return true;
+}
+
 const char *opKindName(OpKind kind) {
   switch (kind) {
   case OpKind::Input:
@@ -255,17 +265,6 @@ bool broadcastShapes(const Shape &a, const Shape &b, Shape &result) {
       return false;
     result[rank - 1 - i] = da == 1 ? db : da;
   }
-  return true;
-}
-
-// True when `from` can be broadcast to exactly `to` by numpy rules.
-bool canBroadcastTo(const Shape &from, const Shape &to) {
-  if (from.size() > to.size())
-    return false;
-  size_t offset = to.size() - from.size();
-  for (size_t i = 0; i < from.size(); ++i)
-    if (from[i] != to[offset + i] && from[i] != 1)
-      return false;
   return true;
 }
 

@@ -198,14 +198,7 @@ Tensor attentionWith(Tensor q, Tensor k, Tensor v, double scale, Tensor mask) {
   Tensor scores = matmul(q, k, DType::F32, /*transposeA=*/false, /*transposeB=*/true) * scale;
   if (mask.valid()) {
     g->checkOwned(mask, op);
-    // Numpy broadcasting that leaves the scores' shape as it is.
-    const Shape &to = scores.shape(), &from = mask.shape();
-    bool fits = from.size() <= to.size();
-    for (size_t i = 0; fits && i < from.size(); ++i) {
-      int64_t d = from[from.size() - 1 - i];
-      fits = d == 1 || d == to[to.size() - 1 - i];
-    }
-    if (!fits)
+    if (!canBroadcastTo(mask.shape(), scores.shape()))
       throw Error("attention: the mask must broadcast to the scores " +
                   shapeString(scores.shape()) + " (q " + describe(q) + ", k " + describe(k) +
                   "), got mask " + describe(mask));

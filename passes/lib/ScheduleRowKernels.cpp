@@ -50,19 +50,16 @@ struct ScheduleRowKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (onlineSoftmax != "auto" && onlineSoftmax != "true" && onlineSoftmax != "false") {
-      getOperation().emitError("online-softmax must be auto, true or false, got '")
-          << onlineSoftmax << "'";
-      return signalPassFailure();
-    }
-    if (streamShared != "auto" && streamShared != "true" && streamShared != "false") {
-      getOperation().emitError("stream-shared must be auto, true or false, got '")
-          << streamShared << "'";
-      return signalPassFailure();
-    }
-    if (welford != "auto" && welford != "true" && welford != "false") {
-      getOperation().emitError("welford must be auto, true or false, got '") << welford << "'";
-      return signalPassFailure();
+    // The three-way options: auto, true or false.
+    for (auto [name, value] : {std::pair<const char *, const std::string &>{"online-softmax",
+                                                                           onlineSoftmax},
+                               {"stream-shared", streamShared},
+                               {"welford", welford}}) {
+      if (value != "auto" && value != "true" && value != "false") {
+        getOperation().emitError() << name << " must be auto, true or false, got '" << value
+                                   << "'";
+        return signalPassFailure();
+      }
     }
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("tile.kernel"))

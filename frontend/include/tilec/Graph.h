@@ -24,6 +24,8 @@ using Shape = std::vector<int64_t>;
 /// "[8192, 4096]"; "[]" for a scalar.
 std::string shapeString(const Shape &shape);
 int64_t numElements(const Shape &shape);
+/// True when `from` broadcasts to exactly `to` by numpy rules.
+bool canBroadcastTo(const Shape &from, const Shape &to);
 
 /// Thrown by the DSL when a graph is built wrongly (shape or dtype mismatch,
 /// bad axis, unknown tensor). The message names the op and the operands.
