@@ -12,7 +12,8 @@ namespace tilec {
 std::string graphFingerprint(const Graph &graph, const CompileOptions &options) {
   std::ostringstream os;
   os << options.target << (options.roundEveryOp ? "|round|" : "|")
-     << (options.fastMath ? "fast|" : "precise|") << options.scheduleOptions
+     << (options.fastMath ? "fast|" : "precise|")
+     << (options.dependentLaunch ? "pdl|" : "") << options.scheduleOptions
      << '|' << graph.name() << '|';
   for (const Node &n : graph.nodes()) {
     os << static_cast<int>(n.kind) << ':' << dtypeName(n.dtype) << shapeString(n.shape);
@@ -220,7 +221,7 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
     rt::Dim3 grid{static_cast<unsigned>(ctas), 1, 1};
     rt::Dim3 block{static_cast<unsigned>(plan.blockSize()), 1, 1};
     if (Status s = kernels_[k].launch(grid, block, static_cast<unsigned>(plan.sharedBytes),
-                                      stream, args);
+                                      stream, args, plan.dependentLaunch);
         !s.ok())
       return s;
   }

@@ -73,6 +73,10 @@ Status validateTarget(const std::string &target) {
                        "' (expected sm_80, sm_86, sm_89, sm_90 or sm_90a)");
 }
 
+bool usesDependentLaunch(const CompileOptions &options) {
+  return options.dependentLaunch && (options.target == "sm_90" || options.target == "sm_90a");
+}
+
 void registerTilecDialects(DialectRegistry &registry) {
   registry.insert<graph::GraphDialect, tile::TileDialect, func::FuncDialect,
                   arith::ArithDialect, math::MathDialect, memref::MemRefDialect,
@@ -150,7 +154,8 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
     return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
            "nvvm-attach-target{chip=" + options.target +
            " features=+ptx80 O=3},lower-affine,"
-           "gpu.module(tilec-approx-math,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,tilec-mark-tma-params,tilec-extern-dynamic-shared,"
+           "gpu.module(tilec-approx-math,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,tilec-mark-tma-params,tilec-extern-dynamic-shared," +
+           std::string(usesDependentLaunch(options) ? "tilec-dependent-launch," : "") +
            "convert-nvvm-to-llvm,canonicalize,cse,"
            "reconcile-unrealized-casts)";
   case Stage::Ptx:

@@ -180,6 +180,8 @@ Expected<CompiledProgram> compileGraph(const Graph &graph, const CompileOptions 
     return s;
   if (Status s = planLaunches(*module, host, program); !s.ok())
     return s;
+  for (KernelLaunchPlan &plan : program.launches)
+    plan.dependentLaunch = usesDependentLaunch(options);
   if (Status s = lowerBetween(*module, Stage::Tile, Stage::Ptx, options); !s.ok())
     return s;
   auto ptx = extractPTX(*module);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -112,6 +113,8 @@ Status tilec::rt::detail::loadDriverFrom(const char *path, DriverApi &api) {
   dlerror();
   if (void *fn = dlsym(handle, "cuTensorMapEncodeTiled"))
     std::memcpy(slotOf(loaded.cuTensorMapEncodeTiled), &fn, sizeof fn);
+  if (void *fn = dlsym(handle, "cuLaunchKernelEx"))
+    std::memcpy(slotOf(loaded.cuLaunchKernelEx), &fn, sizeof fn);
   loaded.handle = handle;
   api = loaded;
   return Status::success();
@@ -631,8 +634,18 @@ Expected<Kernel> Module::kernel(const std::string &name) const {
   return kernel;
 }
 
+/// TILEC_DEPENDENT_LAUNCH=0 launches every kernel in plain stream order (to
+/// rule programmatic dependent launch out when chasing an ordering problem).
+static bool dependentLaunchAllowed() {
+  static const bool allowed = [] {
+    const char *env = std::getenv("TILEC_DEPENDENT_LAUNCH");
+    return !(env && std::string(env) == "0");
+  }();
+  return allowed;
+}
+
 Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
-                      Stream &stream, KernelArgs &args) const {
+                      Stream &stream, KernelArgs &args, bool dependentLaunch) const {
   const ModuleUnloader *owner =
       module_ ? std::get_deleter<ModuleUnloader>(module_) : nullptr;
   if (!function_ || !owner)
@@ -660,10 +673,26 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
   }
 
   std::vector<void *> params = args.pointers();
-  CUresult result = api().cuLaunchKernel(
-      fn, grid.x, grid.y, grid.z, block.x, block.y, block.z, dynamicSharedBytes,
-      static_cast<CUstream>(stream.handle()),
-      params.empty() ? nullptr : params.data(), nullptr);
+  CUresult result;
+  const bool early = dependentLaunch && api().cuLaunchKernelEx && dependentLaunchAllowed();
+  if (early) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config{};
+    config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
+    config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
+    config.sharedMemBytes = dynamicSharedBytes;
+    config.hStream = static_cast<CUstream>(stream.handle());
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    result = api().cuLaunchKernelEx(&config, fn, params.empty() ? nullptr : params.data(),
+                                    nullptr);
+  } else {
+    result = api().cuLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                  dynamicSharedBytes, static_cast<CUstream>(stream.handle()),
+                                  params.empty() ? nullptr : params.data(), nullptr);
+  }
   // (The message only on failure: a launch is on the small kernels' path.)
   if (result == CUDA_SUCCESS)
     return Status::success();
@@ -671,7 +700,7 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
     return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " +
            std::to_string(d.z) + ")";
   };
-  return check(result, "cuLaunchKernel('" + name_ + "', grid " + dim(grid) +
+  return check(result, std::string(early ? "cuLaunchKernelEx('" : "cuLaunchKernel('") + name_ + "', grid " + dim(grid) +
                            ", block " + dim(block) + ", " +
                            std::to_string(dynamicSharedBytes) +
                            " bytes dynamic shared memory, " +

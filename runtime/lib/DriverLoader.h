@@ -50,6 +50,29 @@ enum CUfunction_attribute : int {
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
+// cuLaunchKernelEx's configuration (CUDA 12+), laid out as in cuda.h.
+enum CUlaunchAttributeID : int {
+  CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+};
+struct CUlaunchAttribute {
+  CUlaunchAttributeID id;
+  char pad[8 - sizeof(CUlaunchAttributeID)];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute as in cuda.h");
+static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig as in cuda.h");
+
 /// Every driver function tilec calls. Filled in all at once by
 /// loadDriverFrom, so a non-null `handle` means every pointer is valid.
 struct DriverApi {
@@ -94,6 +117,8 @@ struct DriverApi {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
   // Optional (CUDA 12+ drivers): null when the driver lacks it; only TMA
   // kernels need it, and they say so.
+  // Optional (CUDA 12+): without it kernels launch in plain stream order.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **) = nullptr;
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *,
                                      const unsigned long long *, const unsigned *,
                                      const unsigned *, int, int, int, int) = nullptr;

@@ -273,6 +273,7 @@ int main(int argc, char **argv) {
     if (a == "--help") {
       std::puts("usage: tilec-bench [--ops=a,b] [--dtypes=bf16,f32] [--shapes=RxC,...] "
                 "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
+                "                   [--precise-math] [--no-dependent-launch]\n"
                 "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
                 "[--gemm-csv=FILE]\n"
                 "                   [--gemm-timing=dobench|batches] [--cooldown-ms=N] "
@@ -293,6 +294,10 @@ int main(int argc, char **argv) {
     }
     if (a == "--precise-math") {
       options.fastMath = false;
+      continue;
+    }
+    if (a == "--no-dependent-launch") {
+      options.dependentLaunch = false;
       continue;
     }
     if (!value("--ops", ops) && !value("--dtypes", dtypes) && !value("--shapes", shapes) &&

@@ -529,6 +529,72 @@ TEST(Attention, MaskedMatchesReference) {
   }
 }
 
+// Programmatic dependent launch: a chain of four kernels (row, GEMM, row,
+// GEMM) that hand results over through the executable's temporaries, run
+// six times back to back on one stream (fresh inputs and outputs each
+// time, one synchronization at the end). Every kernel may be scheduled
+// while the one before it finishes; each run must still see only its own
+// finished intermediates.
+TEST(DependentLaunch, ChainedKernelsReadFinishedResults) {
+  TILEC_REQUIRE_GPU(ctx);
+  Graph g("pdl_chain");
+  Tensor x = g.input("x", {1024, 512}, DType::BF16);
+  Tensor w = g.input("w", {512}, DType::BF16);
+  Tensor w1 = g.input("w1", {512, 512}, DType::BF16);
+  Tensor w2 = g.input("w2", {256, 512}, DType::BF16);
+  Tensor s = nn::softmax(nn::linear(nn::rms_norm(x, w), w1));
+  g.output(nn::linear(s, w2));
+  auto exe = Executable::compile(g, ctx);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  ASSERT_EQ((*exe)->kernelCount(), 4u) << explainFusion((*exe)->program());
+  for (const KernelLaunchPlan &l : (*exe)->program().launches)
+    EXPECT_EQ(l.dependentLaunch, ctx->info().computeMajor >= 9) << l.name;
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+
+  constexpr int kRuns = 6;
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<std::vector<HostTensor>> inputs(kRuns);
+  std::vector<std::vector<rt::DeviceBuffer>> inBuffers(kRuns);
+  std::vector<rt::DeviceBuffer> outBuffers;
+  const Node &out = g.node(g.outputs()[0]);
+  const size_t outBytes = numElements(out.shape) * dtypeBytes(out.dtype);
+  for (int r = 0; r < kRuns; ++r) {
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Node &n = g.node(g.inputs()[i]);
+      inputs[r].push_back(HostTensor::random(n.shape, n.dtype, seed + 16 * r + i));
+      std::vector<uint8_t> bytes = inputs[r].back().toBytes();
+      auto buffer = rt::DeviceBuffer::allocate(ctx, bytes.size());
+      ASSERT_TRUE(buffer.ok()) << buffer.message();
+      ASSERT_TRUE(buffer->copyFromHost(bytes.data(), bytes.size()).ok());
+      inBuffers[r].push_back(buffer.take());
+    }
+    auto buffer = rt::DeviceBuffer::allocate(ctx, outBytes);
+    ASSERT_TRUE(buffer.ok()) << buffer.message();
+    ASSERT_TRUE(buffer->fill(0xFF).ok()); // NaN until written
+    outBuffers.push_back(buffer.take());
+  }
+  for (int r = 0; r < kRuns; ++r) {
+    std::vector<const rt::DeviceBuffer *> ins;
+    for (const rt::DeviceBuffer &b : inBuffers[r])
+      ins.push_back(&b);
+    Status status = (*exe)->run(ins, {&outBuffers[r]}, **stream);
+    ASSERT_TRUE(status.ok()) << status.message();
+  }
+  Status synced = (*stream)->synchronize();
+  ASSERT_TRUE(synced.ok()) << synced.message();
+  for (int r = 0; r < kRuns; ++r) {
+    SCOPED_TRACE("run " + std::to_string(r));
+    std::vector<uint8_t> bytes(outBytes);
+    ASSERT_TRUE(outBuffers[r].copyToHost(bytes.data(), bytes.size()).ok());
+    HostTensor got = HostTensor::fromBytes(out.shape, out.dtype, bytes.data());
+    HostTensor ref = evaluateReference(g, inputs[r])[0];
+    EXPECT_LT(relativeError(got, ref), 2e-2);
+    EXPECT_LT(maxElementError(got, ref), 8e-2);
+  }
+}
+
 // Large product: the full reference would take minutes on the CPU, so a
 // sample of rows is checked against f64 dot products.
 TEST(GemmLarge, SampledRows4096) {

@@ -1149,4 +1149,61 @@ TEST(GemmScheduleTest, TmaStoreEpilogue) {
     }
 }
 
+// Programmatic dependent launch (tilec-dependent-launch): on sm_90a every
+// kernel (row kernels, streamed rows, TMA GEMMs) waits for the previous
+// grid before its first global memory access, then lets the next one be
+// scheduled, and its launch plan says it may be launched early. Off, and
+// on sm_80 (no griddepcontrol), there is neither.
+TEST(DependentLaunchTest, EveryKernelWaitsBeforeItsFirstMemoryAccess) {
+  auto build = [](Graph &g) {
+    Tensor q = g.input("q", {8, 130, 64}, DType::BF16);
+    Tensor k = g.input("k", {8, 200, 64}, DType::BF16);
+    Tensor v = g.input("v", {8, 200, 64}, DType::BF16);
+    Tensor o = nn::attention(q, k, v, 0.125);
+    Tensor x = g.input("x", {16, 32768}, DType::BF16);
+    g.output(o);
+    g.output(nn::rms_norm(x, g.input("w", {32768}, DType::BF16)));
+  };
+  const std::regex memoryAccess(
+      R"((ld|st)\.global|cp\.async|atom\.|red\.|prefetch|ld\.shared::cluster)");
+  for (bool on : {true, false})
+    for (const char *target : {"sm_90a", "sm_80"}) {
+      SCOPED_TRACE(std::string(target) + (on ? " on" : " off"));
+      Graph g("pdl");
+      build(g);
+      CompileOptions options;
+      options.target = target;
+      options.dependentLaunch = on;
+      auto p = compileGraph(g, options);
+      ASSERT_TRUE(p.ok()) << p.message();
+      ASSERT_EQ(p->launches.size(), 4u) << explainFusion(*p);
+      bool expected = on && std::string(target) == "sm_90a";
+      for (const KernelLaunchPlan &l : p->launches)
+        EXPECT_EQ(l.dependentLaunch, expected) << l.name;
+      EXPECT_EQ(usesDependentLaunch(options), expected);
+      // Each kernel's body, from its .entry to the next one.
+      size_t entries = 0;
+      for (size_t at = p->ptx.find(".entry"); at != std::string::npos; ++entries) {
+        size_t next = p->ptx.find(".entry", at + 1);
+        std::string body = p->ptx.substr(at, next == std::string::npos ? next : next - at);
+        at = next;
+        size_t wait = body.find("griddepcontrol.wait;");
+        size_t launch = body.find("griddepcontrol.launch_dependents;");
+        if (!expected) {
+          EXPECT_EQ(wait, std::string::npos);
+          EXPECT_EQ(launch, std::string::npos);
+          continue;
+        }
+        ASSERT_NE(wait, std::string::npos) << body.substr(0, 2000);
+        ASSERT_NE(launch, std::string::npos);
+        EXPECT_LT(wait, launch);
+        std::smatch first;
+        ASSERT_TRUE(std::regex_search(body, first, memoryAccess));
+        EXPECT_LT(wait, static_cast<size_t>(first.position(0))) << first.str(0);
+        EXPECT_EQ(occurrences(body, "griddepcontrol"), 2u);
+      }
+      EXPECT_EQ(entries, 4u);
+    }
+}
+
 } // namespace

@@ -42,7 +42,17 @@ struct CompileOptions {
   /// them: e.g. "max-chunks-per-thread=4 max-threads-per-block=1024".
   /// Empty: the scheduler's defaults.
   std::string scheduleOptions;
+  /// Programmatic dependent launch (sm_90 and later; ignored before): each
+  /// kernel waits for the kernel ahead of it in the stream at its first
+  /// instruction (griddepcontrol.wait), so the runtime may launch it while
+  /// that kernel finishes, hiding the launch and the CTAs' dispatch behind
+  /// the tail of the previous one. Off: plain stream order.
+  bool dependentLaunch = true;
 };
+
+/// Whether `options` compile kernels for programmatic dependent launch (the
+/// option is on and the target has griddepcontrol: sm_90, sm_90a).
+bool usesDependentLaunch(const CompileOptions &options);
 
 /// Checks the target name; the error lists the supported ones.
 Status validateTarget(const std::string &target);
@@ -101,6 +111,9 @@ struct KernelLaunchPlan {
   // CTAs a cluster (compiled into the kernel; the grid is a multiple): GEMM
   // block rows sharing B panels, or row kernels' CTAs of one row.
   int64_t clusterM = 1;
+  // The kernel starts with griddepcontrol.wait (tilec-dependent-launch): it
+  // may be launched with programmatic stream serialization.
+  bool dependentLaunch = false;
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   std::vector<TensorMapPlan> tensorMaps; // TMA GEMM kernels, after the buffers
   int64_t gridSize() const {

@@ -230,4 +230,18 @@ def ExternDynamicShared : Pass<"tilec-extern-dynamic-shared", "mlir::gpu::GPUMod
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def DependentLaunch : Pass<"tilec-dependent-launch", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Let each kernel start during the previous kernel's tail (sm_90+)";
+  let description = [{
+    After convert-gpu-to-nvvm: every kernel (llvm.func marked nvvm.kernel)
+    starts with `nvvm.griddepcontrol wait`, before any memory access, then
+    `nvvm.griddepcontrol launch_dependents`. The runtime launches such
+    kernels with programmatic stream serialization, so a kernel's CTAs may
+    be scheduled while the kernel ahead of it in the stream finishes; the
+    wait keeps them from reading or writing memory until it has. Requires
+    sm_90 (PTX griddepcontrol); the pipeline adds it only there.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+}
+
 #endif // TILEC_PASSES

@@ -150,8 +150,13 @@ class Kernel {
 public:
   const std::string &name() const { return name_; }
   /// Launches asynchronously on `stream`; checks the launch's own error.
+  /// `dependentLaunch`: with programmatic stream serialization (the kernel
+  /// may start before the previous kernel in the stream has finished), for
+  /// kernels that execute griddepcontrol.wait before touching memory (tilec
+  /// compiles them so for sm_90+). Plain launch order where the driver
+  /// lacks cuLaunchKernelEx or TILEC_DEPENDENT_LAUNCH=0 is set.
   Status launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
-                Stream &stream, KernelArgs &args) const;
+                Stream &stream, KernelArgs &args, bool dependentLaunch = false) const;
 
 private:
   friend class Module;
