@@ -118,6 +118,16 @@ Executable::compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
     auto kernel = module->kernel(plan.name);
     if (!kernel)
       return kernel.status();
+    int64_t cap = 0;
+    if (plan.rowLoop) {
+      // A row-loop kernel is correct with any grid; where the driver cannot
+      // say what fits, it gets one CTA a row block.
+      auto perSM = kernel->activeBlocksPerSM(static_cast<unsigned>(plan.blockSize()),
+                                             static_cast<unsigned>(plan.sharedBytes));
+      if (perSM && *perSM > 0)
+        cap = static_cast<int64_t>(*perSM) * ctx->info().smCount;
+    }
+    exe->gridCaps_.push_back(cap);
     exe->kernels_.push_back(kernel.take());
   }
   exe->numInputs_ = valuesOfKind(*program, ProgramValue::Kind::Input).size();
@@ -213,6 +223,8 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
     // Persistent: one CTA an SM at most, whole clusters.
     if (plan.persistent && ctx_->info().smCount >= plan.clusterM)
       ctas = std::min<int64_t>(ctas, ctx_->info().smCount / plan.clusterM * plan.clusterM);
+    if (gridCaps_[k] > 0)
+      ctas = std::min(ctas, gridCaps_[k]);
     // A partial cluster would fail the launch (.reqnctapercluster).
     if (ctas % plan.clusterM != 0)
       return Status::error("internal error: kernel " + plan.name + " launches " +

@@ -127,6 +127,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       plan.clusterM = std::max<int64_t>(1, get("cluster"));
       // stream-shared: the staged row inputs' dynamic shared memory.
       plan.sharedBytes = get("shared_bytes");
+      plan.rowLoop = get("row_loop") != 0;
     }
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();
@@ -233,6 +234,8 @@ std::string explainFusion(const CompiledProgram &program) {
                                    : std::string());
         else if (l.colBlocks > 1)
           os << ", " << l.colBlocks << " CTAs a row";
+        if (l.rowLoop)
+          os << ", each CTA looping over row blocks (as many CTAs as fit at once)";
       }
       if (l.clusterM > 1)
         os << ", clusters of " << l.clusterM;

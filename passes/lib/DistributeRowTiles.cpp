@@ -61,6 +61,11 @@ struct RowSchedule {
   // shared memory (shared_bytes), later passes read them there.
   bool streamShared = false;
   int64_t sharedBytes = 0;
+  // row_loop: a grid of fewer CTAs than row blocks (the runtime sizes it to
+  // the CTAs that fit at once); each CTA loops over row blocks blockIdx.x,
+  // blockIdx.x + gridDim.x, ..., loading the vectors shared by all rows
+  // once.
+  bool rowLoop = false;
   bool streaming() const { return streamBlocks > 0; }
   // Vectors of one row covered by one column block of the CTA.
   int64_t blockVectors() const { return chunks * tpr; }
@@ -82,6 +87,10 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
                 get("stream_blocks"), std::max<int64_t>(1, get("cluster"))};
   s.streamShared = get("stream_shared") != 0;
   s.sharedBytes = get("shared_bytes");
+  s.rowLoop = get("row_loop") != 0;
+  if (s.rowLoop && (s.streaming() || s.colBlocks != 1 || s.cluster != 1))
+    return fn.emitOpError("invalid tile.schedule ")
+           << dict << ": row_loop needs whole rows in registers (no streaming, one CTA a row)";
   if (s.streamShared && (!s.streaming() || s.sharedBytes <= 0))
     return fn.emitOpError("invalid tile.schedule ")
            << dict << ": stream_shared needs a streamed row and its shared_bytes";
@@ -162,6 +171,8 @@ public:
         return failure();
       return runStreaming();
     }
+    if (s.rowLoop)
+      return runRowLoop();
     for (Operation &op : fn.getBody().front())
       if (failed(lower(op)))
         return failure();
@@ -195,6 +206,47 @@ public:
         return failure();
     }
     return success();
+  }
+
+  /// row_loop: the loads of vectors and scalars shared by every row that
+  /// the program places before its first reduction (weights, biases; not
+  /// those the scheduler sank past a reduction to save registers) are
+  /// emitted once, before the loop; everything else runs once per row block
+  /// of the CTA. The warps' reduction buffers are rewritten by the next
+  /// block, so a barrier ends each iteration when the row spans warps.
+  LogicalResult runRowLoop() {
+    Block &body = fn.getBody().front();
+    DenseSet<Operation *> hoisted;
+    for (Operation &op : body) {
+      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp,
+              tile::ReduceMeanM2Op>(op))
+        break;
+      auto load = dyn_cast<tile::LoadOp>(op);
+      if (!load || load.getRow() ||
+          llvm::cast<MemRefType>(load.getSource().getType()).getRank() > 1)
+        continue;
+      if (failed(lower(op)))
+        return failure();
+      hoisted.insert(&op);
+    }
+    Value blocks = b->create<arith::CeilDivUIOp>(loc(), rowCount, index(s.rowsPerBlock));
+    Value first = b->create<gpu::BlockIdOp>(loc(), gpu::Dimension::x);
+    Value step = b->create<gpu::GridDimOp>(loc(), gpu::Dimension::x);
+    auto loop = b->create<scf::ForOp>(loc(), first, blocks, step);
+    {
+      OpBuilder::InsertionGuard g(*b);
+      b->setInsertionPoint(loop.getBody()->getTerminator());
+      row = b->create<arith::AddIOp>(
+          loc(), b->create<arith::MulIOp>(loc(), loop.getInductionVar(), index(s.rowsPerBlock)),
+          rowInBlock);
+      rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rowCount);
+      for (Operation &op : body)
+        if (!hoisted.count(&op) && !isa<func::ReturnOp>(op) && failed(lower(op)))
+          return failure();
+      if (s.tpr > kWarpSize && countRowReductions(fn) > 0)
+        b->create<gpu::BarrierOp>(loc());
+    }
+    return lower(*body.getTerminator());
   }
 
   /// stream-shared: a view of dynamic shared memory for the CTA's slice of
@@ -456,8 +508,8 @@ private:
       rowBuffer = Value();
     if (!rowBuffer)
       return fn.emitOpError("row kernel has no per-row buffer to size its grid");
-    Value rows = b->create<memref::DimOp>(loc(), rowBuffer, 0);
-    rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rows);
+    rowCount = b->create<memref::DimOp>(loc(), rowBuffer, 0);
+    rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rowCount);
     if (!s.streaming())
       setColumns(b->create<arith::MulIOp>(loc(), colBlock, index(s.blockVectors())),
                  s.colBlocks);
@@ -1171,7 +1223,7 @@ private:
   func::FuncOp fn;
   RowSchedule s;
   std::unique_ptr<OpBuilder> b;
-  Value lane, rowInBlock, row, rowValid, colBlock;
+  Value lane, rowInBlock, row, rowValid, colBlock, rowCount;
   SmallVector<Value> chunkCol, chunkValid;
   DenseMap<Value, SmallVector<Value>> tiles;
   // Unshifted whole-row loads by (buffer, row): windowed loads of the same

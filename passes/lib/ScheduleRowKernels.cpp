@@ -54,6 +54,8 @@ struct ScheduleRowKernelsPass
     for (auto [name, value] : {std::pair<const char *, const std::string &>{"online-softmax",
                                                                            onlineSoftmax},
                                {"stream-shared", streamShared},
+                               {"row-loop", rowLoop},
+                               {"sink-loads", sinkLoads},
                                {"welford", welford}}) {
       if (value != "auto" && value != "true" && value != "false") {
         getOperation().emitError() << name << " must be auto, true or false, got '" << value
@@ -82,13 +84,15 @@ struct ScheduleRowKernelsPass
         tilec::formWelford(fn);
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
-      // Off by default (1-3% slower where registers suffice), but always
-      // where the row takes half the registers: there the loads at the top
-      // spill (f32 [4096, 32768] at 512 threads: layer_norm 340 bytes with
-      // the Welford pair, 1944 with two rounds, rms_norm 48), sunk they do
-      // not.
+      // Always where the row takes half the registers: there the loads at
+      // the top spill (f32 [4096, 32768] at 512 threads: layer_norm 340
+      // bytes with the Welford pair, 1944 with two rounds, rms_norm 48),
+      // sunk they do not. auto adds the rows where it measured faster
+      // (sinkingMeasuredFaster; elsewhere it was 1-3% slower); not yet the
+      // default, until the GPU tests have run with it.
       if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
-          (sinkLoads || rowTakesHalfTheRegisters(fn)))
+          (sinkLoads == "true" || rowTakesHalfTheRegisters(fn) ||
+           (sinkLoads == "auto" && sinkingMeasuredFaster(fn))))
         tilec::sinkLoadsPastReductions(fn);
     }
   }
@@ -131,6 +135,38 @@ struct ScheduleRowKernelsPass
            scheduleValue(fn, "stream_blocks") > 0;
   }
 
+  /// sink-loads=auto beyond the rows that must sink: 16-bit rows spread
+  /// over 256 threads or more that load two vectors shared by all rows
+  /// (a weight and a bias) ahead of their first reduction. Measured on the
+  /// H200 in three sessions' same-run A/Bs (docs/perf.md): layer_norm bf16
+  /// [4096, 8192] (80 -> 63 registers, 3 -> 4 CTAs of 256 threads an SM)
+  /// 3-4% faster each time, while the same sinking at [8192, 4096] and
+  /// [16384, 4096] (128 threads a row) and for rms_norm (one weight) was
+  /// 1-3% slower: with one vector, or with small CTAs that already overlap
+  /// each other's reductions, the exposed load latency costs more than the
+  /// extra CTA gives.
+  static bool sinkingMeasuredFaster(func::FuncOp fn) {
+    if (scheduleValue(fn, "threads_per_row") < 256)
+      return false;
+    int64_t shared = 0;
+    bool sixteenBit = true, rows = false;
+    for (Operation &op : fn.getBody().front()) {
+      if (op.getName().getStringRef().starts_with("tile.reduce"))
+        break;
+      auto load = dyn_cast<tilec::tile::LoadOp>(op);
+      if (!load)
+        continue;
+      auto mem = llvm::cast<MemRefType>(load.getSource().getType());
+      if (load.getRow()) {
+        rows = true;
+        sixteenBit &= mem.getElementTypeBitWidth() == 16;
+      } else if (mem.getRank() == 1) {
+        ++shared;
+      }
+    }
+    return rows && sixteenBit && shared >= 2;
+  }
+
   /// An entry of the kernel's tile.schedule (0 when absent).
   /// Whether a row kernel's row alone takes half the registers its threads
   /// may have (65536 a CTA, at most 255 a thread): 64 values a thread at
@@ -145,6 +181,8 @@ struct ScheduleRowKernelsPass
   }
 
   static constexpr int64_t kStreamSharedBytes = 112 * 1024;
+  // row-loop: kernels with fewer row blocks are left one CTA a block.
+  static constexpr int64_t kRowLoopMinBlocks = 1024;
 
   static int64_t scheduleValue(func::FuncOp fn, StringRef key) {
     auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
@@ -715,6 +753,17 @@ struct ScheduleRowKernelsPass
         entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
         fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
       }
+    }
+    // row-loop: rows in registers, one CTA a row, enough row blocks to fill
+    // the GPU several times over. Only on request: measured 5-37% slower for
+    // every row op with reductions and the same for the elementwise ones
+    // (docs/perf.md, tenth session), so auto does not loop.
+    if (rowLoop == "true" && streamBlocks == 0 && colBlocks == 1 && cluster == 1 &&
+        llvm::divideCeil(rows, rowsPerBlock) >= kRowLoopMinBlocks) {
+      Builder bb(fn.getContext());
+      NamedAttrList entries(fn->getAttrOfType<DictionaryAttr>("tile.schedule"));
+      entries.set("row_loop", bb.getI64IntegerAttr(1));
+      fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
     }
     return success();
   }

@@ -113,6 +113,8 @@ Status tilec::rt::detail::loadDriverFrom(const char *path, DriverApi &api) {
   dlerror();
   if (void *fn = dlsym(handle, "cuTensorMapEncodeTiled"))
     std::memcpy(slotOf(loaded.cuTensorMapEncodeTiled), &fn, sizeof fn);
+  if (void *fn = dlsym(handle, "cuOccupancyMaxActiveBlocksPerMultiprocessor"))
+    std::memcpy(slotOf(loaded.cuOccupancyMaxActiveBlocksPerMultiprocessor), &fn, sizeof fn);
   if (void *fn = dlsym(handle, "cuLaunchKernelEx"))
     std::memcpy(slotOf(loaded.cuLaunchKernelEx), &fn, sizeof fn);
   loaded.handle = handle;
@@ -632,6 +634,28 @@ Expected<Kernel> Module::kernel(const std::string &name) const {
   kernel.function_ = function;
   kernel.module_ = module_;
   return kernel;
+}
+
+Expected<int> Kernel::activeBlocksPerSM(unsigned blockSize,
+                                        unsigned dynamicSharedBytes) const {
+  const ModuleUnloader *owner =
+      module_ ? std::get_deleter<ModuleUnloader>(module_) : nullptr;
+  if (!function_ || !owner)
+    return Status::error("occupancy of kernel '" + name_ +
+                         "', which was not obtained from a loaded module");
+  if (!api().cuOccupancyMaxActiveBlocksPerMultiprocessor)
+    return Status::error("the CUDA driver has no cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (Status status = owner->ctx->makeCurrent(); !status.ok())
+    return status;
+  int blocks = 0;
+  Status status = check(api().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                            &blocks, static_cast<CUfunction>(function_),
+                            static_cast<int>(blockSize), dynamicSharedBytes),
+                        "cuOccupancyMaxActiveBlocksPerMultiprocessor(kernel '" + name_ + "', " +
+                            std::to_string(blockSize) + " threads)");
+  if (!status.ok())
+    return status;
+  return blocks;
 }
 
 /// TILEC_DEPENDENT_LAUNCH=0 launches every kernel in plain stream order (to

@@ -5,6 +5,7 @@
 
 #include "tilec/Reference.h"
 #include "tilec/compiler/Examples.h"
+#include "tilec/compiler/Compiler.h"
 #include "tilec/compiler/Executable.h"
 
 #include <cmath>
@@ -107,6 +108,42 @@ std::vector<OpCase> wideRowCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(WideRows, GpuOpsTest, ::testing::ValuesIn(wideRowCases()), caseName);
+
+// row-loop=true (off by default: measured slower): CTAs that loop over row
+// blocks (the grid capped at what fits on the GPU), the weights loaded once
+// a CTA; every op, both dtypes,
+// row counts that leave the last block partial or the last CTA idle, and
+// rows of several warps (a barrier between blocks) and of a few lanes
+// (several rows a CTA).
+class GpuRowLoopTest : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(GpuRowLoopTest, MatchesReferenceOnFreshRandomData) {
+  const OpCase &c = GetParam();
+  Graph g(c.op);
+  ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
+  CompileOptions options;
+  options.scheduleOptions = "row-loop=true";
+  auto program = compileGraph(g, options);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  // (Elementwise rows split over several CTAs do not loop.)
+  EXPECT_EQ(program->launches[0].rowLoop, program->launches[0].colBlocks == 1)
+      << explainFusion(*program);
+  expectMatchesReference(g, c.dtype == DType::F32 ? 1e-5 : 2e-2, /*kernels=*/1, options);
+}
+
+std::vector<OpCase> rowLoopCases() {
+  std::vector<OpCase> cases;
+  for (std::string op : {"rms_norm", "softmax", "layer_norm", "add_rms_norm",
+                         "elementwise_chain", "silu_mul", "rope"})
+    for (DType dtype : {DType::F32, DType::BF16})
+      for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{
+               {8192, 4096}, {4097, 8192}, {50001, 96}, {20000, 1000}})
+        cases.push_back({op, dtype, r, op == "rope" && c % 2 ? c - 1 : c});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(RowLoop, GpuRowLoopTest, ::testing::ValuesIn(rowLoopCases()), caseName);
 
 TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 100000}, {2, 99999}})

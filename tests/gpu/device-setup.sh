@@ -37,7 +37,10 @@ run_gpu_tests() {
     [ "$rc" = 0 ] || tests_rc=$rc
   done
   tally() { grep -E "^\\[ +$1 +\\] [0-9]+ test" "$OUT/gpu_tests.log" | awk '{ n += $4 } END { print n + 0 }'; }
-  pass=$(tally PASSED); fail=$(tally FAILED); skip=$(tally SKIPPED)
+  # (--gtest_brief prints no "N tests failed" summary: count the failed
+  # tests' own lines.)
+  pass=$(tally PASSED); skip=$(tally SKIPPED)
+  fail=$(grep -cE "^\[  FAILED  \] [A-Za-z]" "$OUT/gpu_tests.log")
   grep -E "FAILED|Failure|rror" "$OUT/gpu_tests.log" | head -20
   echo "GPU tests: $pass passed, $fail failed, $skip skipped (one process a suite; rc=$tests_rc)" | tee -a "$OUT/gpu_tests.log"
 }

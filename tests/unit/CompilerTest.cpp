@@ -1206,4 +1206,50 @@ TEST(DependentLaunchTest, EveryKernelWaitsBeforeItsFirstMemoryAccess) {
     }
 }
 
+// row-loop: kernels of rows in registers with at least 1024 row blocks loop
+// over them in a grid the runtime sizes to what fits; few rows, streamed
+// rows and rows split over clusters keep one CTA a row block. The loop's
+// PTX assembles without spills.
+TEST(RowScheduleTest, RowLoopOnlyWhereRowsFillTheGpuManyTimes) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    std::string op;
+    DType dtype;
+    int64_t rows, cols;
+    bool loops;
+  };
+  for (const Case &c : {Case{"rms_norm", DType::BF16, 8192, 4096, true},
+                        Case{"layer_norm", DType::BF16, 4096, 8192, true},
+                        Case{"softmax", DType::F32, 4096, 8192, true},
+                        Case{"rope", DType::BF16, 8192, 4096, true},
+                        Case{"rms_norm", DType::BF16, 16, 4096, false},
+                        Case{"rms_norm", DType::BF16, 4096, 32768, false},
+                        Case{"softmax", DType::BF16, 16, 131072, false}}) {
+    SCOPED_TRACE(c.op + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    CompiledProgram looped =
+        compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a", "row-loop=true");
+    CompiledProgram plain = compileExample(c.op, c.rows, c.cols, c.dtype);
+    ASSERT_EQ(looped.launches.size(), 1u);
+    ASSERT_EQ(plain.launches.size(), 1u);
+    EXPECT_EQ(looped.launches[0].rowLoop, c.loops);
+    EXPECT_FALSE(plain.launches[0].rowLoop);
+    EXPECT_EQ(looped.launches[0].gridSize(), plain.launches[0].gridSize());
+    if (c.loops) {
+      EXPECT_NE(explainFusion(looped).find("looping over row blocks"), std::string::npos);
+      EXPECT_NE(looped.ptx.find("%nctaid.x"), std::string::npos);
+      if (!ptxas.empty())
+        expectAssemblesWithoutSpills(ptxas, looped.ptx, "sm_90a");
+    }
+  }
+  Graph g("bad");
+  ASSERT_TRUE(examples::build("rms_norm", g, 8192, 4096, DType::BF16).ok());
+  CompileOptions options;
+  options.scheduleOptions = "row-loop=sometimes";
+  auto p = compileGraph(g, options);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("row-loop must be auto, true or false, got 'sometimes'"),
+            std::string::npos)
+      << p.message();
+}
+
 } // namespace

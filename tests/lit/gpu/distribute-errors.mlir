@@ -196,3 +196,11 @@ func.func @stream_shared_too_small(%in: memref<?x128xf32>, %out: memref<?x1xf32>
   tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
   return
 }
+
+// -----
+
+// row_loop needs whole rows in one CTA: not a streamed row.
+// expected-error @+1 {{row_loop needs whole rows in registers (no streaming, one CTA a row)}}
+func.func @row_loop_streamed(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 4096>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, row_loop = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 2 : i64, threads_per_row = 128 : i64, vector_width = 4 : i64}} {
+  return
+}

@@ -114,6 +114,9 @@ struct KernelLaunchPlan {
   // The kernel starts with griddepcontrol.wait (tilec-dependent-launch): it
   // may be launched with programmatic stream serialization.
   bool dependentLaunch = false;
+  // Row kernels that loop over their row blocks (row_loop): launched with
+  // at most the CTAs that fit on the GPU at once.
+  bool rowLoop = false;
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   std::vector<TensorMapPlan> tensorMaps; // TMA GEMM kernels, after the buffers
   int64_t gridSize() const {

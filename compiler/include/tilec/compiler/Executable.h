@@ -37,6 +37,9 @@ private:
   std::shared_ptr<rt::Context> ctx_;
   std::shared_ptr<const CompiledProgram> program_;
   std::vector<rt::Kernel> kernels_;
+  // Per kernel: the most CTAs to launch (row-loop kernels: the CTAs that fit
+  // on the GPU at once), 0 for no limit.
+  std::vector<int64_t> gridCaps_;
   std::vector<rt::DeviceBuffer> temporaries_; // by program value id (or empty)
   size_t numInputs_ = 0, numOutputs_ = 0;     // counted once, checked per run
 };

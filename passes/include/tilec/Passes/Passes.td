@@ -105,16 +105,27 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "sm_90a: kernels with reductions over few wide rows split each row over a "
            "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
            "size; 1: off)">,
-    Option<"sinkLoads", "sink-loads", "bool", "false",
+    Option<"sinkLoads", "sink-loads", "std::string", "\"false\"",
            "Move loads first used past a reduction (weights, biases) to that use "
-           "in rows held in registers: fewer registers live across the reduction "
-           "(off: measured 1-3% slower, docs/perf.md)">,
+           "in rows held in registers: fewer registers live across the reduction. "
+           "auto: where the row takes half a thread's registers, and in 16-bit rows "
+           "over 256 threads or more with two such loads (layer_norm bf16 [4096, 8192]: "
+           "3-4% faster in three sessions' A/Bs; elsewhere 1-3% slower, docs/perf.md; "
+           "not yet the default: its GPU tests have not run); "
+           "true: every row in registers; false: only where the row takes half the "
+           "registers (the loads at the top would spill)">,
     Option<"streamShared", "stream-shared", "std::string", "\"auto\"",
            "Streamed rows keep the row inputs they load in the first pass in dynamic "
            "shared memory, and later passes read them there instead of from HBM/L2 "
            "(where the row's inputs fit in 112 KB, two CTAs an SM): auto (rows not "
            "split over a cluster: measured 1-9% faster at bf16 rows of 32768, "
            "docs/perf.md), true (clusters too: not measured), false (never)">,
+    Option<"rowLoop", "row-loop", "std::string", "\"auto\"",
+           "Rows held in registers loop over row blocks: the grid is the CTAs that fit on "
+           "the GPU at once (the runtime sizes it from the kernel's occupancy) and each "
+           "CTA loads the vectors shared by all rows (weights, biases) once. true: kernels "
+           "of at least 1024 row blocks, whole rows in one CTA; auto and false: one CTA a "
+           "row block (the loop measured 5-37% slower with reductions, docs/perf.md)">,
     Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "

@@ -157,6 +157,9 @@ public:
   /// lacks cuLaunchKernelEx or TILEC_DEPENDENT_LAUNCH=0 is set.
   Status launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
                 Stream &stream, KernelArgs &args, bool dependentLaunch = false) const;
+  /// CTAs of `blockSize` threads and `dynamicSharedBytes` of dynamic shared
+  /// memory that one SM holds at once (the driver's occupancy calculator).
+  Expected<int> activeBlocksPerSM(unsigned blockSize, unsigned dynamicSharedBytes) const;
 
 private:
   friend class Module;
