@@ -636,16 +636,22 @@ Expected<Kernel> Module::kernel(const std::string &name) const {
   return kernel;
 }
 
+/// Makes the context of the module holding a kernel current; `what` (the
+/// operation) and `name` go into the error, formatted only on failure.
+static Status enterContext(const std::shared_ptr<void> &module, void *function,
+                           const char *what, const std::string &name) {
+  const ModuleUnloader *owner = module ? std::get_deleter<ModuleUnloader>(module) : nullptr;
+  if (!function || !owner)
+    return Status::error(std::string(what) + " of kernel '" + name +
+                         "', which was not obtained from a loaded module");
+  return owner->ctx->makeCurrent();
+}
+
 Expected<int> Kernel::activeBlocksPerSM(unsigned blockSize,
                                         unsigned dynamicSharedBytes) const {
-  const ModuleUnloader *owner =
-      module_ ? std::get_deleter<ModuleUnloader>(module_) : nullptr;
-  if (!function_ || !owner)
-    return Status::error("occupancy of kernel '" + name_ +
-                         "', which was not obtained from a loaded module");
   if (!api().cuOccupancyMaxActiveBlocksPerMultiprocessor)
     return Status::error("the CUDA driver has no cuOccupancyMaxActiveBlocksPerMultiprocessor");
-  if (Status status = owner->ctx->makeCurrent(); !status.ok())
+  if (Status status = enterContext(module_, function_, "occupancy", name_); !status.ok())
     return status;
   int blocks = 0;
   Status status = check(api().cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -670,12 +676,7 @@ static bool dependentLaunchAllowed() {
 
 Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
                       Stream &stream, KernelArgs &args, bool dependentLaunch) const {
-  const ModuleUnloader *owner =
-      module_ ? std::get_deleter<ModuleUnloader>(module_) : nullptr;
-  if (!function_ || !owner)
-    return Status::error("launch of kernel '" + name_ +
-                         "', which was not obtained from a loaded module");
-  Status status = owner->ctx->makeCurrent();
+  Status status = enterContext(module_, function_, "launch", name_);
   if (!status.ok())
     return status;
 
