@@ -98,10 +98,10 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   bool reduces = countRowReductions(fn) > 0;
   // A cluster holds exactly the CTAs of one row (the grid is rows x C) and
   // exists to combine reductions; it may not exceed the portable size.
-  if (s.cluster > 1 && (s.cluster > 8 || !llvm::isPowerOf2_64(s.cluster) ||
-                        s.cluster != s.colBlocks || s.rowsPerBlock != 1 || !reduces))
+  if (s.cluster > 1 && (s.cluster > 8 || s.cluster != s.colBlocks || s.rowsPerBlock != 1 ||
+                        !reduces))
     return fn.emitOpError("invalid tile.schedule ")
-           << dict << ": a cluster must be a power of two up to 8, equal to col_blocks, "
+           << dict << ": a cluster must be at most 8 CTAs, equal to col_blocks, "
            << "with rows_per_block 1, in a kernel with reductions";
   if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
       s.cols % s.vec != 0 || covered < s.cols || s.streamBlocks < 0 ||
@@ -593,6 +593,8 @@ private:
       return op.emitOpError("cannot be distributed over a row tile");
     // Elementwise: one copy of the op per vector.
     auto resultElem = llvm::cast<RankedTensorType>(op.getResult(0).getType()).getElementType();
+    if (op.hasAttr(tilec::kRewidenAttr))
+      return lowerRewiden(op);
     SmallVector<Value> out;
     for (int64_t k = 0; k < s.chunks; ++k) {
       OperationState state(op.getLoc(), op.getName());
@@ -605,6 +607,29 @@ private:
       state.addTypes(vecType(resultElem));
       state.addAttributes(op.getAttrs());
       out.push_back(b->create(state)->getResult(0));
+    }
+    tiles[op.getResult(0)] = std::move(out);
+    return success();
+  }
+
+  /// A bf16 -> f32 widening made again past a reduction
+  /// (rewidenPastReductions): the bf16 bits shifted into the top half of an
+  /// i32, an exact widening that LLVM does not merge with the arith.extf
+  /// before the reduction, so the packed row, not its f32 copy, lives
+  /// across the reduction.
+  LogicalResult lowerRewiden(Operation &op) {
+    auto it = tiles.find(op.getOperand(0));
+    if (it == tiles.end() || !isa<arith::ExtFOp>(op))
+      return op.emitOpError("rewidens a value that is not a distributed tile");
+    Type i16 = b->getI16Type(), i32 = b->getI32Type();
+    SmallVector<Value> out;
+    for (Value v : it->second) {
+      Value bits = b->create<vector::BitCastOp>(loc(), vecType(i16), v);
+      Value wide = b->create<arith::ExtUIOp>(loc(), vecType(i32), bits);
+      Value sixteen = b->create<arith::ConstantOp>(
+          loc(), DenseElementsAttr::get(vecType(i32), ArrayRef<Attribute>{b->getI32IntegerAttr(16)}));
+      Value shifted = b->create<arith::ShLIOp>(loc(), wide, sixteen);
+      out.push_back(b->create<vector::BitCastOp>(loc(), vecType(b->getF32Type()), shifted));
     }
     tiles[op.getResult(0)] = std::move(out);
     return success();

@@ -35,6 +35,18 @@ constexpr int64_t kMaxCluster = 8;
 // A row's slice in one CTA of a cluster: at least this many vectors a
 // thread of a full CTA.
 constexpr int64_t kClusterSliceVectorsPerThread = 2;
+// Clusters of C CTAs (index C) that fit the H200 at once, one CTA an SM:
+// the driver's count (cudaOccupancyMaxActiveClusters, run zo,
+// tests/gpu/probes/cluster_slots.cu). A cluster's CTAs must share a GPC,
+// so GPCs of 16 or 18 SMs leave SMs over: 15 clusters of 8 (120 SMs), 17
+// of 6. A kernel with more clusters than this doubles CTAs up on some SMs,
+// and its rows wait for the slowest (measured: softmax bf16 [15, 131072]
+// in clusters of 8 6.3 us, [16, 131072] 7.9).
+constexpr int64_t kHopperClusterSlots[kMaxCluster + 1] = {0, 132, 66, 39, 30, 22, 17, 15, 15};
+// A cluster CTA's slice is heavy from this many vectors a thread of a full
+// CTA: a second CTA on an SM then costs a whole CTA's time, and the
+// cluster must fit kHopperClusterSlots.
+constexpr int64_t kHeavySliceVectorsPerThread = 4;
 /// Shared memory a CTA may opt in to: 227 KB on sm_90, 163 KB on sm_80,
 /// 99 KB on sm_86 and sm_89.
 int64_t maxSharedBytes(llvm::StringRef target) {
@@ -56,6 +68,7 @@ struct ScheduleRowKernelsPass
                                {"stream-shared", streamShared},
                                {"row-loop", rowLoop},
                                {"sink-loads", sinkLoads},
+                               {"rewiden", rewiden},
                                {"welford", welford}}) {
       if (value != "auto" && value != "true" && value != "false") {
         getOperation().emitError() << name << " must be auto, true or false, got '" << value
@@ -88,12 +101,14 @@ struct ScheduleRowKernelsPass
       // the top spill (f32 [4096, 32768] at 512 threads: layer_norm 340
       // bytes with the Welford pair, 1944 with two rounds, rms_norm 48),
       // sunk they do not. auto adds the rows where it measured faster
-      // (sinkingMeasuredFaster; elsewhere it was 1-3% slower); not yet the
-      // default, until the GPU tests have run with it.
+      // (sinkingMeasuredFaster; elsewhere it was 1-3% slower).
       if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
           (sinkLoads == "true" || rowTakesHalfTheRegisters(fn) ||
            (sinkLoads == "auto" && sinkingMeasuredFaster(fn))))
         tilec::sinkLoadsPastReductions(fn);
+      if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
+          rewiden == "true")
+        tilec::rewidenPastReductions(fn);
     }
   }
 
@@ -165,6 +180,17 @@ struct ScheduleRowKernelsPass
       }
     }
     return rows && sixteenBit && shared >= 2;
+  }
+
+  /// Vectors shared by every row (1-D loads without a row: weights,
+  /// biases) that the kernel loads.
+  static int64_t sharedVectorLoads(func::FuncOp fn) {
+    int64_t shared = 0;
+    fn.walk([&](tilec::tile::LoadOp load) {
+      if (!load.getRow() && llvm::cast<MemRefType>(load.getSource().getType()).getRank() == 1)
+        ++shared;
+    });
+    return shared;
   }
 
   /// An entry of the kernel's tile.schedule (0 when absent).
@@ -583,14 +609,15 @@ struct ScheduleRowKernelsPass
         maxChunksPerThread < 1 || elementwiseElements < 1 || rowChunks < 1 ||
         elementwiseThreadsPerBlock < 1 || !llvm::isPowerOf2_64(elementwiseThreadsPerBlock) ||
         (maxRegisters != 0 && (maxRegisters < 24 || maxRegisters > 255)) ||
-        rowClusterMax < 1 || rowClusterMax > kMaxCluster || !llvm::isPowerOf2_64(rowClusterMax) ||
+        rowClusterMax < 1 || rowClusterMax > kMaxCluster ||
+        (rowCluster != 0 && (rowCluster < 2 || rowCluster > kMaxCluster)) ||
         !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
         !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
       return fn.emitOpError("bad schedule options: need powers of two with "
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
                             "and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, "
                             "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255], "
-                            "row-cluster-max a power of two up to 8");
+                            "row-cluster-max 1 to 8, row-cluster 0 or 2 to 8");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");
@@ -660,18 +687,42 @@ struct ScheduleRowKernelsPass
     // Few wide rows with reductions on Hopper: one CTA a row leaves most SMs
     // idle (16 rows: 16 of 132) and a row too wide for registers is read
     // once per reduction. Split each row over a cluster of C CTAs that
-    // combine their partial reductions through distributed shared memory:
-    // C doubles (up to row-cluster-max) while the grid stays within one
-    // wave and each CTA keeps at least two vectors a thread of a full CTA:
-    // the cluster barriers cost about 2 us, which slices of one vector a
-    // thread do not win back (measured, docs/perf.md: [16, 8192] bf16 4.8-5.0
-    // us in one CTA a row, 6.5-7.0 in clusters of 2; [16, 32768] bf16
-    // 4.9-5.2 us in clusters of 4, 6.0-6.8 in clusters of 8).
+    // combine their partial reductions through distributed shared memory.
+    // C is the largest size up to row-cluster-max (any size: slices may be
+    // uneven) such that
+    //  * the grid stays within one wave (rows * C <= 132);
+    //  * each CTA keeps at least two vectors a thread of a full CTA: the
+    //    cluster barriers cost about 2 us, which slices of one vector a
+    //    thread do not win back (measured, docs/perf.md: [16, 8192] bf16
+    //    4.8-5.0 us in one CTA a row, 6.5-7.0 in clusters of 2; [16, 32768]
+    //    bf16 4.9-5.2 us in clusters of 4, 6.0-6.8 in clusters of 8);
+    //  * heavy slices (four vectors a thread or more) come in no more
+    //    clusters than fit at once (kHopperClusterSlots). Measured (run zo,
+    //    same run): [16, 131072] in clusters of 6 instead of 8, softmax bf16
+    //    7.9 -> 6.7 us, f32 10.4 -> 8.6, layer_norm bf16 10.0 -> 7.6; in
+    //    clusters of 7 (15 fit) 9.9. Light slices may overflow: bf16 [16,
+    //    65536] in clusters of 8 (two vectors a thread) beat clusters of 6.
+    //
+    // Rows that also load a weight and a bias (layer_norm) keep the sizes
+    // chosen before the slot count (powers of two, one wave): there, the
+    // sizes that fit streamed their slices or spilled (44-48 values a
+    // thread: 40-104 bytes at [16, 131072]), and measured slower (run zp:
+    // bf16 [32, 65536] in clusters of 3, streamed, 11.9 us; in clusters of
+    // 4, 9.1).
+    bool weighted = sharedVectorLoads(fn) >= 2;
     int64_t cluster = 1;
-    if (reduces && target == "sm_90a")
-      while (cluster * 2 <= rowClusterMax && rows * cluster * 2 <= kHopperSms &&
-             vectorsPerRow >= cluster * 2 * kClusterSliceVectorsPerThread * maxThreadsPerBlock)
-        cluster *= 2;
+    if (reduces && target == "sm_90a") {
+      for (int64_t c = rowClusterMax; c >= 2 && cluster == 1; --c) {
+        int64_t sliceVectors = llvm::divideCeil(vectorsPerRow, c);
+        bool heavy = sliceVectors >= kHeavySliceVectorsPerThread * maxThreadsPerBlock;
+        bool fits = weighted ? llvm::isPowerOf2_64(c) : !heavy || rows <= kHopperClusterSlots[c];
+        if (rows * c <= kHopperSms &&
+            vectorsPerRow >= c * kClusterSliceVectorsPerThread * maxThreadsPerBlock && fits)
+          cluster = c;
+      }
+      if (rowCluster > 1)
+        cluster = rowCluster;
+    }
     int64_t colBlocks = cluster;
     if (cluster > 1) {
       int64_t slice = llvm::divideCeil(vectorsPerRow, cluster);
@@ -701,6 +752,14 @@ struct ScheduleRowKernelsPass
     if (widestBytes < 4)
       residentChunks = std::clamp<int64_t>(maxChunksPerThread * 4 / (vec * widestBytes), 1,
                                            maxChunksPerThread);
+    // A CTA of a cluster has its SM nearly to itself (one wave; heavy
+    // slices within kHopperClusterSlots): 16-bit rows there keep twice the
+    // values, up to 64 a thread of 512 (measured, run zo: bf16 [16, 131072]
+    // in clusters of 6, six vectors of 8 a thread in 80 registers, no
+    // spills; streamed, each slice would be read twice).
+    // (Not rows with a weight and a bias, as above.)
+    if (cluster > 1 && widestBytes < 4 && !weighted)
+      residentChunks = std::min<int64_t>(2 * residentChunks, maxChunksPerThread);
     // A row with reductions that would keep 64 values a thread or more in
     // registers, unstreamed, (f32 rows of 32768 at 512 threads) takes 1024 threads, 32
     // values each; its weight and bias loads then sink past the reductions

@@ -63,3 +63,49 @@ int64_t tilec::sinkLoadsPastReductions(func::FuncOp kernel) {
   }
   return moved;
 }
+
+int64_t tilec::rewidenPastReductions(func::FuncOp kernel) {
+  if (kernel.getBody().empty() || !kernel.getBody().hasOneBlock())
+    return 0;
+  Block &body = kernel.getBody().front();
+  SmallVector<arith::ExtFOp> exts;
+  for (Operation &op : body)
+    if (auto ext = dyn_cast<arith::ExtFOp>(op))
+      if (ext.getIn().getDefiningOp<tile::LoadOp>() &&
+          getElementTypeOrSelf(ext.getIn().getType()).isBF16())
+        exts.push_back(ext);
+  int64_t cloned = 0;
+  for (arith::ExtFOp ext : exts) {
+    // The first reduction past the widening, and the users past it.
+    Operation *reduction = nullptr;
+    for (Operation *it = ext->getNextNode(); it && !reduction; it = it->getNextNode())
+      if (isReduction(it))
+        reduction = it;
+    if (!reduction)
+      continue;
+    SmallVector<OpOperand *> late;
+    bool early = false;
+    for (OpOperand &use : ext->getUses()) {
+      Operation *u = body.findAncestorOpInBlock(*use.getOwner());
+      if (u && reduction->isBeforeInBlock(u))
+        late.push_back(&use);
+      else
+        early = true;
+    }
+    if (!early || late.empty())
+      continue;
+    Operation *first = nullptr;
+    for (OpOperand *use : late) {
+      Operation *u = body.findAncestorOpInBlock(*use->getOwner());
+      if (!first || u->isBeforeInBlock(first))
+        first = u;
+    }
+    OpBuilder b(first);
+    Operation *copy = b.clone(*ext);
+    copy->setAttr(kRewidenAttr, b.getUnitAttr());
+    for (OpOperand *use : late)
+      use->set(copy->getResult(0));
+    ++cloned;
+  }
+  return cloned;
+}

@@ -179,3 +179,29 @@ func.func @cluster_streamed(%in: memref<?x8192xf32>, %out: memref<?x8192xf32>) a
   tile.store %y, %out[%r] : tensor<8192xf32> -> memref<?x8192xf32>
   return
 }
+
+// -----
+
+// A cluster of any size up to 8, not only powers of two (the scheduler
+// picks 3, 5, 6 or 7 where 8 would not fit the GPU at once): 3 CTAs of 32
+// threads, 3 vectors of 4 each (1152 columns cover 1024; the last CTA's
+// slice is partly masked); the partials combined in rank order 0, 1, 2.
+// CHECK-LABEL: gpu.func @cluster_of_three
+//  CHECK-SAME:   nvvm.cluster_dim = array<i32: 3, 1, 1>
+//       CHECK:   arith.cmpi ult
+//       CHECK:   nvvm.cluster.arrive {aligned}
+//  CHECK-NEXT:   nvvm.cluster.wait {aligned}
+//       CHECK:   nvvm.mapa %{{.+}}, %{{.+}} : !llvm.ptr<3> -> !llvm.ptr<7>
+//       CHECK:   nvvm.mapa %{{.+}}, %{{.+}} : !llvm.ptr<3> -> !llvm.ptr<7>
+//       CHECK:   nvvm.mapa %{{.+}}, %{{.+}} : !llvm.ptr<3> -> !llvm.ptr<7>
+//   CHECK-NOT:   nvvm.mapa
+//       CHECK:   nvvm.cluster.arrive {aligned}
+//       CHECK:   nvvm.cluster.wait {aligned}
+//  CHECK-NEXT:   gpu.return
+func.func @cluster_of_three(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 1024>, tile.schedule = {chunks = 3 : i64, cluster = 3 : i64, col_blocks = 3 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x1024xf32> -> tensor<1024xf32>
+  %s = tile.reduce_sum %t : tensor<1024xf32> -> f32
+  tile.store %s, %out[%r] : f32 -> memref<?x1xf32>
+  return
+}

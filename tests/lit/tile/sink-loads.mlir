@@ -1,16 +1,31 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="sink-loads=true welford=false" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false" %s | FileCheck %s --check-prefix=OFF
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false sink-loads=false" %s | FileCheck %s --check-prefix=OFF
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false sink-loads=auto" %s | FileCheck %s --check-prefix=AUTO
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false" %s | FileCheck %s --check-prefix=NEVER
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false" %s | FileCheck %s --check-prefixes=OFF,AUTO
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false sink-loads=auto" %s | FileCheck %s --check-prefixes=OFF,AUTO
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false sink-loads=false" %s | FileCheck %s --check-prefixes=OFF,NEVER
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="welford=false sink-loads=false rewiden=true" %s | FileCheck %s --check-prefix=REWIDEN
 // (welford=false: layer_norm's two reductions, as the checks below expect.)
 
-// sink-loads=auto (not yet the default: false) sinks only where measured faster on the
+// rewiden=true (off by default: measured 1% faster at layer_norm bf16
+// [4096, 8192] and 0.7% slower at [8192, 4096], docs/perf.md): a widening
+// of a loaded bf16 row used on both sides of a reduction is made again,
+// marked tile.rewiden, before its first use past the reduction (its
+// lowering: gpu/distribute-rewiden.mlir); the first copy feeds only the
+// reduction.
+// REWIDEN-LABEL: func.func @layer_norm_kernel0
+//       REWIDEN:   %[[X:.+]] = tile.load %arg0[
+//       REWIDEN:   %[[XF:.+]] = arith.extf %[[X]] : tensor<4096xbf16>
+//  REWIDEN-NEXT:   tile.reduce_sum %[[XF]]
+//   REWIDEN-NOT:   %[[XF]]
+//       REWIDEN:   %[[XG:.+]] = arith.extf %[[X]] {tile.rewiden}
+//  REWIDEN-NEXT:   arith.subf %[[XG]]
+
+// sink-loads=auto (the default) sinks only where measured faster on the
 // H200: 16-bit rows over 256 threads or more with a weight and a bias
-// (layer_norm bf16 [4096, 8192], 3-4% faster in three sessions); rows of
-// 128 threads (the first kernel below) and one-weight rows keep their loads
-// at the top (1-3% slower sunk; docs/perf.md). The OFF prefix checks the
-// default and sink-loads=false on those.
+// (layer_norm bf16 [4096, 8192], 3-4% faster in four sessions; [4096,
+// 16384] 1.45x); rows of 128 threads (the first kernel below) and
+// one-weight rows keep their loads at the top (1-3% slower sunk;
+// docs/perf.md). The OFF prefix checks those under auto and false; NEVER,
+// that false sinks nothing else.
 
 // Rows held in registers: a load first used past a reduction (a weight, a
 // bias) moves, with the conversion it alone feeds, to just before that use;

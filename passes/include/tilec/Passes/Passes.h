@@ -63,4 +63,16 @@ int64_t formWelford(mlir::func::FuncOp kernel);
 /// past a store: shorter register lives for weights and biases. Returns
 /// how many ops moved.
 int64_t sinkLoadsPastReductions(mlir::func::FuncOp kernel);
+
+/// The attribute that marks a widening rewidenPastReductions made: the
+/// row distribution lowers it through integer ops (bf16 bits shifted into
+/// an f32's top half), which LLVM does not merge with the first widening.
+inline constexpr llvm::StringLiteral kRewidenAttr = "tile.rewiden";
+
+/// Keeps a loaded bf16 row packed across the reductions: each widening of
+/// a loaded bf16 tile used both before and after a reduction is cloned
+/// before its first use past that reduction (marked kRewidenAttr), so the
+/// f32 copy need not live across it (16 registers for 32 values instead of
+/// 32). Returns how many widenings it cloned.
+int64_t rewidenPastReductions(mlir::func::FuncOp kernel);
 } // namespace tilec

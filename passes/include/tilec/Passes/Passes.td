@@ -103,17 +103,24 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Registers per thread ptxas may use (nvvm.maxnreg); 0: its own choice">,
     Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
            "sm_90a: kernels with reductions over few wide rows split each row over a "
-           "cluster of up to this many CTAs (a power of two up to 8, the portable cluster "
-           "size; 1: off)">,
-    Option<"sinkLoads", "sink-loads", "std::string", "\"false\"",
+           "cluster of up to this many CTAs (up to 8, the portable cluster size; 1: off)">,
+    Option<"rowCluster", "row-cluster", "int64_t", "0",
+           "sm_90a: split rows with reductions over clusters of exactly this many CTAs "
+           "(2 to 8, any size; 0: chosen, see row-cluster-max)">,
+    Option<"sinkLoads", "sink-loads", "std::string", "\"auto\"",
            "Move loads first used past a reduction (weights, biases) to that use "
            "in rows held in registers: fewer registers live across the reduction. "
-           "auto: where the row takes half a thread's registers, and in 16-bit rows "
-           "over 256 threads or more with two such loads (layer_norm bf16 [4096, 8192]: "
-           "3-4% faster in three sessions' A/Bs; elsewhere 1-3% slower, docs/perf.md; "
-           "not yet the default: its GPU tests have not run); "
+           "auto (default): where the row takes half a thread's registers, and in "
+           "16-bit rows over 256 threads or more with two such loads (layer_norm bf16 "
+           "[4096, 8192]: 3% faster in four sessions' A/Bs, [4096, 16384] 1.45x; "
+           "elsewhere 1-3% slower, docs/perf.md); "
            "true: every row in registers; false: only where the row takes half the "
            "registers (the loads at the top would spill)">,
+    Option<"rewiden", "rewiden", "std::string", "\"false\"",
+           "Rows held in registers: a loaded bf16 row used both before and after a "
+           "reduction stays packed across it and is widened again past it (integer "
+           "shift), instead of living as f32 (rewidenPastReductions). true: every such "
+           "row; false: none (unmeasured)">,
     Option<"streamShared", "stream-shared", "std::string", "\"auto\"",
            "Streamed rows keep the row inputs they load in the first pass in dynamic "
            "shared memory, and later passes read them there instead of from HBM/L2 "
