@@ -218,8 +218,7 @@ public:
     Block &body = fn.getBody().front();
     DenseSet<Operation *> hoisted;
     for (Operation &op : body) {
-      if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp,
-              tile::ReduceMeanM2Op>(op))
+      if (isRowReduction(&op))
         break;
       auto load = dyn_cast<tile::LoadOp>(op);
       if (!load || load.getRow() ||

@@ -19,14 +19,6 @@
 
 using namespace mlir;
 
-namespace {
-
-bool isReduction(Operation *op) {
-  return op->getName().getStringRef().starts_with("tile.reduce");
-}
-
-} // namespace
-
 int64_t tilec::sinkLoadsPastReductions(func::FuncOp kernel) {
   if (kernel.getBody().empty() || !kernel.getBody().hasOneBlock())
     return 0;
@@ -51,7 +43,7 @@ int64_t tilec::sinkLoadsPastReductions(func::FuncOp kernel) {
       continue;
     bool pastReduction = false, pastStore = false;
     for (Operation *it = op->getNextNode(); it && it != first; it = it->getNextNode()) {
-      pastReduction |= isReduction(it);
+      pastReduction |= tilec::isRowReduction(it);
       pastStore |= isa<tile::StoreOp>(it);
     }
     // A conversion follows its load wherever that is; a load moves only
@@ -79,7 +71,7 @@ int64_t tilec::rewidenPastReductions(func::FuncOp kernel) {
     // The first reduction past the widening, and the users past it.
     Operation *reduction = nullptr;
     for (Operation *it = ext->getNextNode(); it && !reduction; it = it->getNextNode())
-      if (isReduction(it))
+      if (tilec::isRowReduction(it))
         reduction = it;
     if (!reduction)
       continue;

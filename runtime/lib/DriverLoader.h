@@ -115,13 +115,13 @@ struct DriverApi {
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
-  // Optional (CUDA 12+ drivers): null when the driver lacks it; only TMA
-  // kernels need it, and they say so.
   // Optional: without it row-loop kernels launch one CTA per row block.
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int,
                                                           size_t) = nullptr;
   // Optional (CUDA 12+): without it kernels launch in plain stream order.
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **) = nullptr;
+  // Optional (CUDA 12+ drivers): null when the driver lacks it; only TMA
+  // kernels need it, and they say so.
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *,
                                      const unsigned long long *, const unsigned *,
                                      const unsigned *, int, int, int, int) = nullptr;

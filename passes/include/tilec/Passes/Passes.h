@@ -20,14 +20,17 @@ namespace tilec {
 #define GEN_PASS_REGISTRATION
 #include "tilec/Passes/Passes.h.inc"
 
-/// Number of row reductions (tile.reduce_*) in a tile kernel: they decide
-/// whether a row must live in one CTA.
+/// Whether `op` reduces a row tile (tile.reduce_*).
+inline bool isRowReduction(mlir::Operation *op) {
+  return mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp,
+                   tile::ReduceMeanM2Op>(op);
+}
+
+/// Number of row reductions in a tile kernel: they decide whether a row
+/// must live in one CTA.
 inline int64_t countRowReductions(mlir::Operation *kernel) {
   int64_t n = 0;
-  kernel->walk([&](mlir::Operation *op) {
-    n += mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp,
-                    tile::ReduceMeanM2Op>(op);
-  });
+  kernel->walk([&](mlir::Operation *op) { n += isRowReduction(op); });
   return n;
 }
 
