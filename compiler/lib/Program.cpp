@@ -128,6 +128,8 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       // stream-shared: the staged row inputs' dynamic shared memory.
       plan.sharedBytes = get("shared_bytes");
       plan.rowLoop = get("row_loop") != 0;
+      plan.prefetchStages = get("prefetch");
+      plan.stagedWeights = get("staged_weights") != 0;
     }
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();
@@ -236,6 +238,11 @@ std::string explainFusion(const CompiledProgram &program) {
           os << ", " << l.colBlocks << " CTAs a row";
         if (l.rowLoop)
           os << ", each CTA looping over row blocks (as many CTAs as fit at once)";
+        if (l.stagedWeights)
+          os << ", weights copied into " << l.sharedBytes << " bytes of shared memory";
+        if (l.prefetchStages > 0)
+          os << ", the blocks ahead copied into a " << l.prefetchStages << "-stage ring of "
+             << l.sharedBytes << " bytes of shared memory";
       }
       if (l.clusterM > 1)
         os << ", clusters of " << l.clusterM;

@@ -32,7 +32,9 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 #include "mlir/IR/SymbolTable.h"
 
 #include <cmath>
@@ -66,6 +68,12 @@ struct RowSchedule {
   // blockIdx.x + gridDim.x, ..., loading the vectors shared by all rows
   // once.
   bool rowLoop = false;
+  // prefetch (row_loop only): stages of the shared-memory ring the row
+  // inputs of the blocks ahead are copied into (cp.async); 0: none.
+  int64_t prefetch = 0;
+  // staged_weights: the weight and bias vectors come through shared memory,
+  // copied at the kernel's start.
+  bool stagedWeights = false;
   bool streaming() const { return streamBlocks > 0; }
   // Vectors of one row covered by one column block of the CTA.
   int64_t blockVectors() const { return chunks * tpr; }
@@ -88,6 +96,15 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   s.streamShared = get("stream_shared") != 0;
   s.sharedBytes = get("shared_bytes");
   s.rowLoop = get("row_loop") != 0;
+  s.prefetch = get("prefetch");
+  s.stagedWeights = get("staged_weights") != 0;
+  if (s.stagedWeights && (s.rowLoop || s.streaming() || s.colBlocks != 1 ||
+                          s.rowsPerBlock != 1 || s.sharedBytes <= 0))
+    return fn.emitOpError("invalid tile.schedule ")
+           << dict << ": staged_weights needs one row a CTA in registers and its shared_bytes";
+  if (s.prefetch != 0 && (!s.rowLoop || s.prefetch < 2 || s.sharedBytes <= 0))
+    return fn.emitOpError("invalid tile.schedule ")
+           << dict << ": prefetch needs row_loop, at least 2 stages and their shared_bytes";
   if (s.rowLoop && (s.streaming() || s.colBlocks != 1 || s.cluster != 1))
     return fn.emitOpError("invalid tile.schedule ")
            << dict << ": row_loop needs whole rows in registers (no streaming, one CTA a row)";
@@ -214,11 +231,22 @@ public:
   /// emitted once, before the loop; everything else runs once per row block
   /// of the CTA. The warps' reduction buffers are rewritten by the next
   /// block, so a barrier ends each iteration when the row spans warps.
+  ///
+  /// prefetch = S: the row inputs (prefetchedRowInputs) come through a ring
+  /// of S stages in dynamic shared memory. Before the loop the CTA issues
+  /// its first S - 1 blocks' copies, one cp.async group a block; each
+  /// iteration issues the block S - 1 ahead (an empty group past the last),
+  /// waits until at most S - 1 groups are pending (the current block's has
+  /// landed) and reads its vectors from the stage. Each thread copies and
+  /// reads only its own vectors, so no barrier guards the ring; a stage is
+  /// refilled one iteration after its reads, whose values that iteration's
+  /// stores consumed. Masked vectors are zero-filled (src-size 0). Nothing
+  /// is hoisted (the loop's registers go to the copies in flight).
   LogicalResult runRowLoop() {
     Block &body = fn.getBody().front();
     DenseSet<Operation *> hoisted;
     for (Operation &op : body) {
-      if (isRowReduction(&op))
+      if (isRowReduction(&op) || s.prefetch > 0)
         break;
       auto load = dyn_cast<tile::LoadOp>(op);
       if (!load || load.getRow() ||
@@ -231,21 +259,118 @@ public:
     Value blocks = b->create<arith::CeilDivUIOp>(loc(), rowCount, index(s.rowsPerBlock));
     Value first = b->create<gpu::BlockIdOp>(loc(), gpu::Dimension::x);
     Value step = b->create<gpu::GridDimOp>(loc(), gpu::Dimension::x);
-    auto loop = b->create<scf::ForOp>(loc(), first, blocks, step);
+    SmallVector<Value> init;
+    if (s.prefetch > 0) {
+      if (failed(layOutPrefetchRing()))
+        return failure();
+      Value token;
+      for (int64_t ahead = 0; ahead + 1 < s.prefetch; ++ahead) {
+        Value block = b->create<arith::AddIOp>(
+            loc(), first, b->create<arith::MulIOp>(loc(), step, index(ahead)));
+        token = issuePrefetch(block, blocks, index(ahead));
+      }
+      init = {index(0), token};
+    }
+    auto loop = b->create<scf::ForOp>(loc(), first, blocks, step, init);
     {
       OpBuilder::InsertionGuard g(*b);
-      b->setInsertionPoint(loop.getBody()->getTerminator());
-      row = b->create<arith::AddIOp>(
-          loc(), b->create<arith::MulIOp>(loc(), loop.getInductionVar(), index(s.rowsPerBlock)),
-          rowInBlock);
+      Block *loopBody = loop.getBody();
+      if (loopBody->mightHaveTerminator())
+        b->setInsertionPoint(loopBody->getTerminator());
+      else
+        b->setInsertionPointToEnd(loopBody);
+      Value iv = loop.getInductionVar();
+      SmallVector<Value> yielded;
+      if (s.prefetch > 0) {
+        Value stage = loop.getRegionIterArgs()[0];
+        auto wrap = [&](Value v) {
+          Value wrapped = b->create<arith::SubIOp>(loc(), v, index(s.prefetch));
+          Value over = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::uge, v,
+                                                index(s.prefetch));
+          return b->create<arith::SelectOp>(loc(), over, wrapped, v).getResult();
+        };
+        Value ahead = b->create<arith::AddIOp>(
+            loc(), iv, b->create<arith::MulIOp>(loc(), step, index(s.prefetch - 1)));
+        Value token = issuePrefetch(
+            ahead, blocks, wrap(b->create<arith::AddIOp>(loc(), stage, index(s.prefetch - 1))));
+        b->create<nvgpu::DeviceAsyncWaitOp>(loc(), token,
+                                            b->getI32IntegerAttr(s.prefetch - 1));
+        prefetchSlot = b->create<arith::MulIOp>(loc(), stage, index(prefetchStageElements()));
+        yielded = {wrap(b->create<arith::AddIOp>(loc(), stage, index(1))), token};
+      }
+      row = b->create<arith::AddIOp>(loc(), b->create<arith::MulIOp>(loc(), iv, index(s.rowsPerBlock)),
+                                     rowInBlock);
       rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rowCount);
       for (Operation &op : body)
         if (!hoisted.count(&op) && !isa<func::ReturnOp>(op) && failed(lower(op)))
           return failure();
       if (s.tpr > kWarpSize && countRowReductions(fn) > 0)
         b->create<gpu::BarrierOp>(loc());
+      if (!yielded.empty())
+        b->create<scf::YieldOp>(loc(), yielded);
     }
     return lower(*body.getTerminator());
+  }
+
+  /// staged_weights: a view of dynamic shared memory for each weight vector
+  /// (stagedWeights: the scheduler's list), 16-byte aligned, and this
+  /// thread's vectors of each copied there as one cp.async group (masked
+  /// vectors zero-filled, read from column 0). The loads read them back
+  /// after waiting for the group (lowerLoad). Each thread reads only what
+  /// it copied, so no barrier is needed.
+  LogicalResult stageWeightVectors() {
+    if (failed(layOutSharedBuffers("staged_weights: the weights", stagedWeights(fn, s.cols),
+                                   s.blockVectors() * s.vec, /*cpAsync=*/true, weightBuffers)))
+      return failure();
+    // .ca (through L1), unlike the row's copies: every CTA on an SM reads
+    // the same weights, and past L1 they all queue at the few L2 slices
+    // that hold them (measured with .cg: rms_norm bf16 [8192, 4096] 2.5x
+    // slower, L1 hit rate 0 instead of 33%, DRAM throughput 41 vs 72%).
+    for (auto [source, view] : weightBuffers)
+      for (int64_t k = 0; k < s.chunks; ++k)
+        copyVectorAsync(view, chunkCol[k], scalars.lookup(source), Value(), k, Value(),
+                        /*throughL1=*/true);
+    weightGroup = b->create<nvgpu::DeviceAsyncCreateGroupOp>(
+        loc(), nvgpu::DeviceAsyncTokenType::get(fn.getContext()), ValueRange());
+    return success();
+  }
+
+  /// Elements of one prefetch stage of one input: the CTA's rows' vectors.
+  int64_t prefetchStageElements() const { return s.rowsPerBlock * s.blockVectors() * s.vec; }
+
+  /// row-prefetch: a view of dynamic shared memory for the ring of each
+  /// prefetched row input (prefetchedRowInputs: the scheduler's list), in
+  /// program order, 16-byte aligned: prefetch stages of the CTA's rows.
+  LogicalResult layOutPrefetchRing() {
+    return layOutSharedBuffers("prefetch: the row inputs' rings", prefetchedRowInputs(fn, s.cols),
+                               s.prefetch * prefetchStageElements(), /*cpAsync=*/true,
+                               prefetchRings);
+  }
+
+  /// Copies this thread's vectors of row block `block` (when below
+  /// `blocks`; otherwise nothing) of every prefetched input into ring stage
+  /// `stage`, as one cp.async group; returns the group's token. Vectors
+  /// past the row's end or the last row are zero-filled, read from row 0.
+  Value issuePrefetch(Value block, Value blocks, Value stage) {
+    Value inRange = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, block, blocks);
+    auto ifOp = b->create<scf::IfOp>(loc(), inRange, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard g(*b);
+      b->setInsertionPointToStart(ifOp.thenBlock());
+      Value r = b->create<arith::AddIOp>(
+          loc(), b->create<arith::MulIOp>(loc(), block, index(s.rowsPerBlock)), rowInBlock);
+      Value valid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, r, rowCount);
+      Value srcRow = b->create<arith::SelectOp>(loc(), valid, r, index(0));
+      Value base = b->create<arith::AddIOp>(
+          loc(), b->create<arith::MulIOp>(loc(), stage, index(prefetchStageElements())),
+          b->create<arith::MulIOp>(loc(), rowInBlock, index(s.blockVectors() * s.vec)));
+      for (auto [source, ring] : prefetchRings)
+        for (int64_t k = 0; k < s.chunks; ++k)
+          copyVectorAsync(ring, b->create<arith::AddIOp>(loc(), base, chunkCol[k]),
+                          scalars.lookup(source), srcRow, k, valid, /*throughL1=*/false);
+    }
+    return b->create<nvgpu::DeviceAsyncCreateGroupOp>(
+        loc(), nvgpu::DeviceAsyncTokenType::get(b->getContext()), ValueRange());
   }
 
   /// stream-shared: a view of dynamic shared memory for the CTA's slice of
@@ -254,21 +379,65 @@ public:
   /// loads in the first pass to its own slots and reads them back in later
   /// passes, so no barrier is needed.
   LogicalResult stageRowInputs() {
+    return layOutSharedBuffers("stream_shared: the row inputs' slices",
+                               stagedRowInputs(fn, s.cols),
+                               s.streamBlocks * s.blockVectors() * s.vec,
+                               /*cpAsync=*/false, stageBuffers);
+  }
+
+  /// Views of dynamic shared memory of `elements` elements for each of
+  /// `sources` (in order, 16-byte aligned) into `views`, within the
+  /// schedule's shared_bytes (`what` names them in the error). `cpAsync`:
+  /// the views are filled by cp.async, which copies this thread's vectors
+  /// only if they are 4, 8 or 16 bytes.
+  template <typename Map>
+  LogicalResult layOutSharedBuffers(StringRef what, ArrayRef<Value> sources, int64_t elements,
+                                    bool cpAsync, Map &views) {
     MLIRContext *ctx = fn.getContext();
     auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Value dyn = b->create<gpu::DynamicSharedMemoryOp>(
         loc(), MemRefType::get({ShapedType::kDynamic}, b->getI8Type(), AffineMap(), ws));
-    int64_t slice = s.streamBlocks * s.blockVectors() * s.vec, offset = 0;
-    for (Value source : stagedRowInputs(fn, s.cols)) {
+    int64_t offset = 0;
+    for (Value source : sources) {
       auto m = llvm::cast<MemRefType>(source.getType());
-      auto t = MemRefType::get({slice}, m.getElementType(), AffineMap(), ws);
-      stageBuffers[source] = b->create<memref::ViewOp>(loc(), t, dyn, index(offset), ValueRange());
-      offset += llvm::alignTo(slice * m.getElementTypeBitWidth() / 8, 16);
+      int64_t vectorBytes = s.vec * m.getElementTypeBitWidth() / 8;
+      if (cpAsync && vectorBytes != 4 && vectorBytes != 8 && vectorBytes != 16)
+        return fn.emitOpError(what) << ": " << vectorBytes << "-byte vectors of "
+                                    << m.getElementType()
+                                    << " cannot be copied with cp.async (4, 8 or 16 bytes)";
+      auto t = MemRefType::get({elements}, m.getElementType(), AffineMap(), ws);
+      views[source] = b->create<memref::ViewOp>(loc(), t, dyn, index(offset), ValueRange());
+      offset += llvm::alignTo(elements * m.getElementTypeBitWidth() / 8, 16);
     }
     if (offset == 0 || offset > s.sharedBytes)
-      return fn.emitOpError("stream_shared: the row inputs' slices take ")
-             << offset << " bytes, the schedule's shared_bytes is " << s.sharedBytes;
+      return fn.emitOpError(what) << " take " << offset
+                                  << " bytes, the schedule's shared_bytes is " << s.sharedBytes;
     return success();
+  }
+
+  /// cp.async of this thread's vector k of `mem` (at row `srcRow`, or a
+  /// rank-1 buffer when null) to element `slot` of `view`: zero-filled
+  /// (src-size 0, read from column 0) unless `ok` (null: always) and the
+  /// chunk is within the row. `throughL1`: .ca, else .cg where the vector
+  /// is 16 bytes (.cg copies only 16).
+  void copyVectorAsync(Value view, Value slot, Value mem, Value srcRow, int64_t k, Value ok,
+                       bool throughL1) {
+    Type elem = llvm::cast<MemRefType>(mem.getType()).getElementType();
+    bool bypassL1 = !throughL1 && s.vec * elem.getIntOrFloatBitWidth() == 128;
+    ok = andI1(ok, chunkValid[k]);
+    Value col = chunkValid[k]
+                    ? b->create<arith::SelectOp>(loc(), chunkValid[k], chunkCol[k], index(0))
+                          .getResult()
+                    : chunkCol[k];
+    Value n = ok ? b->create<arith::SelectOp>(loc(), ok, index(s.vec), index(0)).getResult()
+                 : index(s.vec);
+    SmallVector<Value> src;
+    if (srcRow)
+      src.push_back(srcRow);
+    src.push_back(col);
+    b->create<nvgpu::DeviceAsyncCopyOp>(loc(), nvgpu::DeviceAsyncTokenType::get(b->getContext()),
+                                        view, ValueRange{slot}, mem, src, b->getIndexAttr(s.vec),
+                                        n, bypassL1 ? b->getUnitAttr() : UnitAttr());
   }
 
   /// Computes tile `v` for the current column block (memoized in `tiles`).
@@ -543,6 +712,17 @@ private:
   int64_t alignment(Type elem) { return s.vec * elem.getIntOrFloatBitWidth() / 8; }
 
   LogicalResult lower(Operation &op) {
+    // staged_weights: the copies go out after the row's loads (before the
+    // first reduction), or before the first weight load if that is earlier.
+    if (s.stagedWeights && !weightsStaged) {
+      auto load = dyn_cast<tile::LoadOp>(op);
+      if (isRowReduction(&op) ||
+          (load && llvm::is_contained(stagedWeights(fn, s.cols), load.getSource()))) {
+        weightsStaged = true;
+        if (failed(stageWeightVectors()))
+          return failure();
+      }
+    }
     if (auto load = dyn_cast<tile::LoadOp>(op))
       return lowerLoad(load);
     if (auto store = dyn_cast<tile::StoreOp>(op))
@@ -680,6 +860,39 @@ private:
       }
       if (shift == 0 && width == s.cols && !s.streaming())
         wholeRows[whole] = load.getResult();
+      // staged_weights: the vector is in shared memory once the group landed.
+      auto weight = weightBuffers.find(load.getSource());
+      if (weight != weightBuffers.end() && !r && shift == 0 && width == s.cols) {
+        if (weightGroup) {
+          b->create<nvgpu::DeviceAsyncWaitOp>(loc(), weightGroup, b->getI32IntegerAttr(0));
+          weightGroup = Value();
+        }
+        for (int64_t k = 0; k < s.chunks; ++k) {
+          auto v = b->create<vector::LoadOp>(loc(), vecType(elem), weight->second,
+                                             ValueRange{chunkCol[k]});
+          v.setAlignment(alignment(elem));
+          chunks.push_back(v);
+        }
+        tiles[load.getResult()] = std::move(chunks);
+        return success();
+      }
+      // row-prefetch: a prefetched input's row is in the current stage.
+      auto ring = prefetchRings.find(load.getSource());
+      if (ring != prefetchRings.end() && prefetchSlot && r == row && shift == 0 &&
+          width == s.cols) {
+        Value base = b->create<arith::AddIOp>(
+            loc(), prefetchSlot,
+            b->create<arith::MulIOp>(loc(), rowInBlock, index(s.blockVectors() * s.vec)));
+        for (int64_t k = 0; k < s.chunks; ++k) {
+          auto v = b->create<vector::LoadOp>(loc(), vecType(elem), ring->second,
+                                             ValueRange{b->create<arith::AddIOp>(loc(), base,
+                                                                                 chunkCol[k])});
+          v.setAlignment(alignment(elem));
+          chunks.push_back(v);
+        }
+        tiles[load.getResult()] = std::move(chunks);
+        return success();
+      }
       // stream-shared: a staged row input comes from HBM in the first pass
       // (and goes to the thread's slots in shared memory), from those slots
       // after it; a slot is the column's offset in the CTA's slice.
@@ -1260,6 +1473,15 @@ private:
   // first pass is built (`staged`: later loads read shared memory) or is
   // being built (`pendingStaged`).
   DenseMap<Value, Value> stageBuffers;
+  // row-prefetch: each prefetched input's ring (program order), and the
+  // offset of the current iteration's stage in it.
+  llvm::MapVector<Value, Value> prefetchRings;
+  Value prefetchSlot;
+  // staged_weights: each weight's buffer, and the copies' group until the
+  // first read waits for it.
+  llvm::MapVector<Value, Value> weightBuffers;
+  Value weightGroup;
+  bool weightsStaged = false;
   llvm::DenseSet<Value> staged, pendingStaged;
   IRMapping scalars;
   SmallVector<Value> smem, clusterSmem;

@@ -69,12 +69,18 @@ struct ScheduleRowKernelsPass
                                {"row-loop", rowLoop},
                                {"sink-loads", sinkLoads},
                                {"rewiden", rewiden},
+                               {"stage-weights", stageWeights},
                                {"welford", welford}}) {
       if (value != "auto" && value != "true" && value != "false") {
         getOperation().emitError() << name << " must be auto, true or false, got '" << value
                                    << "'";
         return signalPassFailure();
       }
+    }
+    if (rowPrefetch != 0 && (rowPrefetch < 2 || rowPrefetch > 4)) {
+      getOperation().emitError() << "row-prefetch must be 0 (off) or 2 to 4 stages, got "
+                                 << rowPrefetch;
+      return signalPassFailure();
     }
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("tile.kernel"))
@@ -813,11 +819,57 @@ struct ScheduleRowKernelsPass
     // the GPU several times over. Only on request: measured 5-37% slower for
     // every row op with reductions and the same for the elementwise ones
     // (docs/perf.md, tenth session), so auto does not loop.
-    if (rowLoop == "true" && streamBlocks == 0 && colBlocks == 1 && cluster == 1 &&
-        llvm::divideCeil(rows, rowsPerBlock) >= kRowLoopMinBlocks) {
+    //
+    // row-prefetch=S (implies the loop): the CTA copies the row inputs of
+    // its next S - 1 row blocks into a ring of S stages of dynamic shared
+    // memory (cp.async, each thread its own vectors) while it reduces the
+    // current one, so its HBM reads do not stop at each reduction. Needs
+    // 4-, 8- or 16-byte vectors (cp.async sizes) and the ring within
+    // kStreamSharedBytes.
+    // stage-weights: a CTA of one row (or a cluster's slice is left out:
+    // not measured) copies its weight and bias vectors into shared memory
+    // at the start; each thread its own vectors, so no barrier. Needs 4-,
+    // 8- or 16-byte vectors.
+    bool loops = (rowLoop == "true" || rowPrefetch > 0) && streamBlocks == 0 &&
+                 colBlocks == 1 && cluster == 1 &&
+                 llvm::divideCeil(rows, rowsPerBlock) >= kRowLoopMinBlocks;
+    if (stageWeights == "true" && reduces && !loops && streamBlocks == 0 && colBlocks == 1 &&
+        rowsPerBlock == 1) {
+      int64_t bytes = 0;
+      bool copyable = true;
+      for (Value source : tilec::stagedWeights(fn, cols)) {
+        int64_t bits = llvm::cast<MemRefType>(source.getType()).getElementTypeBitWidth();
+        int64_t vectorBytes = vec * bits / 8;
+        copyable &= vectorBytes == 4 || vectorBytes == 8 || vectorBytes == 16;
+        bytes += llvm::alignTo(chunks * tpr * vec * bits / 8, 16);
+      }
+      if (copyable && bytes > 0 && bytes <= kStreamSharedBytes) {
+        Builder bb(fn.getContext());
+        NamedAttrList entries(fn->getAttrOfType<DictionaryAttr>("tile.schedule"));
+        entries.set("staged_weights", bb.getI64IntegerAttr(1));
+        entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
+        fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
+      }
+    }
+    if ((rowLoop == "true" || rowPrefetch > 0) && streamBlocks == 0 && colBlocks == 1 &&
+        cluster == 1 && llvm::divideCeil(rows, rowsPerBlock) >= kRowLoopMinBlocks) {
       Builder bb(fn.getContext());
       NamedAttrList entries(fn->getAttrOfType<DictionaryAttr>("tile.schedule"));
       entries.set("row_loop", bb.getI64IntegerAttr(1));
+      if (rowPrefetch > 0) {
+        int64_t bytes = 0;
+        bool copyable = true;
+        for (Value source : tilec::prefetchedRowInputs(fn, cols)) {
+          int64_t bits = llvm::cast<MemRefType>(source.getType()).getElementTypeBitWidth();
+          int64_t vectorBytes = vec * bits / 8;
+          copyable &= vectorBytes == 4 || vectorBytes == 8 || vectorBytes == 16;
+          bytes += llvm::alignTo(rowPrefetch * rowsPerBlock * chunks * tpr * vec * bits / 8, 16);
+        }
+        if (copyable && bytes > 0 && bytes <= kStreamSharedBytes) {
+          entries.set("prefetch", bb.getI64IntegerAttr(rowPrefetch));
+          entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
+        }
+      }
       fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
     }
     return success();

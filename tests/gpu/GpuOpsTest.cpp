@@ -146,6 +146,89 @@ std::vector<OpCase> rowLoopCases() {
 
 INSTANTIATE_TEST_SUITE_P(RowLoop, GpuRowLoopTest, ::testing::ValuesIn(rowLoopCases()), caseName);
 
+// row-prefetch: the row-loop kernels with their row inputs copied ahead
+// into a ring of shared memory (cp.async), 2 to 4 stages: a masked last
+// row block (4097 rows), several rows a CTA (96 and 1000 columns), CTAs
+// that loop over more blocks than the ring has stages, and f32 rows of odd
+// width (4-byte copies; bf16 there has 2-byte vectors and loops without a
+// ring). rope reads its rotated halves from the ring's row too.
+struct PrefetchCase {
+  OpCase op;
+  int64_t stages;
+};
+
+class GpuRowPrefetchTest : public ::testing::TestWithParam<PrefetchCase> {};
+
+TEST_P(GpuRowPrefetchTest, MatchesReferenceOnFreshRandomData) {
+  const OpCase &c = GetParam().op;
+  int64_t stages = GetParam().stages;
+  Graph g(c.op);
+  ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
+  CompileOptions options;
+  options.scheduleOptions = "row-prefetch=" + std::to_string(stages);
+  auto program = compileGraph(g, options);
+  ASSERT_TRUE(program.ok()) << program.message();
+  ASSERT_EQ(program->launches.size(), 1u);
+  bool twoByteVectors = c.dtype != DType::F32 && program->launches[0].vectorWidth == 1;
+  EXPECT_TRUE(program->launches[0].rowLoop) << explainFusion(*program);
+  EXPECT_EQ(program->launches[0].prefetchStages, twoByteVectors ? 0 : stages)
+      << explainFusion(*program);
+  expectMatchesReference(g, c.dtype == DType::F32 ? 1e-5 : 2e-2, /*kernels=*/1, options);
+}
+
+std::vector<PrefetchCase> rowPrefetchCases() {
+  std::vector<PrefetchCase> cases;
+  for (std::string op : {"rms_norm", "softmax", "layer_norm", "add_rms_norm", "rope"})
+    for (DType dtype : {DType::F32, DType::BF16})
+      for (auto [r, c, stages] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+               {4097, 4096, 2}, {20000, 1000, 3}, {50001, 96, 4}, {9001, 1001, 2}}) {
+        if (op == "rope" && c % 2)
+          continue;
+        cases.push_back({{op, dtype, r, c}, stages});
+      }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(RowPrefetch, GpuRowPrefetchTest, ::testing::ValuesIn(rowPrefetchCases()),
+                         [](const ::testing::TestParamInfo<PrefetchCase> &info) {
+                           return caseName(::testing::TestParamInfo<OpCase>(info.param.op,
+                                                                            info.index)) +
+                                  "_s" + std::to_string(info.param.stages);
+                         });
+
+// stage-weights: the weight (and bias) vectors copied into shared memory
+// with cp.async at the start and read there past the reductions (with
+// sink-loads=true, and without it, where they are read at the top): full
+// and masked last vectors, 4-byte copies (f32 rows of odd width); bf16 rows
+// of odd width (2-byte vectors) are not staged.
+TEST(GpuScheduleTest, WeightsStagedInSharedMemory) {
+  struct Case {
+    const char *op;
+    DType dtype;
+    int64_t rows, cols;
+    bool staged;
+  };
+  for (const char *schedule : {"stage-weights=true sink-loads=true", "stage-weights=true"})
+    for (Case c : {Case{"layer_norm", DType::BF16, 4097, 8192, true},
+                   Case{"rms_norm", DType::BF16, 4097, 8192, true},
+                   Case{"add_rms_norm", DType::BF16, 2000, 4104, true},
+                   Case{"layer_norm", DType::F32, 37, 4100, true},
+                   Case{"rms_norm", DType::F32, 600, 8191, true},
+                   Case{"layer_norm", DType::F32, 600, 8191, true},
+                   Case{"layer_norm", DType::BF16, 600, 8191, false}}) {
+      SCOPED_TRACE(std::string(schedule) + ": " + c.op + " " + dtypeName(c.dtype) + " " +
+                   std::to_string(c.rows) + "x" + std::to_string(c.cols));
+      CompileOptions options;
+      options.scheduleOptions = schedule;
+      Graph g(c.op);
+      ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
+      auto program = compileGraph(g, options);
+      ASSERT_TRUE(program.ok()) << program.message();
+      EXPECT_EQ(program->launches[0].stagedWeights, c.staged) << explainFusion(*program);
+      expectMatchesReference(g, c.dtype == DType::F32 ? 1e-5 : 2e-2, 1, options);
+    }
+}
+
 TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 100000}, {2, 99999}})
     for (DType dtype : {DType::F32, DType::BF16}) {

@@ -1260,4 +1260,119 @@ TEST(RowScheduleTest, RowLoopOnlyWhereRowsFillTheGpuManyTimes) {
       << p.message();
 }
 
+// stage-weights=true: kernels of one row a CTA in registers copy their
+// weight (and bias) vectors into shared memory (one row's width each),
+// after the row's loads; the first read waits for all copies. Sunk past the
+// reductions (sink-loads=true), layer_norm bf16 [8192, 4096] takes 56
+// registers instead of 80. Rows of several a CTA, streamed rows and 2-byte
+// vectors are left as they are.
+TEST(RowScheduleTest, StageWeightsWhereOneRowFillsACta) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    std::string op;
+    DType dtype;
+    int64_t rows, cols, sharedBytes;
+  };
+  for (const Case &c : {Case{"layer_norm", DType::BF16, 8192, 4096, 2 * 4096 * 2},
+                        Case{"rms_norm", DType::BF16, 4096, 8192, 8192 * 2},
+                        // 512 threads x 3 vectors of 4 for 4100 columns.
+                        Case{"layer_norm", DType::F32, 37, 4100, 2 * 6144 * 4},
+                        Case{"rms_norm", DType::BF16, 3000, 1000, 0},
+                        Case{"rms_norm", DType::BF16, 4096, 32768, 0},
+                        Case{"layer_norm", DType::BF16, 600, 8191, 0}}) {
+    SCOPED_TRACE(c.op + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    CompiledProgram p = compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a",
+                                       "stage-weights=true sink-loads=true");
+    ASSERT_EQ(p.launches.size(), 1u);
+    const KernelLaunchPlan &l = p.launches[0];
+    EXPECT_EQ(l.stagedWeights, c.sharedBytes > 0);
+    if (c.sharedBytes == 0) {
+      EXPECT_EQ(p.ptx.find("cp.async.c"), std::string::npos);
+      continue;
+    }
+    EXPECT_EQ(l.sharedBytes, c.sharedBytes);
+    EXPECT_NE(explainFusion(p).find("weights copied into " + std::to_string(c.sharedBytes) +
+                                    " bytes of shared memory"),
+              std::string::npos)
+        << explainFusion(p);
+    // The copies (through L1: .ca) follow the row's loads; one wait for
+    // all of them.
+    size_t firstCopy = p.ptx.find("cp.async.ca.shared.global");
+    ASSERT_NE(firstCopy, std::string::npos);
+    EXPECT_LT(p.ptx.find("ld.global"), firstCopy);
+    EXPECT_EQ(occurrences(p.ptx, "cp.async.wait_group \t0"), 1u);
+    if (!ptxas.empty()) {
+      expectAssemblesWithoutSpills(ptxas, p.ptx, "sm_90a");
+      if (c.op == "layer_norm" && c.dtype == DType::BF16) {
+        int status = 0;
+        std::string log = assemble(ptxas, p.ptx, "sm_90a", status);
+        EXPECT_NE(log.find("Used 56 registers"), std::string::npos) << log;
+      }
+    }
+  }
+}
+
+// row-prefetch=S: row-loop kernels whose row inputs are read through
+// 4-, 8- or 16-byte vectors copy the blocks ahead into an S-stage ring of
+// shared memory (S x rows a CTA x the CTA's vectors of each input); the
+// PTX has the cp.async copies and waits for all but S - 1 groups, and
+// assembles without spills. 2-byte vectors (bf16 rows of odd width) loop
+// without the ring; rows too few to loop get neither.
+TEST(RowScheduleTest, RowPrefetchRingsWhereCpAsyncCanCopy) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    std::string op;
+    DType dtype;
+    int64_t rows, cols, stages;
+    bool loops;
+    int64_t sharedBytes;
+  };
+  for (const Case &c : {
+           // 256 threads x 4 vectors of 8 bf16, 2 stages: 32 KB.
+           Case{"layer_norm", DType::BF16, 4096, 8192, 2, true, 2 * 8192 * 2},
+           // Two row inputs (x and the residual), 3 stages of 4096 bf16.
+           Case{"add_rms_norm", DType::BF16, 8192, 4096, 3, true, 2 * 3 * 4096 * 2},
+           // f32 rows of 1001: 4-byte vectors (cp.async.ca), 4 stages of
+           // 256 threads x 4 vectors of one float.
+           Case{"softmax", DType::F32, 8192, 1001, 4, true, 4 * 1024 * 4},
+           // bf16 rows of 1001: 2-byte vectors, no ring.
+           Case{"rms_norm", DType::BF16, 8192, 1001, 2, true, 0},
+           Case{"rms_norm", DType::BF16, 16, 4096, 2, false, 0}}) {
+    SCOPED_TRACE(c.op + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    CompiledProgram p = compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a",
+                                       "row-prefetch=" + std::to_string(c.stages));
+    ASSERT_EQ(p.launches.size(), 1u);
+    const KernelLaunchPlan &l = p.launches[0];
+    EXPECT_EQ(l.rowLoop, c.loops);
+    EXPECT_EQ(l.prefetchStages, c.sharedBytes > 0 ? c.stages : 0);
+    EXPECT_EQ(l.sharedBytes, c.sharedBytes);
+    if (c.sharedBytes == 0) {
+      EXPECT_EQ(p.ptx.find("cp.async"), std::string::npos);
+      continue;
+    }
+    EXPECT_NE(explainFusion(p).find(std::to_string(c.stages) + "-stage ring of " +
+                                    std::to_string(c.sharedBytes) + " bytes"),
+              std::string::npos)
+        << explainFusion(p);
+    EXPECT_NE(p.ptx.find(c.dtype == DType::F32 && c.cols % 4 ? "cp.async.ca.shared.global"
+                                                             : "cp.async.cg.shared.global"),
+              std::string::npos);
+    EXPECT_NE(p.ptx.find("cp.async.wait_group \t" + std::to_string(c.stages - 1)),
+              std::string::npos);
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p.ptx, "sm_90a");
+  }
+  for (const char *bad : {"row-prefetch=1", "row-prefetch=5"}) {
+    Graph g("bad");
+    ASSERT_TRUE(examples::build("rms_norm", g, 8192, 4096, DType::BF16).ok());
+    CompileOptions options;
+    options.scheduleOptions = bad;
+    auto p = compileGraph(g, options);
+    ASSERT_FALSE(p.ok());
+    EXPECT_NE(p.message().find("row-prefetch must be 0 (off) or 2 to 4 stages"),
+              std::string::npos)
+        << p.message();
+  }
+}
+
 } // namespace

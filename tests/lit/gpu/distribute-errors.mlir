@@ -192,3 +192,31 @@ func.func @stream_shared_too_small(%in: memref<?x128xf32>, %out: memref<?x1xf32>
 func.func @row_loop_streamed(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 4096>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, row_loop = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 2 : i64, threads_per_row = 128 : i64, vector_width = 4 : i64}} {
   return
 }
+
+// -----
+
+// prefetch is a ring for row_loop kernels, with its shared_bytes.
+// expected-error @+1 {{prefetch needs row_loop, at least 2 stages and their shared_bytes}}
+func.func @prefetch_without_loop(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 4096>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, prefetch = 2 : i64, rows_per_block = 1 : i64, shared_bytes = 131072 : i64, threads_per_row = 256 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
+// cp.async copies 4, 8 or 16 bytes: not single bf16 elements.
+// expected-error @+1 {{prefetch: the row inputs' rings: 2-byte vectors of 'bf16' cannot be copied with cp.async (4, 8 or 16 bytes)}}
+func.func @prefetch_two_bytes(%in: memref<?x33xbf16>, %out: memref<?x33xbf16>) attributes {tile.kernel, tile.domain = array<i64: 4096, 33>, tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, prefetch = 2 : i64, row_loop = 1 : i64, rows_per_block = 1 : i64, shared_bytes = 256 : i64, threads_per_row = 32 : i64, vector_width = 1 : i64}} {
+  %0 = tile.row_id
+  %1 = tile.load %in[%0] : memref<?x33xbf16> -> tensor<33xbf16>
+  tile.store %1, %out[%0] : tensor<33xbf16> -> memref<?x33xbf16>
+  return
+}
+
+// -----
+
+// staged_weights: one row a CTA (each thread copies and reads its own
+// weight vectors).
+// expected-error @+1 {{staged_weights needs one row a CTA in registers and its shared_bytes}}
+func.func @staged_weights_two_rows(%in: memref<?x256xf32>, %out: memref<?x256xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 256>, tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 2 : i64, shared_bytes = 1024 : i64, staged_weights = 1 : i64, threads_per_row = 64 : i64, vector_width = 4 : i64}} {
+  return
+}

@@ -117,6 +117,12 @@ struct KernelLaunchPlan {
   // Row kernels that loop over their row blocks (row_loop): launched with
   // at most the CTAs that fit on the GPU at once.
   bool rowLoop = false;
+  // Row-loop kernels that copy the row blocks ahead into a ring of this
+  // many stages of dynamic shared memory (sharedBytes; row-prefetch); 0: none.
+  int64_t prefetchStages = 0;
+  // Row kernels whose weight and bias vectors are copied into shared memory
+  // (sharedBytes) at the start (stage-weights).
+  bool stagedWeights = false;
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   std::vector<TensorMapPlan> tensorMaps; // TMA GEMM kernels, after the buffers
   int64_t gridSize() const {

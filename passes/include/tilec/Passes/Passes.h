@@ -51,6 +51,38 @@ inline llvm::SmallVector<mlir::Value> stagedRowInputs(mlir::Operation *kernel, i
   return inputs;
 }
 
+/// The row inputs a row-loop kernel can prefetch into shared memory
+/// (row-prefetch): stagedRowInputs whose loads all index the kernel's own
+/// row (tile.row_id), so the copy for a later row block knows its rows.
+inline llvm::SmallVector<mlir::Value> prefetchedRowInputs(mlir::Operation *kernel, int64_t cols) {
+  llvm::SmallVector<mlir::Value> inputs;
+  for (mlir::Value source : stagedRowInputs(kernel, cols)) {
+    bool ownRow = llvm::all_of(source.getUsers(), [](mlir::Operation *user) {
+      auto load = mlir::dyn_cast<tile::LoadOp>(user);
+      return load && load.getRow() && load.getRow().getDefiningOp<tile::RowIdOp>();
+    });
+    if (ownRow)
+      inputs.push_back(source);
+  }
+  return inputs;
+}
+
+/// The vectors shared by every row that a row kernel of `cols` columns can
+/// copy into shared memory at its start (stage-weights: weights, biases):
+/// sources of whole-row tile loads of a `[cols]` buffer without a row
+/// index or window, each once, in program order.
+inline llvm::SmallVector<mlir::Value> stagedWeights(mlir::Operation *kernel, int64_t cols) {
+  llvm::SmallVector<mlir::Value> inputs;
+  kernel->walk([&](tile::LoadOp load) {
+    auto m = mlir::cast<mlir::MemRefType>(load.getSource().getType());
+    if (!load.getRow() && !load.getColOffsetAttr() && m.getRank() == 1 &&
+        m.getShape().back() == cols && mlir::isa<mlir::RankedTensorType>(load.getType()) &&
+        !llvm::is_contained(inputs, load.getSource()))
+      inputs.push_back(load.getSource());
+  });
+  return inputs;
+}
+
 /// Replaces each `reduce_sum(exp(x - splat(reduce_max(x))))` of a row
 /// kernel and its reduce_max by one tile.reduce_max_sum_exp; returns how
 /// many it formed.

@@ -133,6 +133,19 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "CTA loads the vectors shared by all rows (weights, biases) once. true: kernels "
            "of at least 1024 row blocks, whole rows in one CTA; auto and false: one CTA a "
            "row block (the loop measured 5-37% slower with reductions, docs/perf.md)">,
+    Option<"stageWeights", "stage-weights", "std::string", "\"false\"",
+           "Rows in registers, one CTA a row: the weights and biases (vectors shared by "
+           "every row) are copied into shared memory with cp.async (through L1) once the "
+           "row's loads are out, and read there where they are used, so loads sunk past "
+           "the reductions (sink-loads) do not wait on L2 there. true: every such kernel; "
+           "auto and false (default): none (measured 0-12% slower, docs/perf.md, twelfth "
+           "session)">,
+    Option<"rowPrefetch", "row-prefetch", "int64_t", "0",
+           "Row-loop kernels (row-loop, and implied by this option) copy the row inputs "
+           "of the row blocks ahead into a ring of this many stages of dynamic shared "
+           "memory with cp.async while the CTA works on the current block, so HBM reads "
+           "stay in flight through the reductions (2 to 4; 0, the default: off; measured "
+           "0-22% slower than one CTA a row, docs/perf.md, twelfth session)">,
     Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
@@ -193,7 +206,8 @@ def DistributeRowTiles : Pass<"tilec-distribute-row-tiles", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
                            "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect",
-                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect"];
+                           "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
+                           "mlir::nvgpu::NVGPUDialect"];
 }
 
 def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> {
