@@ -209,6 +209,21 @@ struct ScheduleRowKernelsPass
   }
 
   static constexpr int64_t kStreamSharedBytes = 112 * 1024;
+  /// Bytes of shared memory for `elements` elements of each of `sources`
+  /// (16-byte aligned) that cp.async fills in vectors of `vec`; 0 where a
+  /// vector is not 4, 8 or 16 bytes (cp.async's sizes), there are no
+  /// sources, or they pass kStreamSharedBytes.
+  static int64_t cpAsyncBytes(ArrayRef<Value> sources, int64_t vec, int64_t elements) {
+    int64_t bytes = 0;
+    for (Value source : sources) {
+      int64_t bits = llvm::cast<MemRefType>(source.getType()).getElementTypeBitWidth();
+      int64_t vectorBytes = vec * bits / 8;
+      if (vectorBytes != 4 && vectorBytes != 8 && vectorBytes != 16)
+        return 0;
+      bytes += llvm::alignTo(elements * bits / 8, 16);
+    }
+    return bytes <= kStreamSharedBytes ? bytes : 0;
+  }
   // row-loop: kernels with fewer row blocks are left one CTA a block.
   static constexpr int64_t kRowLoopMinBlocks = 1024;
 
@@ -815,6 +830,21 @@ struct ScheduleRowKernelsPass
         fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
       }
     }
+    // stage-weights: a CTA of one row (rows split over a cluster are left
+    // out: not measured) copies its weight and bias vectors into shared
+    // memory at the start; each thread its own vectors, so no barrier.
+    bool loops = (rowLoop == "true" || rowPrefetch > 0) && streamBlocks == 0 &&
+                 colBlocks == 1 && cluster == 1 &&
+                 llvm::divideCeil(rows, rowsPerBlock) >= kRowLoopMinBlocks;
+    Builder bb(fn.getContext());
+    NamedAttrList entries(fn->getAttrOfType<DictionaryAttr>("tile.schedule"));
+    if (stageWeights == "true" && reduces && !loops && streamBlocks == 0 && colBlocks == 1 &&
+        rowsPerBlock == 1) {
+      if (int64_t bytes = cpAsyncBytes(tilec::stagedWeights(fn, cols), vec, chunks * tpr * vec)) {
+        entries.set("staged_weights", bb.getI64IntegerAttr(1));
+        entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
+      }
+    }
     // row-loop: rows in registers, one CTA a row, enough row blocks to fill
     // the GPU several times over. Only on request: measured 5-37% slower for
     // every row op with reductions and the same for the elementwise ones
@@ -823,55 +853,17 @@ struct ScheduleRowKernelsPass
     // row-prefetch=S (implies the loop): the CTA copies the row inputs of
     // its next S - 1 row blocks into a ring of S stages of dynamic shared
     // memory (cp.async, each thread its own vectors) while it reduces the
-    // current one, so its HBM reads do not stop at each reduction. Needs
-    // 4-, 8- or 16-byte vectors (cp.async sizes) and the ring within
-    // kStreamSharedBytes.
-    // stage-weights: a CTA of one row (or a cluster's slice is left out:
-    // not measured) copies its weight and bias vectors into shared memory
-    // at the start; each thread its own vectors, so no barrier. Needs 4-,
-    // 8- or 16-byte vectors.
-    bool loops = (rowLoop == "true" || rowPrefetch > 0) && streamBlocks == 0 &&
-                 colBlocks == 1 && cluster == 1 &&
-                 llvm::divideCeil(rows, rowsPerBlock) >= kRowLoopMinBlocks;
-    if (stageWeights == "true" && reduces && !loops && streamBlocks == 0 && colBlocks == 1 &&
-        rowsPerBlock == 1) {
-      int64_t bytes = 0;
-      bool copyable = true;
-      for (Value source : tilec::stagedWeights(fn, cols)) {
-        int64_t bits = llvm::cast<MemRefType>(source.getType()).getElementTypeBitWidth();
-        int64_t vectorBytes = vec * bits / 8;
-        copyable &= vectorBytes == 4 || vectorBytes == 8 || vectorBytes == 16;
-        bytes += llvm::alignTo(chunks * tpr * vec * bits / 8, 16);
-      }
-      if (copyable && bytes > 0 && bytes <= kStreamSharedBytes) {
-        Builder bb(fn.getContext());
-        NamedAttrList entries(fn->getAttrOfType<DictionaryAttr>("tile.schedule"));
-        entries.set("staged_weights", bb.getI64IntegerAttr(1));
-        entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
-        fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
-      }
-    }
-    if ((rowLoop == "true" || rowPrefetch > 0) && streamBlocks == 0 && colBlocks == 1 &&
-        cluster == 1 && llvm::divideCeil(rows, rowsPerBlock) >= kRowLoopMinBlocks) {
-      Builder bb(fn.getContext());
-      NamedAttrList entries(fn->getAttrOfType<DictionaryAttr>("tile.schedule"));
+    // current one, so its HBM reads do not stop at each reduction.
+    if (loops) {
       entries.set("row_loop", bb.getI64IntegerAttr(1));
-      if (rowPrefetch > 0) {
-        int64_t bytes = 0;
-        bool copyable = true;
-        for (Value source : tilec::prefetchedRowInputs(fn, cols)) {
-          int64_t bits = llvm::cast<MemRefType>(source.getType()).getElementTypeBitWidth();
-          int64_t vectorBytes = vec * bits / 8;
-          copyable &= vectorBytes == 4 || vectorBytes == 8 || vectorBytes == 16;
-          bytes += llvm::alignTo(rowPrefetch * rowsPerBlock * chunks * tpr * vec * bits / 8, 16);
-        }
-        if (copyable && bytes > 0 && bytes <= kStreamSharedBytes) {
+      int64_t ring = rowPrefetch * rowsPerBlock * chunks * tpr * vec;
+      if (rowPrefetch > 0)
+        if (int64_t bytes = cpAsyncBytes(tilec::prefetchedRowInputs(fn, cols), vec, ring)) {
           entries.set("prefetch", bb.getI64IntegerAttr(rowPrefetch));
           entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
         }
-      }
-      fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
     }
+    fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
     return success();
   }
 };
