@@ -34,8 +34,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/MapVector.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <cmath>
 
@@ -319,7 +319,7 @@ public:
   /// after waiting for the group (lowerLoad). Each thread reads only what
   /// it copied, so no barrier is needed.
   LogicalResult stageWeightVectors() {
-    if (failed(layOutSharedBuffers("staged_weights: the weights", stagedWeights(fn, s.cols),
+    if (failed(layOutSharedBuffers("staged_weights: the weights", weightSources,
                                    s.blockVectors() * s.vec, /*cpAsync=*/true, weightBuffers)))
       return failure();
     // .ca (through L1), unlike the row's copies: every CTA on an SM reads
@@ -714,14 +714,14 @@ private:
   LogicalResult lower(Operation &op) {
     // staged_weights: the copies go out after the row's loads (before the
     // first reduction), or before the first weight load if that is earlier.
-    if (s.stagedWeights && !weightsStaged) {
+    if (s.stagedWeights && weightBuffers.empty()) {
+      if (weightSources.empty())
+        weightSources = stagedWeights(fn, s.cols);
       auto load = dyn_cast<tile::LoadOp>(op);
-      if (isRowReduction(&op) ||
-          (load && llvm::is_contained(stagedWeights(fn, s.cols), load.getSource()))) {
-        weightsStaged = true;
-        if (failed(stageWeightVectors()))
-          return failure();
-      }
+      if ((isRowReduction(&op) ||
+           (load && llvm::is_contained(weightSources, load.getSource()))) &&
+          failed(stageWeightVectors()))
+        return failure();
     }
     if (auto load = dyn_cast<tile::LoadOp>(op))
       return lowerLoad(load);
@@ -814,6 +814,20 @@ private:
     return success();
   }
 
+  /// This thread's vectors of a shared-memory view it filled itself
+  /// (elements base + chunkCol[k]; base null: 0).
+  SmallVector<Value> loadOwnVectors(Value view, Value base, Type elem) {
+    SmallVector<Value> vectors;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value slot = base ? b->create<arith::AddIOp>(loc(), base, chunkCol[k]).getResult()
+                        : chunkCol[k];
+      auto v = b->create<vector::LoadOp>(loc(), vecType(elem), view, ValueRange{slot});
+      v.setAlignment(alignment(elem));
+      vectors.push_back(v);
+    }
+    return vectors;
+  }
+
   LogicalResult lowerLoad(tile::LoadOp load) {
     Value mem = scalars.lookup(load.getSource());
     auto memType = llvm::cast<MemRefType>(mem.getType());
@@ -867,13 +881,7 @@ private:
           b->create<nvgpu::DeviceAsyncWaitOp>(loc(), weightGroup, b->getI32IntegerAttr(0));
           weightGroup = Value();
         }
-        for (int64_t k = 0; k < s.chunks; ++k) {
-          auto v = b->create<vector::LoadOp>(loc(), vecType(elem), weight->second,
-                                             ValueRange{chunkCol[k]});
-          v.setAlignment(alignment(elem));
-          chunks.push_back(v);
-        }
-        tiles[load.getResult()] = std::move(chunks);
+        tiles[load.getResult()] = loadOwnVectors(weight->second, Value(), elem);
         return success();
       }
       // row-prefetch: a prefetched input's row is in the current stage.
@@ -883,14 +891,7 @@ private:
         Value base = b->create<arith::AddIOp>(
             loc(), prefetchSlot,
             b->create<arith::MulIOp>(loc(), rowInBlock, index(s.blockVectors() * s.vec)));
-        for (int64_t k = 0; k < s.chunks; ++k) {
-          auto v = b->create<vector::LoadOp>(loc(), vecType(elem), ring->second,
-                                             ValueRange{b->create<arith::AddIOp>(loc(), base,
-                                                                                 chunkCol[k])});
-          v.setAlignment(alignment(elem));
-          chunks.push_back(v);
-        }
-        tiles[load.getResult()] = std::move(chunks);
+        tiles[load.getResult()] = loadOwnVectors(ring->second, base, elem);
         return success();
       }
       // stream-shared: a staged row input comes from HBM in the first pass
@@ -1479,9 +1480,10 @@ private:
   Value prefetchSlot;
   // staged_weights: each weight's buffer, and the copies' group until the
   // first read waits for it.
+  // (weightSources: stagedWeights, the scheduler's list, found once.)
+  SmallVector<Value> weightSources;
   llvm::MapVector<Value, Value> weightBuffers;
   Value weightGroup;
-  bool weightsStaged = false;
   llvm::DenseSet<Value> staged, pendingStaged;
   IRMapping scalars;
   SmallVector<Value> smem, clusterSmem;
