@@ -172,6 +172,9 @@ public:
     if (auto maxRegs = fn->getAttrOfType<IntegerAttr>("tile.max_registers"))
       gfn->setAttr("nvvm.maxnreg", // NVVM::NVVMDialect::getMaxnregAttrName()
                    moduleBuilder.getI32IntegerAttr(maxRegs.getInt()));
+    if (fn->hasAttr(tilec::kReadonlyInputsAttr))
+      gfn->setAttr(tilec::kReadonlyParamsAttr,
+                   moduleBuilder.getDenseI64ArrayAttr(readonlyParams()));
     Block &entry = gfn.getBody().front();
     for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
       scalars.map(from, to);
@@ -194,6 +197,25 @@ public:
       if (failed(lower(op)))
         return failure();
     return success();
+  }
+
+  /// The LLVM parameters (once convert-gpu-to-nvvm expands each memref
+  /// into allocated and aligned pointers, offset, sizes and strides) of the
+  /// aligned pointers of the memrefs the kernel only loads from.
+  SmallVector<int64_t> readonlyParams() {
+    SmallVector<int64_t> params;
+    int64_t next = 0;
+    for (BlockArgument arg : fn.getArguments()) {
+      auto memref = dyn_cast<MemRefType>(arg.getType());
+      if (!memref) {
+        next += 1;
+        continue;
+      }
+      if (!arg.use_empty() && llvm::all_of(arg.getUsers(), llvm::IsaPred<tile::LoadOp>))
+        params.push_back(next + 1);
+      next += 3 + 2 * memref.getRank();
+    }
+    return params;
   }
 
   /// Rows too wide for registers: tiles are not kept. Each reduction becomes

@@ -25,6 +25,8 @@ namespace {
 struct MarkTmaParamsPass : tilec::impl::MarkTmaParamsBase<MarkTmaParamsPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<LLVM::LLVMFuncOp>()) {
+      if (failed(markReadonly(fn)))
+        return signalPassFailure();
       auto count = fn->getAttrOfType<IntegerAttr>("tile.tma_params");
       if (!count)
         continue;
@@ -48,6 +50,25 @@ struct MarkTmaParamsPass : tilec::impl::MarkTmaParamsBase<MarkTmaParamsPass> {
       }
       fn->removeAttr("tile.tma_params");
     }
+  }
+
+  /// readonly-inputs: the aligned pointers of buffers the kernel only reads
+  /// become noalias readonly parameters, which NVPTX loads through
+  /// ld.global.nc.
+  static LogicalResult markReadonly(LLVM::LLVMFuncOp fn) {
+    auto params = fn->getAttrOfType<DenseI64ArrayAttr>(tilec::kReadonlyParamsAttr);
+    if (!params)
+      return success();
+    Builder b(fn.getContext());
+    for (int64_t i : params.asArrayRef()) {
+      if (i < 0 || i >= fn.getNumArguments() ||
+          !llvm::isa<LLVM::LLVMPointerType>(fn.getArgument(i).getType()))
+        return fn.emitOpError("read-only parameter ") << i << " is not a pointer";
+      fn.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), b.getUnitAttr());
+      fn.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(), b.getUnitAttr());
+    }
+    fn->removeAttr(tilec::kReadonlyParamsAttr);
+    return success();
   }
 };
 

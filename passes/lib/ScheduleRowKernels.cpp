@@ -70,6 +70,7 @@ struct ScheduleRowKernelsPass
                                {"sink-loads", sinkLoads},
                                {"rewiden", rewiden},
                                {"stage-weights", stageWeights},
+                               {"row-scalars", rowScalars},
                                {"welford", welford}}) {
       if (value != "auto" && value != "true" && value != "false") {
         getOperation().emitError() << name << " must be auto, true or false, got '" << value
@@ -101,6 +102,10 @@ struct ScheduleRowKernelsPass
       // row kernel, so rows within one warp can be compared too).
       if (welford == "true" || (welford == "auto" && welfordSavesARound(fn)))
         tilec::formWelford(fn);
+      // A row's scalars applied once (fast math), after the pairs are formed
+      // (they match x - mean and exp(x - max) as written).
+      if (rowScalars != "false")
+        tilec::foldRowScalars(fn, rowScalars == "true");
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
       // Always where the row takes half the registers: there the loads at
@@ -249,6 +254,8 @@ struct ScheduleRowKernelsPass
     fn->setAttr("tile.schedule", b.getDictionaryAttr(entries));
     if (maxRegisters > 0)
       fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+    if (readonlyInputs)
+      fn->setAttr(tilec::kReadonlyInputsAttr, b.getUnitAttr());
   }
 
   /// Sets a GEMM kernel's `tile.schedule` (the entries, plus group_m:

@@ -709,6 +709,97 @@ INSTANTIATE_TEST_SUITE_P(LayerNorm, GpuWelfordTest,
                                             ::testing::Bool()),
                          welfordCaseName);
 
+// row-scalars=auto (tilec-fold-row-scalars), alone and with
+// readonly-inputs=true (ld.global.nc), on every row schedule: layer_norm on
+// the Welford stress rows (large means: the re-associated x r - m r is
+// where the fold could lose bits) and softmax on logits up to 90 (exp2(x L
+// - m L)). 16-bit results must be within one unit in the last place of the
+// reference's (2^-7 |ref| for bf16, 2^-10 for f16) plus 1e-4 of the
+// output's largest value, element by element; f32 results (only the
+// division folds) keep the usual bounds.
+TEST(GpuScheduleTest, RowScalarsFoldedUnderFastMath) {
+  struct Case {
+    const char *op;
+    DType dtype;
+    int64_t rows, cols;
+    const char *options;
+  };
+  std::vector<Case> cases;
+  for (DType dtype : {DType::BF16, DType::F16, DType::F32})
+    for (const char *op : {"layer_norm", "softmax"}) {
+      cases.push_back({op, dtype, 37, 96, ""});                         // rows within a warp
+      cases.push_back({op, dtype, 4097, 8192, ""});                     // rows over a CTA
+      cases.push_back({op, dtype, 16, 65536, ""});                      // split over a cluster
+      cases.push_back({op, dtype, 5, 100003, "row-cluster-max=1"});     // streamed
+    }
+  for (const char *extra : {"", " readonly-inputs=true"})
+    for (const Case &c : cases) {
+      std::string schedule = std::string("row-scalars=auto ") + c.options + extra;
+      SCOPED_TRACE(schedule + ": " + c.op + " " + dtypeName(c.dtype) + " " +
+                   std::to_string(c.rows) + "x" + std::to_string(c.cols));
+      Graph g(c.op);
+      ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
+      CompileOptions options;
+      options.scheduleOptions = schedule;
+      TILEC_REQUIRE_GPU(ctx);
+      auto exe = Executable::compile(g, ctx, options);
+      ASSERT_TRUE(exe.ok()) << exe.message();
+      bool folded = c.dtype != DType::F32;
+      const std::string &ptx = (*exe)->program().ptx;
+      if (std::string(c.op) == "softmax")
+        EXPECT_EQ(ptx.find("div.approx.f32"), std::string::npos);
+      if (folded && std::string(c.op) == "layer_norm")
+        EXPECT_EQ(ptx.find("sub.f32"), std::string::npos);
+      if (*extra)
+        EXPECT_NE(ptx.find("ld.global.nc"), std::string::npos);
+      uint64_t seed = tilec::testing::freshSeed();
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      std::vector<HostTensor> inputs;
+      for (size_t i = 0; i < g.inputs().size(); ++i) {
+        const Node &n = g.node(g.inputs()[i]);
+        if (n.shape.size() == 1) {
+          inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + i, 0.5f, 1.5f));
+        } else if (std::string(c.op) == "layer_norm") {
+          inputs.push_back(welfordStressInput(c.rows, c.cols, c.dtype, seed + i));
+        } else {
+          HostTensor x = HostTensor::random(n.shape, n.dtype, seed + i, -30.0f, 30.0f);
+          for (int64_t r = 0; r < c.rows; ++r)
+            for (int64_t k = 0; k < c.cols; ++k) {
+              float &v = x.values[r * c.cols + k];
+              v = roundTo(c.dtype, v + (r % 2 ? 60.0f : 0.0f));
+            }
+          inputs.push_back(std::move(x));
+        }
+      }
+      auto stream = rt::Stream::create(ctx);
+      ASSERT_TRUE(stream.ok()) << stream.message();
+      auto got = (*exe)->runOnHost(inputs, **stream);
+      ASSERT_TRUE(got.ok()) << got.message();
+      HostTensor ref = evaluateReference(g, inputs)[0];
+      const std::vector<float> &v = (*got)[0].values;
+      if (!folded) {
+        EXPECT_LT(relativeError((*got)[0], ref),
+                  std::string(c.op) == "layer_norm" ? 3e-4 : 1e-5);
+        continue;
+      }
+      double ulp = c.dtype == DType::BF16 ? 1.0 / 128 : 1.0 / 1024, largest = 0;
+      for (float r : ref.values)
+        largest = std::max(largest, std::fabs(static_cast<double>(r)));
+      int64_t off = 0, first = -1;
+      for (size_t i = 0; i < v.size(); ++i) {
+        double r = ref.values[i];
+        if (!(std::fabs(v[i] - r) <= ulp * std::fabs(r) + 1e-4 * largest)) {
+          if (first < 0)
+            first = static_cast<int64_t>(i);
+          ++off;
+        }
+      }
+      EXPECT_EQ(off, 0) << "first at " << first << ": got "
+                        << (first >= 0 ? v[first] : 0.0f) << ", reference "
+                        << (first >= 0 ? ref.values[first] : 0.0f);
+    }
+}
+
 // The CTAs of a cluster combine the Welford pair in one order too: each
 // stores its columns of the broadcast variance, and all of a row's columns
 // must be bitwise equal (and two runs give the same bits).

@@ -23,13 +23,15 @@ namespace {
 
 CompiledProgram compileExample(const std::string &name, int64_t rows, int64_t cols,
                                DType dtype, const std::string &target = "sm_90a",
-                               const std::string &scheduleOptions = "") {
+                               const std::string &scheduleOptions = "",
+                               bool fastMath = true) {
   Graph g(name);
   Status s = examples::build(name, g, rows, cols, dtype);
   EXPECT_TRUE(s.ok()) << s.message();
   CompileOptions options;
   options.target = target;
   options.scheduleOptions = scheduleOptions;
+  options.fastMath = fastMath;
   auto p = compileGraph(g, options);
   EXPECT_TRUE(p.ok()) << p.message();
   return p.ok() ? *p : CompiledProgram{};
@@ -1310,6 +1312,53 @@ TEST(RowScheduleTest, StageWeightsWhereOneRowFillsACta) {
       }
     }
   }
+}
+
+// row-scalars=auto (tilec-fold-row-scalars) on whole kernels: with a 16-bit
+// result layer_norm's (x - mean) * rstd and softmax's exp(x - max) lose
+// their per-element subtraction (one FMA each), softmax's division becomes
+// one reciprocal a row; with an f32 result only the division changes. The
+// counts are per thread (rows of 8192 over 256 threads in bf16, 512 in f32).
+TEST(RowScheduleTest, RowScalarsFoldedUnderFastMath) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    std::string op;
+    DType dtype;
+    size_t values, subsAfter; // values a thread; x - m left per thread
+  };
+  for (const Case &c : {Case{"layer_norm", DType::BF16, 32, 0}, Case{"layer_norm", DType::F32, 16, 16},
+                        Case{"softmax", DType::BF16, 32, 0}, Case{"softmax", DType::F32, 16, 16}}) {
+    SCOPED_TRACE(c.op + " " + dtypeName(c.dtype));
+    CompiledProgram before = compileExample(c.op, 4096, 8192, c.dtype, "sm_90a", "");
+    CompiledProgram after =
+        compileExample(c.op, 4096, 8192, c.dtype, "sm_90a", "row-scalars=auto");
+    // (The Welford pair's own subtractions are sub.rn: exact, not folded.)
+    EXPECT_EQ(occurrences(before.ptx, "sub.f32"), c.values);
+    EXPECT_EQ(occurrences(after.ptx, "sub.f32"), c.subsAfter);
+    EXPECT_EQ(occurrences(after.ptx, "div.approx.f32"), 0u);
+    if (c.op == "softmax") {
+      EXPECT_EQ(occurrences(before.ptx, "div.approx.f32"), c.values);
+      EXPECT_EQ(occurrences(after.ptx, "rcp.approx"), 1u);
+      EXPECT_EQ(occurrences(after.ptx, "ex2.approx"), c.values);
+    }
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, after.ptx, "sm_90a");
+  }
+  // Precise math keeps the division and the subtraction.
+  CompiledProgram precise = compileExample("softmax", 4096, 8192, DType::BF16, "sm_90a",
+                                           "row-scalars=auto", /*fastMath=*/false);
+  EXPECT_EQ(occurrences(precise.ptx, "rcp.approx"), 0u);
+}
+
+// readonly-inputs: a row kernel's inputs (row, weight and bias) load with
+// ld.global.nc, its output stores as before.
+TEST(RowScheduleTest, ReadonlyInputsLoadThroughTheNonCoherentPath) {
+  CompiledProgram plain = compileExample("layer_norm", 4096, 8192, DType::BF16, "sm_90a", "");
+  CompiledProgram nc =
+      compileExample("layer_norm", 4096, 8192, DType::BF16, "sm_90a", "readonly-inputs=true");
+  EXPECT_EQ(occurrences(plain.ptx, "ld.global.nc"), 0u);
+  EXPECT_EQ(occurrences(nc.ptx, "ld.global.nc.v4"), 12u); // 4 vectors of x, w and b
+  EXPECT_EQ(occurrences(nc.ptx, "st.global.v4"), 4u);
 }
 
 // row-prefetch=S: row-loop kernels whose row inputs are read through

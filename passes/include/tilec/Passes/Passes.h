@@ -93,6 +93,20 @@ int64_t formOnlineSoftmax(mlir::func::FuncOp kernel);
 /// tile.reduce_mean_m2 (Chan/Welford pair); returns how many it formed.
 int64_t formWelford(mlir::func::FuncOp kernel);
 
+/// Marks a row kernel whose read-only buffers are to be declared noalias
+/// and readonly (readonly-inputs): DistributeRowTiles turns it into
+/// kReadonlyParamsAttr on the gpu.func, the LLVM parameter indices of those
+/// buffers' aligned pointers, which tilec-mark-tma-params applies once the
+/// memrefs are expanded into parameters.
+inline constexpr llvm::StringLiteral kReadonlyInputsAttr = "tile.readonly_inputs";
+inline constexpr llvm::StringLiteral kReadonlyParamsAttr = "tile.readonly_params";
+
+/// Under fast math, applies a row kernel's scalars once instead of once an
+/// element (tilec-fold-row-scalars): x / splat(s) as x * splat(1 / s), and
+/// (x - splat(m)) * splat(r) and exp(x - splat(m)) as one FMA where the
+/// results are 16-bit (or always, `all`). Returns how many it folded.
+int64_t foldRowScalars(mlir::func::FuncOp kernel, bool all);
+
 /// Moves the loads (and the conversions only they feed) of a row kernel
 /// whose first use lies past a reduction to just before that use, never
 /// past a store: shorter register lives for weights and biases. Returns

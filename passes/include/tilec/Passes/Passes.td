@@ -71,6 +71,25 @@ def FormWelford : Pass<"tilec-form-welford", "mlir::ModuleOp"> {
   }];
 }
 
+def FoldRowScalars : Pass<"tilec-fold-row-scalars", "mlir::ModuleOp"> {
+  let summary = "Apply a row's scalars once: x / s as x * (1 / s), (x - m) * r and exp(x - m) as one FMA";
+  let description = [{
+    Under fast math, in each row kernel: `x / splat(s)` (with `afn`)
+    becomes `x * splat(1 / s)` (div.approx already is a * rcp(b)), and,
+    with `contract`, `(x - splat(m)) * splat(r)` becomes
+    `x * splat(r) + splat(-(m * r))` and `exp(x - splat(m))` becomes
+    `exp2(x * splat(log2 e) + splat(-(m * log2 e)))`: one FMA an element
+    where there were two ops. Those two re-associate (an absolute error of
+    about 2^-24 |m r|), so they apply only where everything depending on
+    the result ends in an f16/bf16 conversion, unless `all`.
+    tilec-schedule-row-kernels runs it as its `row-scalars` option says.
+  }];
+  let options = [
+    Option<"all", "all", "bool", "false",
+           "Re-associate (b) and (c) whatever the result's dtype (f32 results too)">,
+  ];
+}
+
 def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
   let summary = "Choose vector width, threads per row and rows per CTA for each tile kernel";
   let description = [{
@@ -151,6 +170,15 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
            "it was measured faster), true (every row schedule with a CTA barrier or a "
            "cluster or a streamed pass to save), false (never: max, then sum)">,
+    Option<"readonlyInputs", "readonly-inputs", "bool", "false",
+           "Row kernels: the buffers a kernel only reads are marked noalias and readonly "
+           "(LLVM), so the NVPTX backend loads them with ld.global.nc (the read-only "
+           "path). Needs outputs that do not overlap inputs (unmeasured)">,
+    Option<"rowScalars", "row-scalars", "std::string", "\"false\"",
+           "Fast math: apply a row's scalars once (tilec-fold-row-scalars): x / s as "
+           "x * (1 / s), and (x - m) * r and exp(x - m) as one FMA an element where the "
+           "results are f16/bf16 (auto); true: f32 results too; false (default): as written "
+           "(unmeasured)">,
     Option<"welford", "welford", "std::string", "\"true\"",
            "Reduce a row's mean and sum of squared deviations together, as one pair "
            "(layer_norm; tilec-form-welford): true (every row kernel; measured never "
