@@ -155,6 +155,24 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
                          " inputs and " + std::to_string(numOutputs) + " outputs, got " +
                          std::to_string(inputs.size()) + " and " +
                          std::to_string(outputs.size()));
+  // Kernels read their inputs while other CTAs write their outputs (rope
+  // reads the columns another thread writes; readonly-inputs promises the
+  // compiler no overlap): an output may not share a buffer with an input
+  // or another output.
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    if (!outputs[o] || outputs[o]->devicePtr() == 0)
+      continue; // (reported below)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i] && inputs[i]->devicePtr() == outputs[o]->devicePtr())
+        return Status::error("output " + std::to_string(o) + " of graph '" + p.name +
+                             "' is in the buffer of input " + std::to_string(i) +
+                             ": tilec's kernels do not run in place; give the output its "
+                             "own buffer");
+    for (size_t other = 0; other < o; ++other)
+      if (outputs[other] && outputs[other]->devicePtr() == outputs[o]->devicePtr())
+        return Status::error("outputs " + std::to_string(other) + " and " + std::to_string(o) +
+                             " of graph '" + p.name + "' share one buffer");
+  }
   std::vector<uint64_t> pointers(p.values.size(), 0);
   for (size_t i = 0; i < p.values.size(); ++i) {
     const ProgramValue &v = p.values[i];

@@ -909,6 +909,40 @@ TEST(GpuRuntimeTest, ReportsWrongBufferSizes) {
   EXPECT_NE(s.message().find("needs 1024 bytes"), std::string::npos) << s.message();
 }
 
+// An output in an input's buffer (rope in place would read columns other
+// threads already wrote) or two outputs in one buffer are refused before
+// any launch; distinct buffers run.
+TEST(GpuRuntimeTest, RefusesOutputsInInputBuffers) {
+  TILEC_REQUIRE_GPU(ctx);
+  Graph g("add_rms_norm");
+  ASSERT_TRUE(examples::build("add_rms_norm", g, 4, 64, DType::F32).ok());
+  auto exe = Executable::compile(g, ctx);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok());
+  std::vector<rt::DeviceBuffer> b;
+  for (int i = 0; i < 5; ++i) {
+    auto buffer = rt::DeviceBuffer::allocate(ctx, 4 * 64 * 4);
+    ASSERT_TRUE(buffer.ok()) << buffer.status().message();
+    ASSERT_TRUE(buffer->fill(0).ok());
+    b.push_back(std::move(*buffer));
+  }
+  // Inputs x, residual, weight; outputs the norm and x + residual.
+  Status inPlace = (*exe)->run({&b[0], &b[1], &b[2]}, {&b[3], &b[1]}, **stream);
+  ASSERT_FALSE(inPlace.ok());
+  EXPECT_NE(inPlace.message().find("output 1 of graph 'add_rms_norm' is in the buffer of input 1"),
+            std::string::npos)
+      << inPlace.message();
+  Status shared = (*exe)->run({&b[0], &b[1], &b[2]}, {&b[3], &b[3]}, **stream);
+  ASSERT_FALSE(shared.ok());
+  EXPECT_NE(shared.message().find("outputs 0 and 1 of graph 'add_rms_norm' share one buffer"),
+            std::string::npos)
+      << shared.message();
+  // The same buffer as two inputs is fine (read only).
+  EXPECT_TRUE((*exe)->run({&b[0], &b[0], &b[2]}, {&b[3], &b[4]}, **stream).ok());
+  EXPECT_TRUE((*stream)->synchronize().ok());
+}
+
 // A tensor map the driver refuses (an address not 16-byte aligned) says
 // so, with the call and the tensor; an aligned one encodes.
 TEST(GpuRuntimeTest, TensorMapRefusalNamesTheTensor) {
