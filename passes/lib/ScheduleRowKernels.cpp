@@ -47,6 +47,8 @@ constexpr int64_t kHopperClusterSlots[kMaxCluster + 1] = {0, 132, 66, 39, 30, 22
 // CTA: a second CTA on an SM then costs a whole CTA's time, and the
 // cluster must fit kHopperClusterSlots.
 constexpr int64_t kHeavySliceVectorsPerThread = 4;
+// The cluster size for many rows too wide for one CTA (see schedule()).
+constexpr int64_t kManyRowsCluster = 4;
 /// Shared memory a CTA may opt in to: 227 KB on sm_90, 163 KB on sm_80,
 /// 99 KB on sm_86 and sm_89.
 int64_t maxSharedBytes(llvm::StringRef target) {
@@ -744,6 +746,20 @@ struct ScheduleRowKernelsPass
             vectorsPerRow >= c * kClusterSliceVectorsPerThread * maxThreadsPerBlock && fits)
           cluster = c;
       }
+      // Many rows of 65537 to 131072 columns without a weight (softmax over
+      // 128k logits at 4096 tokens): in one CTA such a row is streamed and
+      // too wide for stream-shared, so it is read from HBM twice (50% of
+      // copy, run s13f). In a cluster of 4 each CTA's slice stays in
+      // registers (33-64 values a thread of 512) and the row is read once.
+      // Measured (run s13g, same run): softmax [4096, 131072] f32 2017 ->
+      // 1090 us (50% -> 93% of copy), bf16 995 -> 768 (51% -> 66%); not
+      // for rows of 32768, which stay faster in one CTA (f32 263 vs 356 us).
+      // (16-byte vectors: narrower ones, of odd widths, would stream their
+      // slices, which was not measured.)
+      if (cluster == 1 && rowCluster == 0 && rowClusterMax >= kManyRowsCluster &&
+          rows * kManyRowsCluster > kHopperSms && sharedVectorLoads(fn) == 0 &&
+          cols > 65536 && cols <= 131072 && vec * widestBytes == 16)
+        cluster = kManyRowsCluster;
       if (rowCluster > 1)
         cluster = rowCluster;
     }

@@ -247,6 +247,26 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
   return timeMedian(ctx, stream, /*perBatch=*/20, body);
 }
 
+/// Issue 3's shapes for `op` ("RxC"), `tokens` rows each: hidden 4096 and
+/// 8192; softmax also 32768 and 131072 columns (logits; not 16384 x 131072,
+/// 8.6 GB a tensor in f32); silu_mul's a and b [tokens, 14336]; rope
+/// [tokens, 32 heads, 128]. tests/gpu/peers.py --grid=issue3 lists the same.
+std::vector<std::string> issueShapes(const std::string &op, const std::vector<std::string> &tokens) {
+  std::vector<int64_t> cols = {4096, 8192};
+  if (op == "softmax")
+    cols = {4096, 8192, 32768, 131072};
+  else if (op == "silu_mul")
+    cols = {14336};
+  else if (op == "rope")
+    cols = {4096};
+  std::vector<std::string> shapes;
+  for (const std::string &t : tokens)
+    for (int64_t c : cols)
+      if (!(std::atoll(t.c_str()) >= 16384 && c >= 131072))
+        shapes.push_back(t + "x" + std::to_string(c));
+  return shapes;
+}
+
 int fail(const std::string &m) {
   std::fprintf(stderr, "tilec-bench: error: %s\n", m.c_str());
   return 1;
@@ -258,6 +278,7 @@ int main(int argc, char **argv) {
   std::string ops = "rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain,rope";
   std::string dtypes = "bf16,f32";
   std::string shapes = "8192x4096,4096x8192,16384x4096";
+  std::string grid, tokens = "1,16,4096,16384";
   std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv, cooldown, gemmRep,
       gemmTiming = "dobench", gemmFlush = "write";
   CompileOptions options;
@@ -273,6 +294,7 @@ int main(int argc, char **argv) {
     if (a == "--help") {
       std::puts("usage: tilec-bench [--ops=a,b] [--dtypes=bf16,f32] [--shapes=RxC,...] "
                 "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
+                "                   [--grid=issue3 [--tokens=1,16,4096,16384]]\n"
                 "                   [--precise-math] [--no-dependent-launch]\n"
                 "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
                 "[--gemm-csv=FILE]\n"
@@ -284,6 +306,9 @@ int main(int argc, char **argv) {
                 "the flush is a 128 MB copy (write, do_bench's kind: leaves dirty lines), a\n"
                 "256 MB sum (read: leaves clean lines) or nothing (none);\n"
                 "--gemm-timing=batches: the row ops' timer (median of 15 batches of 20 calls).\n"
+                "--grid=issue3: each op at issue 3's shapes for the given token counts\n"
+                "(hidden 4096 and 8192; softmax also 32768 and 131072 columns; silu_mul\n"
+                "[tokens, 14336]; rope [tokens, 32, 128]) instead of --shapes.\n"
                 "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[N,K]^T;\n"
                 "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).");
       return 0;
@@ -304,9 +329,12 @@ int main(int argc, char **argv) {
         !value("--csv", csv) && !value("--schedule", options.scheduleOptions) &&
         !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv) &&
         !value("--cooldown-ms", cooldown) && !value("--gemm-rep-ms", gemmRep) &&
-        !value("--gemm-timing", gemmTiming) && !value("--gemm-flush", gemmFlush))
+        !value("--gemm-timing", gemmTiming) && !value("--gemm-flush", gemmFlush) &&
+        !value("--grid", grid) && !value("--tokens", tokens))
       return fail("unknown option '" + a + "'");
   }
+  if (!grid.empty() && grid != "issue3")
+    return fail("--grid must be issue3, got '" + grid + "'");
   DoBenchTiming doBench;
   if (!cooldown.empty())
     doBench.cooldownMs = std::atoi(cooldown.c_str());
@@ -345,7 +373,8 @@ int main(int argc, char **argv) {
               "%copy", "%copy_eq");
   for (const std::string &op : split(ops, ','))
     for (const std::string &dt : split(dtypes, ','))
-      for (const std::string &shape : split(shapes, ',')) {
+      for (const std::string &shape :
+           grid.empty() ? split(shapes, ',') : issueShapes(op, split(tokens, ','))) {
         auto dtype = examples::parseDType(dt);
         auto dims = split(shape, 'x');
         if (!dtype || dims.size() != 2)

@@ -909,6 +909,29 @@ TEST(GpuRuntimeTest, ReportsWrongBufferSizes) {
   EXPECT_NE(s.message().find("needs 1024 bytes"), std::string::npos) << s.message();
 }
 
+// Many rows of 65537-131072 columns without a weight (softmax over 128k
+// logits) are split over clusters of 4 whose slices stay in registers:
+// full and masked widths (100000: the last CTA's slice ends mid-chunk),
+// rows past one wave of clusters.
+TEST(GpuScheduleTest, ManyWideRowsSplitOverClustersOfFour) {
+  struct Case {
+    DType dtype;
+    int64_t rows, cols;
+  };
+  for (Case c : {Case{DType::BF16, 200, 131072}, Case{DType::F32, 200, 131072},
+                 Case{DType::BF16, 150, 100000}, Case{DType::F32, 150, 100000}}) {
+    SCOPED_TRACE(std::string(dtypeName(c.dtype)) + " " + std::to_string(c.rows) + "x" +
+                 std::to_string(c.cols));
+    Graph g("softmax");
+    ASSERT_TRUE(examples::build("softmax", g, c.rows, c.cols, c.dtype).ok());
+    auto program = compileGraph(g, {});
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_EQ(program->launches[0].clusterM, 4);
+    EXPECT_EQ(program->launches[0].streamBlocks, 0);
+    expectMatchesReference(g, c.dtype == DType::F32 ? 1e-5 : 2e-2, 1);
+  }
+}
+
 // An output in an input's buffer (rope in place would read columns other
 // threads already wrote) or two outputs in one buffer are refused before
 // any launch; distinct buffers run.

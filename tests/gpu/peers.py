@@ -71,6 +71,15 @@ OPS = {
 DTYPES = {"bf16": torch.bfloat16, "f32": torch.float32, "f16": torch.float16}
 
 
+def issue_shapes(op, tokens):
+    """Issue 3's shapes, as tilec-bench --grid=issue3 lists them: hidden 4096
+    and 8192; softmax also 32768 and 131072 (not 16384 x 131072); silu_mul
+    [tokens, 14336]; rope [tokens, 32 heads, 128]."""
+    cols = {"softmax": [4096, 8192, 32768, 131072], "silu_mul": [14336],
+            "rope": [4096]}.get(op, [4096, 8192])
+    return [f"{t}x{c}" for t in tokens for c in cols if not (t >= 16384 and c >= 131072)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", default=",".join(OPS))
@@ -78,6 +87,8 @@ def main():
     ap.add_argument("--shapes", default="8192x4096,4096x8192,16384x4096")
     ap.add_argument("--compile", default="bf16", help="dtypes to also run torch.compile on")
     ap.add_argument("--csv", default="")
+    ap.add_argument("--grid", default="", help="issue3: each op at issue 3's shapes")
+    ap.add_argument("--tokens", default="1,16,4096,16384")
     args = ap.parse_args()
     out = open(args.csv, "w", newline="") if args.csv else None
     writer = None
@@ -85,7 +96,9 @@ def main():
         fn, kinds = OPS[op]
         compiled = torch.compile(fn)
         for dt in args.dtypes.split(","):
-            for shape in args.shapes.split(","):
+            shapes = (issue_shapes(op, [int(t) for t in args.tokens.split(",")])
+                      if args.grid == "issue3" else args.shapes.split(","))
+            for shape in shapes:
                 r, c = map(int, shape.split("x"))
                 dtype = DTYPES[dt]
                 sets = []

@@ -289,11 +289,11 @@ TEST(PlanTest, FewWideRowsSplitOverClustersOnHopper) {
   EXPECT_EQ(softmax.launches[0].threadsPerRow, 512);
   EXPECT_EQ(softmax.launches[0].chunks, 6);
   EXPECT_EQ(softmax.launches[0].blockSize(), 512);
-  // Other targets and row-cluster-max=1 keep one CTA a row; many rows fill
-  // the GPU without clusters.
+  // Other targets and row-cluster-max=1 keep one CTA a row. (Many rows of
+  // 131072 take clusters of 4: ManyWideRowsSplitOverClustersOfFour.)
   for (auto [rows, target, options] :
        {std::tuple<int64_t, const char *, const char *>{16, "sm_80", ""},
-        {16, "sm_90", ""}, {16, "sm_90a", "row-cluster-max=1"}, {256, "sm_90a", ""}}) {
+        {16, "sm_90", ""}, {16, "sm_90a", "row-cluster-max=1"}, {256, "sm_90a", "row-cluster-max=1"}}) {
     SCOPED_TRACE(std::string(target) + " " + options + " " + std::to_string(rows));
     CompiledProgram p = compileExample("softmax", rows, 131072, DType::BF16, target, options);
     EXPECT_EQ(p.launches[0].clusterM, 1);
@@ -1348,6 +1348,36 @@ TEST(RowScheduleTest, RowScalarsFoldedUnderFastMath) {
   CompiledProgram precise = compileExample("softmax", 4096, 8192, DType::BF16, "sm_90a",
                                            "row-scalars=auto", /*fastMath=*/false);
   EXPECT_EQ(occurrences(precise.ptx, "rcp.approx"), 0u);
+}
+
+// Many rows of 65537-131072 columns without a weight take clusters of 4
+// (slices in registers, read once); rows of 32768, few rows and rows with
+// weights keep their schedules.
+TEST(RowScheduleTest, ManyWideRowsSplitOverClustersOfFour) {
+  struct Case {
+    std::string op;
+    DType dtype;
+    int64_t rows, cols, cluster, streamBlocks;
+  };
+  for (const Case &c : {Case{"softmax", DType::BF16, 4096, 131072, 4, 0},
+                        Case{"softmax", DType::F32, 4096, 131072, 4, 0},
+                        Case{"softmax", DType::F32, 200, 100000, 4, 0},
+                        // An odd width (scalar accesses) keeps its stream.
+                        Case{"softmax", DType::F32, 200, 100003, 1, 49},
+                        Case{"softmax", DType::BF16, 16, 131072, 6, 0},
+                        Case{"softmax", DType::BF16, 4096, 32768, 1, 2},
+                        Case{"softmax", DType::BF16, 4096, 262144, 1, 16},
+                        Case{"layer_norm", DType::BF16, 4096, 131072, 1, 8}}) {
+    SCOPED_TRACE(c.op + " " + dtypeName(c.dtype) + " " + std::to_string(c.rows) + "x" +
+                 std::to_string(c.cols));
+    CompiledProgram p = compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a");
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_EQ(p.launches[0].clusterM, c.cluster);
+    EXPECT_EQ(p.launches[0].streamBlocks, c.streamBlocks);
+    // 64 values a thread of 512 in registers (bf16 126, f32 114): no spills.
+    if (std::string ptxas = ptxasPath(); !ptxas.empty() && c.cluster == 4)
+      expectAssemblesWithoutSpills(ptxas, p.ptx, "sm_90a");
+  }
 }
 
 // readonly-inputs: a row kernel's inputs (row, weight and bias) load with
