@@ -27,10 +27,17 @@ done 2>&1 | tee "$OUT/sass.txt"
 # Large shapes (bandwidth), small shapes (launch bound), wide softmax rows.
 SHAPES=${TILEC_SHAPES:-1x4096,16x4096,8192x4096,4096x8192,16384x4096}
 WIDE=${TILEC_WIDE_SHAPES:-4096x32768,16x131072}
+# TILEC_GRID=issue3: issue 3's whole grid instead (every op at its own
+# shapes; longer: device-grid.sh runs it one dtype a call).
+GRID=${TILEC_GRID:-}
 step "tilec-bench"
+if [ -n "$GRID" ]; then
+  timeout ${TILEC_BENCH_TIMEOUT:-300} "$B/bin/tilec-bench" --grid="$GRID" --csv="$OUT/bench.csv" ${TILEC_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt"
+else
 timeout ${TILEC_BENCH_TIMEOUT:-150} "$B/bin/tilec-bench" --shapes="$SHAPES" --csv="$OUT/bench.csv" ${TILEC_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt"
 timeout 60 "$B/bin/tilec-bench" --ops=softmax --shapes="$WIDE" --csv=/tmp/bench-wide.csv 2>&1 | tail -4 | tee -a "$OUT/bench.txt"
 tail -n +2 /tmp/bench-wide.csv >> "$OUT/bench.csv" 2>/dev/null
+fi
 
 # Schedule/numerics variants measured in the same run (docs/perf.md).
 if [ "${TILEC_EXPERIMENTS:-0}" = 1 ]; then
@@ -52,6 +59,9 @@ fi
 step "peers (PyTorch eager, torch.compile)"
 if [ "${TILEC_SKIP_PEERS:-0}" = 1 ]; then
   echo "skipped (TILEC_SKIP_PEERS=1)"
+elif [ -n "$GRID" ]; then
+timeout ${TILEC_PEERS_TIMEOUT:-400} python3 tests/gpu/peers.py --grid="$GRID" --compile=bf16,f32 --csv "$OUT/peers.csv" ${TILEC_PEERS_ARGS:-} 2>&1 | tail -130 > "$OUT/peers.txt"
+tail -5 "$OUT/peers.txt"
 else
 timeout ${TILEC_PEERS_TIMEOUT:-300} python3 tests/gpu/peers.py --shapes="$SHAPES" --csv "$OUT/peers.csv" ${TILEC_PEERS_ARGS:-} 2>&1 | tail -60 > "$OUT/peers.txt"
 timeout 120 python3 tests/gpu/peers.py --ops=softmax --shapes="$WIDE" --compile=bf16,f32 --csv /tmp/peers-wide.csv 2>&1 | tail -4 >> "$OUT/peers.txt"
