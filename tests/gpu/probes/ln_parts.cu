@@ -1,185 +1,25 @@
 // Which part of layer_norm costs it the 5% that rms_norm does not pay?
 //
-// A probe, not a tilec kernel: the hand-written norm of ln_cache.cu
-// (COLS / 32 threads, four 16-byte vectors a thread, one row a CTA), with
-// layer_norm's parts switched on one at a time:
-//   WELFORD  the statistics are the mean and M2 (else the sum of squares)
-//   ONEPASS  ... from one pass, sum and sum of squares (no second pass)
-//   BIAS     a bias vector is loaded and added
-//   TOP      the weights (and bias) load with the row, not past the reduction
-// timed like tilec-bench (batches of 20, median of 15, four sets).
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-#include <cuda_runtime.h>
-#include <cuda_bf16.h>
-
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-  printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
-
-enum { WELFORD = 1, ONEPASS = 2, BIAS = 4, TOP = 8 };
-
-__device__ __forceinline__ void unpack(uint4 v, float *f) {
-  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-  for (int i = 0; i < 4; ++i) {
-    f[2 * i] = __uint_as_float(w[i] << 16);
-    f[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
-  }
-}
-
-__device__ __forceinline__ uint32_t pack2(float a, float b) {
-  __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
-  return *reinterpret_cast<uint32_t *>(&h);
-}
+// A probe, not a tilec kernel: the hand-written norm of norm_probe.cuh
+// with layer_norm's parts (WELFORD, ONEPASS, BIAS, TOP) switched on one at
+// a time, timed like tilec-bench.
+#include "norm_probe.cuh"
 
 template <int F, int COLS>
-__global__ void __launch_bounds__(COLS / 32) norm(const uint4 *__restrict__ x, const uint4 *__restrict__ w,
-                                                  const uint4 *__restrict__ bias, uint4 *__restrict__ y) {
-  constexpr int V = 4, T = COLS / 32, WARPS = T / 32;
-  constexpr bool LN = F & (WELFORD | ONEPASS);
-  const int t = threadIdx.x;
-  const uint4 *row = x + (size_t)blockIdx.x * (COLS / 8);
-  float f[V][8];
-  uint4 raw[V], rw[V], rb[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) raw[k] = row[k * T + t];
-  if (F & TOP) {
-#pragma unroll
-    for (int k = 0; k < V; ++k) {
-      rw[k] = w[k * T + t];
-      if (F & BIAS) rb[k] = bias[k * T + t];
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < V; ++k) unpack(raw[k], f[k]);
-  float a = 0.f, m2 = 0.f;
-  if (F & WELFORD) {
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-#pragma unroll
-      for (int i = 0; i < 8; ++i) a += f[k][i];
-    a *= 1.f / (V * 8);
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-#pragma unroll
-      for (int i = 0; i < 8; ++i) { float d = f[k][i] - a; m2 += d * d; }
-  } else {
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-#pragma unroll
-      for (int i = 0; i < 8; ++i) {
-        if (F & ONEPASS) a += f[k][i];
-        m2 += f[k][i] * f[k][i];
-      }
-  }
-  float n = V * 8;
-#pragma unroll
-  for (int o = 16; o >= 1; o >>= 1) {
-    float ob = __shfl_xor_sync(0xffffffffu, a, o);
-    float om = __shfl_xor_sync(0xffffffffu, m2, o);
-    if (F & WELFORD) {
-      float d = ob - a;
-      m2 = m2 + om + d * d * n * 0.5f;
-      a = (a + ob) * 0.5f;
-      n *= 2;
-    } else {
-      a += ob;
-      m2 += om;
-    }
-  }
-  __shared__ float sa[WARPS], sm[WARPS];
-  if ((t & 31) == 0) { sa[t >> 5] = a; sm[t >> 5] = m2; }
-  __syncthreads();
-  a = sa[0]; m2 = sm[0];
-#pragma unroll
-  for (int i = 1; i < WARPS; ++i) {
-    if (F & WELFORD) {
-      float d = sa[i] - a;
-      m2 = m2 + sm[i] + d * d * (n * i) / (i + 1);
-      a = a + d / (i + 1);
-    } else {
-      a += sa[i];
-      m2 += sm[i];
-    }
-  }
-  float mean = (F & WELFORD) ? a : (F & ONEPASS) ? a / COLS : 0.f;
-  float var = (F & WELFORD) ? m2 / COLS : (F & ONEPASS) ? m2 / COLS - mean * mean : m2 / COLS;
-  float r = rsqrtf(var + 1e-5f);
-  uint4 *out = y + (size_t)blockIdx.x * (COLS / 8);
-#pragma unroll
-  for (int k = 0; k < V; ++k) {
-    float wf[8], bf[8];
-    unpack((F & TOP) ? rw[k] : w[k * T + t], wf);
-    if (F & BIAS) unpack((F & TOP) ? rb[k] : bias[k * T + t], bf);
-    float o[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) o[i] = (f[k][i] - mean) * r * wf[i] + ((F & BIAS) ? bf[i] : 0.f);
-    out[k * T + t] = make_uint4(pack2(o[0], o[1]), pack2(o[2], o[3]), pack2(o[4], o[5]),
-                                pack2(o[6], o[7]));
-  }
-}
-
-template <int F, int COLS>
-float timeIt(int rows, std::vector<uint4 *> &xs, std::vector<uint4 *> &ys, uint4 *w, uint4 *b) {
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  size_t sets = xs.size(), call = 0;
-  for (int i = 0; i < 3; ++i, ++call)
-    norm<F, COLS><<<rows, COLS / 32>>>(xs[call % sets], w, b, ys[call % sets]);
-  std::vector<float> batches;
-  for (int rep = 0; rep < 15; ++rep) {
-    CHECK(cudaEventRecord(e0));
-    for (int i = 0; i < 20; ++i, ++call)
-      norm<F, COLS><<<rows, COLS / 32>>>(xs[call % sets], w, b, ys[call % sets]);
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    batches.push_back(ms * 1e3f / 20);
-  }
-  CHECK(cudaGetLastError());
-  std::sort(batches.begin(), batches.end());
-  return batches[7];
+float timeIt(int rows, Rows &r) {
+  return medianUs([&](int call) {
+    norm<Plain, F, COLS><<<rows, COLS / 32>>>(r.xs[call % 4], r.w, r.b, r.ys[call % 4]);
+  });
 }
 
 template <int COLS>
 void shape(int rows) {
-  size_t elems = (size_t)rows * COLS, bytes = elems * 2;
-  std::vector<uint4 *> xs(4), ys(4);
-  std::vector<uint16_t> host(elems);
-  uint32_t s = 12345;
-  for (auto &h : host) {
-    s = s * 1664525u + 1013904223u;
-    float v = 1.f + 6.f * ((s >> 8) / 16777216.f - 0.5f);
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    h = (uint16_t)(u >> 16);
-  }
-  for (int i = 0; i < 4; ++i) {
-    CHECK(cudaMalloc(&xs[i], bytes));
-    CHECK(cudaMalloc(&ys[i], bytes));
-    CHECK(cudaMemcpy(xs[i], host.data(), bytes, cudaMemcpyHostToDevice));
-  }
-  uint4 *w, *b;
-  CHECK(cudaMalloc(&w, COLS * 2));
-  CHECK(cudaMalloc(&b, COLS * 2));
-  CHECK(cudaMemcpy(w, host.data(), COLS * 2, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(b, host.data() + COLS, COLS * 2, cudaMemcpyHostToDevice));
+  Rows r(rows, COLS);
   printf("%5dx%-5d rms %6.1f | rms+bias %6.1f | welford %6.1f (bias %6.1f, top %6.1f, bias+top %6.1f) | onepass+bias %6.1f | rms again %6.1f\n",
-         rows, COLS, timeIt<0, COLS>(rows, xs, ys, w, b), timeIt<BIAS, COLS>(rows, xs, ys, w, b),
-         timeIt<WELFORD, COLS>(rows, xs, ys, w, b), timeIt<WELFORD | BIAS, COLS>(rows, xs, ys, w, b),
-         timeIt<WELFORD | TOP, COLS>(rows, xs, ys, w, b),
-         timeIt<WELFORD | BIAS | TOP, COLS>(rows, xs, ys, w, b),
-         timeIt<ONEPASS | BIAS, COLS>(rows, xs, ys, w, b), timeIt<0, COLS>(rows, xs, ys, w, b));
-  for (int i = 0; i < 4; ++i) {
-    CHECK(cudaFree(xs[i]));
-    CHECK(cudaFree(ys[i]));
-  }
-  CHECK(cudaFree(w));
-  CHECK(cudaFree(b));
+         rows, COLS, timeIt<0, COLS>(rows, r), timeIt<BIAS, COLS>(rows, r),
+         timeIt<WELFORD, COLS>(rows, r), timeIt<WELFORD | BIAS, COLS>(rows, r),
+         timeIt<WELFORD | TOP, COLS>(rows, r), timeIt<WELFORD | BIAS | TOP, COLS>(rows, r),
+         timeIt<ONEPASS | BIAS, COLS>(rows, r), timeIt<0, COLS>(rows, r));
 }
 
 int main() {
