@@ -8,6 +8,12 @@
 // parameter's own (generic, cvta.param) address, which is what
 // cp.async.bulk.tensor needs; the host writes each map into the launch's
 // parameter buffer (no device memory, nothing to copy per launch).
+//
+// The same pass, the one that sees the expanded parameters, applies
+// readonly-inputs: a row kernel's `tile.readonly_params` (the aligned
+// pointers of the buffers it only loads, as tilec-distribute-row-tiles
+// counts them) become `noalias readonly`, which NVPTX loads through
+// ld.global.nc.
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -272,7 +272,9 @@ def MarkTmaParams : Pass<"tilec-mark-tma-params", "mlir::gpu::GPUModuleOp"> {
     After convert-gpu-to-nvvm: the trailing `tile.tma_params` pointer
     arguments of a kernel become `byval` 128-byte, 64-byte aligned
     `nvvm.grid_constant` parameters, so the host passes each CUtensorMap in
-    the launch's parameter buffer and the kernel reads it in place.
+    the launch's parameter buffer and the kernel reads it in place. Also
+    (readonly-inputs) the parameters a row kernel's `tile.readonly_params`
+    lists become `noalias readonly`, which NVPTX loads with ld.global.nc.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
