@@ -11,6 +11,23 @@ const std::vector<std::string> &names() {
   return n;
 }
 
+std::vector<std::pair<int64_t, int64_t>> issueShapes(const std::string &name,
+                                                     const std::vector<int64_t> &tokens) {
+  std::vector<int64_t> cols = {4096, 8192};
+  if (name == "softmax")
+    cols = {4096, 8192, 32768, 131072};
+  else if (name == "silu_mul")
+    cols = {14336};
+  else if (name == "rope")
+    cols = {4096};
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  for (int64_t t : tokens)
+    for (int64_t c : cols)
+      if (!(t >= 16384 && c >= 131072))
+        shapes.push_back({t, c});
+  return shapes;
+}
+
 Expected<DType> parseDType(const std::string &name) {
   for (DType d : {DType::F32, DType::F16, DType::BF16})
     if (name == dtypeName(d))

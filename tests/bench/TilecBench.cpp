@@ -247,23 +247,14 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
   return timeMedian(ctx, stream, /*perBatch=*/20, body);
 }
 
-/// Issue 3's shapes for `op` ("RxC"), `tokens` rows each: hidden 4096 and
-/// 8192; softmax also 32768 and 131072 columns (logits; not 16384 x 131072,
-/// 8.6 GB a tensor in f32); silu_mul's a and b [tokens, 14336]; rope
-/// [tokens, 32 heads, 128]. tests/gpu/peers.py --grid=issue3 lists the same.
+/// Issue 3's shapes for `op` as "RxC" (examples::issueShapes).
 std::vector<std::string> issueShapes(const std::string &op, const std::vector<std::string> &tokens) {
-  std::vector<int64_t> cols = {4096, 8192};
-  if (op == "softmax")
-    cols = {4096, 8192, 32768, 131072};
-  else if (op == "silu_mul")
-    cols = {14336};
-  else if (op == "rope")
-    cols = {4096};
-  std::vector<std::string> shapes;
+  std::vector<int64_t> counts;
   for (const std::string &t : tokens)
-    for (int64_t c : cols)
-      if (!(std::atoll(t.c_str()) >= 16384 && c >= 131072))
-        shapes.push_back(t + "x" + std::to_string(c));
+    counts.push_back(std::atoll(t.c_str()));
+  std::vector<std::string> shapes;
+  for (auto [rows, cols] : examples::issueShapes(op, counts))
+    shapes.push_back(std::to_string(rows) + "x" + std::to_string(cols));
   return shapes;
 }
 

@@ -72,9 +72,9 @@ DTYPES = {"bf16": torch.bfloat16, "f32": torch.float32, "f16": torch.float16}
 
 
 def issue_shapes(op, tokens):
-    """Issue 3's shapes, as tilec-bench --grid=issue3 lists them: hidden 4096
-    and 8192; softmax also 32768 and 131072 (not 16384 x 131072); silu_mul
-    [tokens, 14336]; rope [tokens, 32 heads, 128]."""
+    """Issue 3's shapes, as tilec's examples::issueShapes lists them: hidden
+    4096 and 8192; softmax also 32768 and 131072 (not 16384 x 131072);
+    silu_mul [tokens, 14336]; rope [tokens, 32 heads, 128]."""
     cols = {"softmax": [4096, 8192, 32768, 131072], "silu_mul": [14336],
             "rope": [4096]}.get(op, [4096, 8192])
     return [f"{t}x{c}" for t in tokens for c in cols if not (t >= 16384 and c >= 131072)]

@@ -5,6 +5,7 @@
 #include "tilec/Status.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilec::examples {
@@ -30,5 +31,13 @@ inline bool isMatmul(const std::string &name) {
 
 /// "f32" | "f16" | "bf16".
 Expected<DType> parseDType(const std::string &name);
+
+/// Issue 3's shapes of a row example, [tokens, cols] for each of `tokens`:
+/// hidden 4096 and 8192; softmax also 32768 and 131072 columns (logits; not
+/// 16384 x 131072, 8.6 GB a tensor in f32); silu_mul's a and b
+/// [tokens, 14336]; rope [tokens, 32 heads, 128], i.e. 4096 columns.
+/// (tests/gpu/peers.py --grid=issue3 lists the same.)
+std::vector<std::pair<int64_t, int64_t>> issueShapes(const std::string &name,
+                                                     const std::vector<int64_t> &tokens);
 
 } // namespace tilec::examples
