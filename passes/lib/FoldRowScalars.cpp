@@ -111,6 +111,27 @@ struct Folder {
     return all || onlyFeeds16BitResults(op->getResult(0));
   }
 
+  /// x * k + splat(-(m k)): the scalar product once a row, one FMA an
+  /// element once contracted. `kTile` gives k over the row (made after the
+  /// scalar product).
+  Value scaledMinus(OpBuilder &b, Location loc, Value x, Value m, Value k,
+                    function_ref<Value()> kTile, arith::FastMathFlagsAttr flags) {
+    Value offset = b.create<arith::NegFOp>(loc, b.create<arith::MulFOp>(loc, m, k, flags));
+    Value scaled = b.create<arith::MulFOp>(loc, x, kTile(), flags);
+    return b.create<arith::AddFOp>(loc, scaled, splat(b, loc, offset, x.getType()), flags);
+  }
+
+  /// Replaces `op` by `with`, erases it and the subtraction `sub` it was
+  /// folded with (if any), and the splat `operand` when now unused.
+  void replace(Operation *op, Value with, Operation *sub, Value operand) {
+    op->getResult(0).replaceAllUsesWith(with);
+    op->erase();
+    if (sub)
+      sub->erase();
+    eraseIfDead(operand);
+    ++folded;
+  }
+
   // (a) x / splat(s) -> x * splat(1 / s).
   void fold(arith::DivFOp div) {
     Value s = splatted(div.getRhs());
@@ -123,11 +144,7 @@ struct Folder {
     Value inverse = b.create<arith::DivFOp>(loc, one, s, div.getFastmathAttr());
     Value product = b.create<arith::MulFOp>(loc, div.getLhs(), splat(b, loc, inverse, div.getType()),
                                             div.getFastmathAttr());
-    Value divisor = div.getRhs();
-    div.replaceAllUsesWith(product);
-    div.erase();
-    eraseIfDead(divisor);
-    ++folded;
+    replace(div, product, nullptr, div.getRhs());
   }
 
   // (b) (x - splat(m)) * splat(r) -> x * splat(r) + splat(-(m r)).
@@ -142,17 +159,9 @@ struct Folder {
         continue;
       Operation *sub = difference.getDefiningOp();
       OpBuilder b(mul);
-      Location loc = mul.getLoc();
-      auto flags = mul.getFastmathAttr();
-      Value offset = b.create<arith::NegFOp>(loc, b.create<arith::MulFOp>(loc, m, r, flags));
-      Value scaled = b.create<arith::MulFOp>(loc, x, scale, flags);
-      Value sum = b.create<arith::AddFOp>(loc, scaled, splat(b, loc, offset, mul.getType()), flags);
-      Value subtrahend = sub->getOperand(1);
-      mul.replaceAllUsesWith(sum);
-      mul.erase();
-      sub->erase();
-      eraseIfDead(subtrahend);
-      ++folded;
+      Value sum = scaledMinus(b, mul.getLoc(), x, m, r, [&] { return scale; },
+                              mul.getFastmathAttr());
+      replace(mul, sum, sub, sub->getOperand(1));
       return;
     }
   }
@@ -165,19 +174,12 @@ struct Folder {
     auto sub = exp.getOperand().getDefiningOp<arith::SubFOp>();
     OpBuilder b(exp);
     Location loc = exp.getLoc();
-    auto flags = sub.getFastmathAttr();
     Value log2e = b.create<arith::ConstantOp>(loc, b.getFloatAttr(m.getType(), M_LOG2E));
-    Value offset = b.create<arith::NegFOp>(loc, b.create<arith::MulFOp>(loc, m, log2e, flags));
-    Value scaled =
-        b.create<arith::MulFOp>(loc, x, splat(b, loc, log2e, exp.getType()), flags);
-    Value arg = b.create<arith::AddFOp>(loc, scaled, splat(b, loc, offset, exp.getType()), flags);
+    Value arg = scaledMinus(b, loc, x, m, log2e,
+                            [&] { return splat(b, loc, log2e, exp.getType()); },
+                            sub.getFastmathAttr());
     Value e = b.create<math::Exp2Op>(loc, arg, exp.getFastmathAttr());
-    Value subtrahend = sub.getRhs();
-    exp.replaceAllUsesWith(e);
-    exp.erase();
-    sub.erase();
-    eraseIfDead(subtrahend);
-    ++folded;
+    replace(exp, e, sub, sub.getRhs());
   }
 };
 

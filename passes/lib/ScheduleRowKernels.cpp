@@ -735,7 +735,8 @@ struct ScheduleRowKernelsPass
     // thread: 40-104 bytes at [16, 131072]), and measured slower (run zp:
     // bf16 [32, 65536] in clusters of 3, streamed, 11.9 us; in clusters of
     // 4, 9.1).
-    bool weighted = sharedVectorLoads(fn) >= 2;
+    int64_t sharedVectors = sharedVectorLoads(fn);
+    bool weighted = sharedVectors >= 2;
     int64_t cluster = 1;
     if (reduces && target == "sm_90a") {
       for (int64_t c = rowClusterMax; c >= 2 && cluster == 1; --c) {
@@ -757,7 +758,7 @@ struct ScheduleRowKernelsPass
       // (16-byte vectors: narrower ones, of odd widths, would stream their
       // slices, which was not measured.)
       if (cluster == 1 && rowCluster == 0 && rowClusterMax >= kManyRowsCluster &&
-          rows * kManyRowsCluster > kHopperSms && sharedVectorLoads(fn) == 0 &&
+          rows * kManyRowsCluster > kHopperSms && sharedVectors == 0 &&
           cols > 65536 && cols <= 131072 && vec * widestBytes == 16)
         cluster = kManyRowsCluster;
       if (rowCluster > 1)
