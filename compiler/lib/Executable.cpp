@@ -13,6 +13,7 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
   std::ostringstream os;
   os << options.target << (options.roundEveryOp ? "|round|" : "|")
      << (options.fastMath ? "fast|" : "precise|")
+     << (options.fastMath && options.flushSubnormals ? "ftz|" : "")
      << (options.dependentLaunch ? "pdl|" : "") << options.scheduleOptions
      << '|' << graph.name() << '|';
   for (const Node &n : graph.nodes()) {

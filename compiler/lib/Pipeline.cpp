@@ -154,7 +154,9 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
     return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
            "nvvm-attach-target{chip=" + options.target +
            " features=+ptx80 O=3},lower-affine,"
-           "gpu.module(tilec-approx-math,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,tilec-mark-tma-params,tilec-extern-dynamic-shared," +
+           "gpu.module(tilec-approx-math,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm," +
+           std::string(options.fastMath && options.flushSubnormals ? "tilec-flush-subnormals," : "") +
+           "tilec-mark-tma-params,tilec-extern-dynamic-shared," +
            std::string(usesDependentLaunch(options) ? "tilec-dependent-launch," : "") +
            "convert-nvvm-to-llvm,canonicalize,cse,"
            "reconcile-unrealized-casts)";

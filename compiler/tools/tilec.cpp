@@ -38,6 +38,9 @@ options:
                          and round at stores and explicit casts
   --precise-math         libdevice's correctly rounded exp, log, tanh and
                          division instead of the approximate instructions
+  --flush-subnormals     fast math flushes f32 subnormals to zero (the .ftz
+                         instructions, as nvcc --use_fast_math; measured
+                         no faster on the H200, off by default)
   --schedule="OPTS"      options of tilec-schedule-row-kernels, e.g.
                          "max-chunks-per-thread=4" (experiments)
   --mlir-print-ir-after-all  print the IR after every pass to stderr
@@ -79,6 +82,8 @@ int main(int argc, char **argv) {
       options.roundEveryOp = true;
     else if (arg == "--precise-math")
       options.fastMath = false;
+    else if (arg == "--flush-subnormals")
+      options.flushSubnormals = true;
     else if (arg == "--mlir-print-ir-after-all")
       options.printIRAfterAll = true;
     else if (arg == "-o") {

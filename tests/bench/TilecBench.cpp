@@ -286,7 +286,7 @@ int main(int argc, char **argv) {
       std::puts("usage: tilec-bench [--ops=a,b] [--dtypes=bf16,f32] [--shapes=RxC,...] "
                 "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
                 "                   [--grid=issue3 [--tokens=1,16,4096,16384]]\n"
-                "                   [--precise-math] [--no-dependent-launch]\n"
+                "                   [--precise-math] [--flush-subnormals] [--no-dependent-launch]\n"
                 "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
                 "[--gemm-csv=FILE]\n"
                 "                   [--gemm-timing=dobench|batches] [--cooldown-ms=N] "
@@ -310,6 +310,10 @@ int main(int argc, char **argv) {
     }
     if (a == "--precise-math") {
       options.fastMath = false;
+      continue;
+    }
+    if (a == "--flush-subnormals") {
+      options.flushSubnormals = true;
       continue;
     }
     if (a == "--no-dependent-launch") {

@@ -229,6 +229,26 @@ TEST(GpuScheduleTest, WeightsStagedInSharedMemory) {
     }
 }
 
+// flushSubnormals (the .ftz instructions, off by default): every op of the
+// library on rows within a warp, over a CTA, split over a cluster and
+// streamed or in clusters of 4 (150 rows of 100000), against the
+// reference, with the default's tolerances.
+TEST(GpuScheduleTest, FlushedSubnormalsMatchTheReference) {
+  CompileOptions options;
+  options.flushSubnormals = true;
+  for (const char *op : {"rms_norm", "softmax", "layer_norm", "add_rms_norm",
+                         "elementwise_chain", "silu_mul", "rope"})
+    for (DType dtype : {DType::F32, DType::BF16})
+      for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{
+               {37, 96}, {1000, 4096}, {16, 65536}, {150, 100000}}) {
+        SCOPED_TRACE(std::string(op) + " " + dtypeName(dtype) + " " + std::to_string(rows) +
+                     "x" + std::to_string(cols));
+        Graph g(op);
+        ASSERT_TRUE(examples::build(op, g, rows, cols, dtype).ok());
+        expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, -1, options);
+      }
+}
+
 TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 100000}, {2, 99999}})
     for (DType dtype : {DType::F32, DType::BF16}) {

@@ -38,6 +38,15 @@ struct CompileOptions {
   /// lg2.approx, tanh.approx, div.approx: a few ulp, as Triton's tl.exp and
   /// fast-math CUDA). Off: libdevice's correctly rounded versions.
   bool fastMath = true;
+  /// Under fast math, f32 arithmetic flushes subnormal inputs and results
+  /// to zero (the PTX `.ftz` forms, tilec-flush-subnormals), as nvcc
+  /// --use_fast_math does: ex2.approx and div.approx are then one SASS
+  /// instruction each instead of four, and values below 2^-126 (1.2e-38)
+  /// read and write as zero. Off by default: on the H200 it measured 0.84x
+  /// to 1.02x the IEEE kernels (docs/perf.md, fourteenth session; the row
+  /// kernels are not bound by their instructions). Ignored under precise
+  /// math.
+  bool flushSubnormals = false;
   /// Options of the scheduling pass, space separated, as tilec-opt takes
   /// them: e.g. "max-chunks-per-thread=4 max-threads-per-block=1024".
   /// Empty: the scheduler's defaults.

@@ -266,6 +266,21 @@ def ApproxMath : Pass<"tilec-approx-math", "mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def FlushSubnormals : Pass<"tilec-flush-subnormals", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Fast math: f32 arithmetic flushes subnormals to zero (.ftz forms)";
+  let description = [{
+    After convert-gpu-to-nvvm: every llvm.func of the gpu.module gets
+    `denormal_fp_math_f32 = "preserve-sign"`, so the NVPTX backend selects
+    the `.ftz` forms of f32 instructions, as nvcc --use_fast_math does.
+    ex2.approx.ftz and div.approx.ftz are one SASS instruction each; their
+    IEEE forms wrap MUFU.EX2 and MUFU.RCP in three more to keep subnormals.
+    The compiler runs it under fast math when CompileOptions::
+    flushSubnormals is on (off by default: measured no faster on the H200,
+    docs/perf.md, fourteenth session).
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 def MarkTmaParams : Pass<"tilec-mark-tma-params", "mlir::gpu::GPUModuleOp"> {
   let summary = "Pass TMA tensor maps to kernels by value (128-byte grid constants)";
   let description = [{
