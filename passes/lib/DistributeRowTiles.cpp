@@ -38,6 +38,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <cmath>
+#include <limits>
 
 namespace tilec {
 #define GEN_PASS_DEF_DISTRIBUTEROWTILES
@@ -1218,6 +1219,41 @@ private:
     return {m, vectorPartial(sumVec, /*isMax=*/false)};
   }
 
+  /// threadMaxSumExp over a bf16 row that stays packed (kPackedMaxAttr):
+  /// the max over the packed vectors (exact: widening is monotonic), then
+  /// each vector widened again for its exp, so the thread never holds an
+  /// f32 copy of its whole slice.
+  SmallVector<Value> threadMaxSumExpPacked(ArrayRef<Value> packed, const Reduction &r) {
+    Type bf16 = b->getBF16Type(), f32 = b->getF32Type();
+    Value negInf16 = splatConst(bf16, -INFINITY), negInf = splatConst(f32, -INFINITY);
+    Value maxVec;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value v = packed[k];
+      if (chunkValid[k])
+        v = b->create<arith::SelectOp>(loc(), chunkValid[k], v, negInf16);
+      maxVec = maxVec ? b->create<arith::MaximumFOp>(loc(), maxVec, v) : v;
+    }
+    Value m = vectorPartial(b->create<arith::ExtFOp>(loc(), vecType(f32), maxVec), /*isMax=*/true);
+    // The shift: m, or -FLT_MAX for a thread of only -inf (its exps are
+    // still exp(-inf) = 0). Not finiteOrZero's compare: LLVM narrows a
+    // compare of a widened bf16 to a bf16 setp, which takes no .ftz
+    // (flushSubnormals), and its NVPTX backend emits one anyway.
+    Value floor = f32Const(-std::numeric_limits<float>::max());
+    Value shift = b->create<vector::BroadcastOp>(
+        loc(), vecType(f32), b->create<arith::MaximumFOp>(loc(), m, floor));
+    Value sumVec;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value v = b->create<arith::ExtFOp>(loc(), vecType(f32), packed[k]);
+      if (chunkValid[k])
+        v = b->create<arith::SelectOp>(loc(), chunkValid[k], v, negInf);
+      Value e = exp(r, b->create<arith::SubFOp>(loc(), v, shift));
+      if (r.fastmath && bitEnumContainsAll(r.fastmath.getValue(), arith::FastMathFlags::afn))
+        e.getDefiningOp()->setAttr(tilec::kFlushExpAttr, b->getUnitAttr());
+      sumVec = sumVec ? b->create<arith::AddFOp>(loc(), sumVec, e) : e;
+    }
+    return {m, vectorPartial(sumVec, /*isMax=*/false)};
+  }
+
   /// divf with the pair's flags (afn: the approximate division).
   Value divide(const Reduction &r, Value x, Value y) {
     auto div = b->create<arith::DivFOp>(loc(), x, y);
@@ -1457,7 +1493,13 @@ private:
     if (r.kind == Reduction::MeanM2) {
       partial = threadMeanM2(it->second, r);
     } else if (pair) {
-      partial = threadMaxSumExp(it->second, r, keepExps ? &exps : nullptr);
+      auto ext = pair.getInput().getDefiningOp<arith::ExtFOp>();
+      auto packed = ext ? tiles.find(ext.getIn()) : tiles.end();
+      if (!keepExps && pair->hasAttr(tilec::kPackedMaxAttr) && packed != tiles.end() &&
+          getElementTypeOrSelf(ext.getIn().getType()).isBF16())
+        partial = threadMaxSumExpPacked(packed->second, r);
+      else
+        partial = threadMaxSumExp(it->second, r, keepExps ? &exps : nullptr);
     } else {
       bool isMax = r.kind == Reduction::Max;
       partial = {vectorPartial(combineChunks(it->second, isMax), isMax)};

@@ -18,7 +18,13 @@
 // DistributeRowTiles.cpp). %b and %d stay for whatever else uses them.
 #include "tilec/Passes/Passes.h"
 
+#include "tilec/Dialect/Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
 
 namespace tilec {
 #define GEN_PASS_DEF_FORMONLINESOFTMAX
@@ -93,6 +99,65 @@ int64_t formOnlineSoftmax(func::FuncOp kernel) {
     ++formed;
   }
   return formed;
+}
+
+int64_t recomputeExpsPastReduction(func::FuncOp kernel, bool onlyFastMath) {
+  SmallVector<tile::ReduceMaxSumExpOp> pairs;
+  kernel.walk([&](tile::ReduceMaxSumExpOp op) {
+    auto ext = op.getInput().getDefiningOp<arith::ExtFOp>();
+    arith::FastMathFlagsAttr fm = op.getFastmathAttr();
+    bool fast = fm && bitEnumContainsAll(fm.getValue(), arith::FastMathFlags::afn);
+    if (op.getExp() && ext && ext.getIn().getDefiningOp<tile::LoadOp>() &&
+        (fast || !onlyFastMath) &&
+        getElementTypeOrSelf(ext.getIn().getType()).isBF16() &&
+        op->getBlock() == ext->getBlock())
+      pairs.push_back(op);
+  });
+  for (tile::ReduceMaxSumExpOp pair : pairs) {
+    Block *block = pair->getBlock();
+    Operation *first = nullptr;
+    for (Operation *user : pair.getExp().getUsers()) {
+      Operation *u = block->findAncestorOpInBlock(*user);
+      if (u && (!first || u->isBeforeInBlock(first)))
+        first = u;
+    }
+    if (!first)
+      continue;
+    auto ext = pair.getInput().getDefiningOp<arith::ExtFOp>();
+    Location loc = pair.getLoc();
+    OpBuilder b(first);
+    // exp(x - M'), M' = (M == -inf ? 0 : M) as the pair's own exp tile has
+    // it (a row of only -inf gives 0, not exp(-inf - -inf)).
+    Value m = pair.getMax();
+    Value negInf = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(-INFINITY));
+    Value zero = b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(0.0f));
+    Value isNegInf = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf);
+    Value shift = b.create<arith::SelectOp>(loc, isNegInf, zero, m);
+    Operation *wide = b.clone(*ext);
+    wide->setAttr(kRewidenAttr, b.getUnitAttr());
+    auto type = llvm::cast<RankedTensorType>(pair.getExp().getType());
+    Value splat = b.create<tile::SplatOp>(loc, type, shift);
+    Value d = b.create<arith::SubFOp>(loc, wide->getResult(0), splat);
+    arith::FastMathFlagsAttr fastmath = pair.getFastmathAttr();
+    Value e = pair.getBase2()
+                  ? b.create<math::Exp2Op>(loc, d, fastmath ? fastmath.getValue()
+                                                            : arith::FastMathFlags::none)
+                        .getResult()
+                  : b.create<math::ExpOp>(loc, d, fastmath ? fastmath.getValue()
+                                                           : arith::FastMathFlags::none)
+                        .getResult();
+    if (fastmath && bitEnumContainsAll(fastmath.getValue(), arith::FastMathFlags::afn))
+      e.getDefiningOp()->setAttr(kFlushExpAttr, b.getUnitAttr());
+    pair.getExp().replaceAllUsesWith(e);
+    OpBuilder at(pair);
+    auto single = at.create<tile::ReduceMaxSumExpOp>(loc, b.getF32Type(), b.getF32Type(), Type(),
+                                                     pair.getInput(), pair.getBase2(), fastmath);
+    single->setAttr(kPackedMaxAttr, at.getUnitAttr());
+    pair.getMax().replaceAllUsesWith(single.getMax());
+    pair.getSum().replaceAllUsesWith(single.getSum());
+    pair.erase();
+  }
+  return static_cast<int64_t>(pairs.size());
 }
 
 } // namespace tilec

@@ -71,6 +71,7 @@ struct ScheduleRowKernelsPass
                                {"row-loop", rowLoop},
                                {"sink-loads", sinkLoads},
                                {"rewiden", rewiden},
+                               {"recompute-exp", recomputeExp},
                                {"stage-weights", stageWeights},
                                {"row-scalars", rowScalars},
                                {"welford", welford}}) {
@@ -104,9 +105,15 @@ struct ScheduleRowKernelsPass
       // row kernel, so rows within one warp can be compared too).
       if (welford == "true" || (welford == "auto" && welfordSavesARound(fn)))
         tilec::formWelford(fn);
+      // Softmax rows whose exps recompute-exp makes again past the
+      // reduction (below); auto also folds their division by the sum into
+      // one reciprocal a row (row-scalars=auto there: 2.4% faster at bf16
+      // [4096, 131072], run s14g).
+      bool inRegisters = fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0;
+      bool recomputeAuto = recomputeExp == "auto" && inRegisters && recomputeMeasuredFaster(fn);
       // A row's scalars applied once (fast math), after the pairs are formed
       // (they match x - mean and exp(x - max) as written).
-      if (rowScalars != "false")
+      if (rowScalars != "false" || recomputeAuto)
         tilec::foldRowScalars(fn, rowScalars == "true");
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
@@ -122,6 +129,11 @@ struct ScheduleRowKernelsPass
       if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
           rewiden == "true")
         tilec::rewidenPastReductions(fn);
+      // Softmax rows in registers: the packed bf16 row, not its exp tile,
+      // lives across the reduction (the exp made again past it). auto: many
+      // rows split over clusters of kManyRowsCluster, under fast math.
+      if ((inRegisters && recomputeExp == "true") || recomputeAuto)
+        tilec::recomputeExpsPastReduction(fn, /*onlyFastMath=*/recomputeAuto);
     }
   }
 
@@ -202,7 +214,21 @@ struct ScheduleRowKernelsPass
     return shared;
   }
 
-  /// An entry of the kernel's tile.schedule (0 when absent).
+  /// recompute-exp=auto: where it measured faster on the H200 (docs/perf.md,
+  /// fourteenth session): softmax bf16 [4096, 131072] in clusters of 4,
+  /// 768 -> 680 us, 662 with the division folded (64 registers a thread
+  /// instead of 126: two CTAs an SM, so one CTA's loads overlap the other's
+  /// reduction and stores; 1024 and 264 rows 1.15x and 1.19x). With 64 rows
+  /// the extra exp an element is not hidden (15.0 -> 16.7 us, with
+  /// flushSubnormals): at least four waves of CTAs, two an SM.
+  static bool recomputeMeasuredFaster(func::FuncOp fn) {
+    auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+    int64_t cluster = scheduleValue(fn, "cluster");
+    return domain && domain.size() == 2 && cluster == kManyRowsCluster &&
+           scheduleValue(fn, "col_blocks") == cluster &&
+           domain[0] * cluster >= 4 * 2 * kHopperSms;
+  }
+
   /// Whether a row kernel's row alone takes half the registers its threads
   /// may have (65536 a CTA, at most 255 a thread): 64 values a thread at
   /// 512 threads, 32 at 1024. There weight and bias loads at the top spill
@@ -234,6 +260,7 @@ struct ScheduleRowKernelsPass
   // row-loop: kernels with fewer row blocks are left one CTA a block.
   static constexpr int64_t kRowLoopMinBlocks = 1024;
 
+  /// An entry of the kernel's tile.schedule (0 when absent).
   static int64_t scheduleValue(func::FuncOp fn, StringRef key) {
     auto schedule = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
     auto a = schedule ? schedule.getAs<IntegerAttr>(key) : IntegerAttr();

@@ -249,6 +249,73 @@ TEST(GpuScheduleTest, FlushedSubnormalsMatchTheReference) {
       }
 }
 
+// recompute-exp: the online pair over a bf16 row takes its max on the
+// packed row and the exp tile is made again past the reduction (its exps
+// ex2.approx.ftz under fast math). true: on rows split over clusters (8 in
+// registers, 4 over many rows, 4 with scalar accesses past the row's end)
+// and, with online-softmax=true, rows over one and over eight warps; the
+// default (auto) on 300 rows of 131072 in clusters of 4. Alone and with
+// flushSubnormals. Logits up to 90
+// (exp(x - M) spans the f32 range); bf16 results within one ulp of the
+// reference plus 1e-4 of the row's largest, element by element.
+TEST(GpuScheduleTest, SoftmaxExpsMadeAgainPastTheReduction) {
+  struct Case {
+    int64_t rows, cols;
+    const char *options;
+  };
+  for (bool flush : {false, true})
+    for (Case c : {Case{16, 65536, "recompute-exp=true"}, Case{150, 100000, "recompute-exp=true"},
+                   Case{5, 4097, "recompute-exp=true"},
+                   Case{1000, 4096, "recompute-exp=true online-softmax=true"},
+                   Case{7, 2000, "recompute-exp=true online-softmax=true"},
+                   Case{300, 131072, ""}}) {
+      std::string schedule = c.options;
+      SCOPED_TRACE(schedule + (flush ? " flushed " : " ") + std::to_string(c.rows) + "x" +
+                   std::to_string(c.cols));
+      Graph g("softmax");
+      ASSERT_TRUE(examples::build("softmax", g, c.rows, c.cols, DType::BF16).ok());
+      CompileOptions options;
+      options.scheduleOptions = schedule;
+      options.flushSubnormals = flush;
+      TILEC_REQUIRE_GPU(ctx);
+      auto exe = Executable::compile(g, ctx, options);
+      ASSERT_TRUE(exe.ok()) << exe.message();
+      // (bf16x2 pairs; max.NaN.bf16 where the accesses are scalar.)
+      EXPECT_NE((*exe)->program().ptx.find("max.NaN.bf16"), std::string::npos);
+      uint64_t seed = tilec::testing::freshSeed();
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      HostTensor x = HostTensor::random({c.rows, c.cols}, DType::BF16, seed, -30.0f, 30.0f);
+      for (int64_t r = 0; r < c.rows; ++r)
+        for (int64_t k = 0; k < c.cols; ++k) {
+          float &v = x.values[r * c.cols + k];
+          v = roundTo(DType::BF16, v + (r % 2 ? 60.0f : 0.0f));
+        }
+      auto stream = rt::Stream::create(ctx);
+      ASSERT_TRUE(stream.ok()) << stream.message();
+      auto got = (*exe)->runOnHost({x}, **stream);
+      ASSERT_TRUE(got.ok()) << got.message();
+      HostTensor ref = evaluateReference(g, {x})[0];
+      const std::vector<float> &v = (*got)[0].values;
+      int64_t off = 0, first = -1;
+      for (int64_t r = 0; r < c.rows; ++r) {
+        double largest = 0;
+        for (int64_t k = 0; k < c.cols; ++k)
+          largest = std::max(largest, std::fabs(static_cast<double>(ref.values[r * c.cols + k])));
+        for (int64_t k = 0; k < c.cols; ++k) {
+          size_t i = static_cast<size_t>(r * c.cols + k);
+          double want = ref.values[i];
+          if (!(std::fabs(v[i] - want) <= std::fabs(want) / 128 + 1e-4 * largest)) {
+            if (first < 0)
+              first = static_cast<int64_t>(i);
+            ++off;
+          }
+        }
+      }
+      EXPECT_EQ(off, 0) << "first at " << first << ": got " << (first >= 0 ? v[first] : 0.0f)
+                        << ", reference " << (first >= 0 ? ref.values[first] : 0.0f);
+    }
+}
+
 TEST(GpuScheduleTest, WideElementwiseRowsSplitOverSeveralCTAs) {
   for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{3, 100000}, {2, 99999}})
     for (DType dtype : {DType::F32, DType::BF16}) {

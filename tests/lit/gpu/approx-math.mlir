@@ -20,3 +20,29 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// An f32 exp or exp2 marked afn and tile.flush_exp becomes the
+// ex2.approx.ftz intrinsic element by element (exp: of x log2 e); without
+// afn it stays.
+
+// CHECK-LABEL: gpu.func @flush
+//  CHECK-SAME:   (%[[A:.+]]: f32, %[[V:.+]]: vector<2xf32>)
+//       CHECK:   %[[L:.+]] = arith.constant 1.44269502 : f32
+//       CHECK:   %[[AL:.+]] = arith.mulf %[[A]], %[[L]]
+//       CHECK:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[AL]]) : (f32) -> f32
+//       CHECK:   %[[E0:.+]] = vector.extract %[[V]][0]
+//       CHECK:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[E0]]) : (f32) -> f32
+//       CHECK:   vector.insert
+//       CHECK:   %[[E1:.+]] = vector.extract %[[V]][1]
+//       CHECK:   llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[E1]]) : (f32) -> f32
+//       CHECK:   vector.insert
+//       CHECK:   math.exp %[[A]] {tile.flush_exp} : f32
+gpu.module @m2 {
+  gpu.func @flush(%a: f32, %v: vector<2xf32>) kernel {
+    %0 = math.exp %a fastmath<afn> {tile.flush_exp} : f32
+    %1 = math.exp2 %v fastmath<afn> {tile.flush_exp} : vector<2xf32>
+    %2 = math.exp %a {tile.flush_exp} : f32
+    "test.use"(%0, %1, %2) : (f32, vector<2xf32>, f32) -> ()
+    gpu.return
+  }
+}

@@ -124,4 +124,26 @@ inline constexpr llvm::StringLiteral kRewidenAttr = "tile.rewiden";
 /// f32 copy need not live across it (16 registers for 32 values instead of
 /// 32). Returns how many widenings it cloned.
 int64_t rewidenPastReductions(mlir::func::FuncOp kernel);
+
+/// Marks an f32 math.exp or math.exp2 under fast math (`afn`) whose results
+/// below 2^-126 may read as zero: tilec-approx-math emits it as
+/// ex2.approx.ftz (one SASS instruction; the IEEE form wraps MUFU.EX2 in a
+/// scale into and out of the subnormal range, and holds more registers).
+inline constexpr llvm::StringLiteral kFlushExpAttr = "tile.flush_exp";
+
+/// Marks a tile.reduce_max_sum_exp whose input is a widened bf16 row that
+/// stays packed: the row distribution takes each thread's max on the
+/// packed bf16 vectors and widens each vector again for its exps, so no
+/// f32 copy of the row is live between the two.
+inline constexpr llvm::StringLiteral kPackedMaxAttr = "tile.packed_max";
+
+/// In a row kernel, each online-softmax pair over a widened bf16 row that
+/// also gives its exp tile gives only (max, sum); the tile's users take
+/// exp(x - M) made again past the reduction from the packed row (widened
+/// with kRewidenAttr), and the pair is marked kPackedMaxAttr. Only the
+/// packed row (half the registers) lives across the reduction, at one more
+/// exp an element. Under fast math these exps (the pair's and the new
+/// ones) are kFlushExpAttr. With `onlyFastMath`, pairs without `afn` are
+/// left alone. Returns how many pairs it rewrote.
+int64_t recomputeExpsPastReduction(mlir::func::FuncOp kernel, bool onlyFastMath = false);
 } // namespace tilec

@@ -140,6 +140,15 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "reduction stays packed across it and is widened again past it (integer "
            "shift), instead of living as f32 (rewidenPastReductions). true: every such "
            "row; false: none (unmeasured)">,
+    Option<"recomputeExp", "recompute-exp", "std::string", "\"auto\"",
+           "Softmax over bf16 rows held in registers: the online pair gives only (max, "
+           "sum), takes each thread's max on the packed row, and the exp tile is made "
+           "again past the reduction from the packed row, so the row lives across the "
+           "reduction in half the registers of its exp tile, at one more exp an element; "
+           "under fast math its exps flush results below 2^-126 (ex2.approx.ftz). "
+           "auto (default): many rows in clusters of 4 under fast math, with row-scalars=auto's "
+           "folds there (bf16 [4096, 131072] 1.16x, docs/perf.md); true: every such kernel; "
+           "false: none">,
     Option<"streamShared", "stream-shared", "std::string", "\"auto\"",
            "Streamed rows keep the row inputs they load in the first pass in dynamic "
            "shared memory, and later passes read them there instead of from HBM/L2 "
@@ -256,14 +265,18 @@ def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> 
 }
 
 def ApproxMath : Pass<"tilec-approx-math", "mlir::gpu::GPUModuleOp"> {
-  let summary = "Fast-math f32 tanh to llvm.intr.tanh (tanh.approx.f32)";
+  let summary = "Fast-math f32 tanh to tanh.approx.f32, flushing exps to ex2.approx.ftz";
   let description = [{
     Before convert-gpu-to-nvvm, which lowers every f32 `math.tanh` to
     libdevice's `__nv_tanhf` whatever its flags: an f32 (or vector of f32)
     `math.tanh` marked `afn` becomes `llvm.intr.tanh` with `afn`, which the
-    NVPTX backend emits as the `tanh.approx.f32` instruction.
+    NVPTX backend emits as the `tanh.approx.f32` instruction. An f32
+    `math.exp` or `math.exp2` marked `afn` and `tile.flush_exp` becomes the
+    `llvm.nvvm.ex2.approx.ftz.f` intrinsic element by element (of x log2 e
+    for exp): results below 2^-126 read as zero.
   }];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def FlushSubnormals : Pass<"tilec-flush-subnormals", "mlir::gpu::GPUModuleOp"> {
