@@ -113,6 +113,7 @@ int64_t recomputeExpsPastReduction(func::FuncOp kernel, bool onlyFastMath) {
         op->getBlock() == ext->getBlock())
       pairs.push_back(op);
   });
+  int64_t rewritten = 0;
   for (tile::ReduceMaxSumExpOp pair : pairs) {
     Block *block = pair->getBlock();
     Operation *first = nullptr;
@@ -139,16 +140,12 @@ int64_t recomputeExpsPastReduction(func::FuncOp kernel, bool onlyFastMath) {
     Value splat = b.create<tile::SplatOp>(loc, type, shift);
     Value d = b.create<arith::SubFOp>(loc, wide->getResult(0), splat);
     arith::FastMathFlagsAttr fastmath = pair.getFastmathAttr();
-    Value e = pair.getBase2()
-                  ? b.create<math::Exp2Op>(loc, d, fastmath ? fastmath.getValue()
-                                                            : arith::FastMathFlags::none)
-                        .getResult()
-                  : b.create<math::ExpOp>(loc, d, fastmath ? fastmath.getValue()
-                                                           : arith::FastMathFlags::none)
-                        .getResult();
-    if (fastmath && bitEnumContainsAll(fastmath.getValue(), arith::FastMathFlags::afn))
-      e.getDefiningOp()->setAttr(kFlushExpAttr, b.getUnitAttr());
-    pair.getExp().replaceAllUsesWith(e);
+    auto flags = fastmath ? fastmath.getValue() : arith::FastMathFlags::none;
+    Operation *e = pair.getBase2() ? b.create<math::Exp2Op>(loc, d, flags).getOperation()
+                                   : b.create<math::ExpOp>(loc, d, flags).getOperation();
+    if (bitEnumContainsAll(flags, arith::FastMathFlags::afn))
+      e->setAttr(kFlushExpAttr, b.getUnitAttr());
+    pair.getExp().replaceAllUsesWith(e->getResult(0));
     OpBuilder at(pair);
     auto single = at.create<tile::ReduceMaxSumExpOp>(loc, b.getF32Type(), b.getF32Type(), Type(),
                                                      pair.getInput(), pair.getBase2(), fastmath);
@@ -156,8 +153,9 @@ int64_t recomputeExpsPastReduction(func::FuncOp kernel, bool onlyFastMath) {
     pair.getMax().replaceAllUsesWith(single.getMax());
     pair.getSum().replaceAllUsesWith(single.getSum());
     pair.erase();
+    ++rewritten;
   }
-  return static_cast<int64_t>(pairs.size());
+  return rewritten;
 }
 
 } // namespace tilec
