@@ -1449,9 +1449,21 @@ TEST(RowScheduleTest, ManyWideRowsSplitOverClustersOfFour) {
     ASSERT_EQ(p.launches.size(), 1u);
     EXPECT_EQ(p.launches[0].clusterM, c.cluster);
     EXPECT_EQ(p.launches[0].streamBlocks, c.streamBlocks);
-    // 64 values a thread of 512 in registers (bf16 126, f32 114): no spills.
-    if (std::string ptxas = ptxasPath(); !ptxas.empty() && c.cluster == 4)
+    // 64 values a thread of 512 in registers (f32 114 registers): no
+    // spills. bf16 at 4096 rows keeps its row packed (recompute-exp=auto):
+    // its gain rests on 64 registers or fewer, two CTAs of 512 an SM.
+    if (std::string ptxas = ptxasPath(); !ptxas.empty() && c.cluster == 4) {
       expectAssemblesWithoutSpills(ptxas, p.ptx, "sm_90a");
+      bool packed = c.dtype == DType::BF16 && c.rows == 4096;
+      EXPECT_EQ(occurrences(p.ptx, "max.NaN.bf16x2") > 0, packed);
+      if (packed) {
+        int status = 0;
+        std::string log = assemble(ptxas, p.ptx, "sm_90a", status);
+        size_t at = log.find("Used ");
+        ASSERT_NE(at, std::string::npos) << log;
+        EXPECT_LE(std::stoi(log.substr(at + 5)), 64) << log;
+      }
+    }
   }
 }
 
