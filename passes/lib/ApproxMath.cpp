@@ -67,10 +67,12 @@ struct ApproxMathPass : tilec::impl::ApproxMathBase<ApproxMathPass> {
   /// element at a time.
   static Value flushingExp2(OpBuilder &b, Location loc, Value x, bool natural) {
     Type f32 = b.getF32Type();
+    Value log2e =
+        natural ? b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(static_cast<float>(M_LOG2E)))
+                : Value();
     auto one = [&](Value v) -> Value {
-      if (natural)
-        v = b.create<arith::MulFOp>(
-            loc, v, b.create<arith::ConstantOp>(loc, b.getF32FloatAttr(static_cast<float>(M_LOG2E))));
+      if (log2e)
+        v = b.create<arith::MulFOp>(loc, v, log2e);
       return b.create<LLVM::CallIntrinsicOp>(loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
                                              ValueRange{v})
           .getResult(0);

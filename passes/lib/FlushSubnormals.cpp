@@ -42,7 +42,7 @@ struct FlushSubnormalsPass : tilec::impl::FlushSubnormalsBase<FlushSubnormalsPas
     auto ftz = LLVM::ModuleFlagAttr::get(ctx, LLVM::ModFlagBehavior::Override,
                                          StringAttr::get(ctx, "nvvm-reflect-ftz"),
                                          IntegerAttr::get(IntegerType::get(ctx, 32), 1));
-    for (auto flags : llvm::make_early_inc_range(module.getOps<LLVM::ModuleFlagsOp>())) {
+    for (auto flags : module.getOps<LLVM::ModuleFlagsOp>()) {
       if (llvm::any_of(flags.getFlags(), [](Attribute a) {
             auto f = llvm::dyn_cast<LLVM::ModuleFlagAttr>(a);
             return f && f.getKey() == "nvvm-reflect-ftz";

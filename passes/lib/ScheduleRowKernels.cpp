@@ -105,11 +105,12 @@ struct ScheduleRowKernelsPass
       // row kernel, so rows within one warp can be compared too).
       if (welford == "true" || (welford == "auto" && welfordSavesARound(fn)))
         tilec::formWelford(fn);
+      // Rows held in registers, not streamed.
+      bool inRegisters = fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0;
       // Softmax rows whose exps recompute-exp makes again past the
       // reduction (below); auto also folds their division by the sum into
       // one reciprocal a row (row-scalars=auto there: 2.4% faster at bf16
       // [4096, 131072], run s14g).
-      bool inRegisters = fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0;
       bool recomputeAuto = recomputeExp == "auto" && inRegisters && recomputeMeasuredFaster(fn);
       // A row's scalars applied once (fast math), after the pairs are formed
       // (they match x - mean and exp(x - max) as written).
@@ -122,12 +123,10 @@ struct ScheduleRowKernelsPass
       // bytes with the Welford pair, 1944 with two rounds, rms_norm 48),
       // sunk they do not. auto adds the rows where it measured faster
       // (sinkingMeasuredFaster; elsewhere it was 1-3% slower).
-      if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
-          (sinkLoads == "true" || rowTakesHalfTheRegisters(fn) ||
+      if (inRegisters && (sinkLoads == "true" || rowTakesHalfTheRegisters(fn) ||
            (sinkLoads == "auto" && sinkingMeasuredFaster(fn))))
         tilec::sinkLoadsPastReductions(fn);
-      if (fn->hasAttr("tile.schedule") && scheduleValue(fn, "stream_blocks") == 0 &&
-          rewiden == "true")
+      if (inRegisters && rewiden == "true")
         tilec::rewidenPastReductions(fn);
       // Softmax rows in registers: the packed bf16 row, not its exp tile,
       // lives across the reduction (the exp made again past it). auto: many
