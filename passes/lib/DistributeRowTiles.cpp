@@ -818,7 +818,8 @@ private:
   /// (rewidenPastReductions): the bf16 bits shifted into the top half of an
   /// i32, an exact widening that LLVM does not merge with the arith.extf
   /// before the reduction, so the packed row, not its f32 copy, lives
-  /// across the reduction.
+  /// across the reduction. (ptxas takes each 32-bit word shifted and masked
+  /// worse: 94 registers instead of 64 for softmax's bf16 [4096, 131072].)
   LogicalResult lowerRewiden(Operation &op) {
     auto it = tiles.find(op.getOperand(0));
     if (it == tiles.end() || !isa<arith::ExtFOp>(op))
@@ -1374,24 +1375,54 @@ private:
     }
   }
 
+  /// A (max, sum of exp(x - max)) pair reduced over aligned groups of
+  /// `width` lanes: the max by a butterfly, then each lane's sum rescaled to
+  /// it once, then the sums by a butterfly. One exp a lane, where combining
+  /// pairs at each step takes two a step; the butterflies give every lane
+  /// of a group bitwise the same result (max and + commute).
+  SmallVector<Value> reducePairOverLanes(const Reduction &r, ArrayRef<Value> pair,
+                                         int64_t width) {
+    if (width == 1)
+      return SmallVector<Value>(pair);
+    auto butterfly = [&](Value v, bool isMax) {
+      for (int64_t offset = width / 2; offset >= 1; offset /= 2) {
+        Value other = b->create<gpu::ShuffleOp>(loc(), v, static_cast<int32_t>(offset),
+                                                static_cast<int32_t>(kWarpSize),
+                                                gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        v = combine(isMax, v, other);
+      }
+      return v;
+    };
+    Value m = butterfly(pair[0], /*isMax=*/true);
+    // exp(m_lane - M'), M' = (M == -inf ? 0 : M): in [0, 1], 0 for a lane
+    // of only -inf (its sum is 0 too), never exp(-inf - -inf).
+    Value scale = exp(r, b->create<arith::SubFOp>(loc(), pair[0], finiteOrZero(m)));
+    Value sum = butterfly(b->create<arith::MulFOp>(loc(), pair[1], scale), /*isMax=*/false);
+    return {m, sum};
+  }
+
   /// Reduces each thread's partial (one scalar, two for a pair) over the
   /// threads of its row, in one round: every value of the partial rides the
   /// same shuffles, barrier and cluster exchange.
   SmallVector<Value> reduceAcrossThreads(const Reduction &r, SmallVector<Value> partial) {
     // Butterfly over the lanes of one row (never crossing rows: rows occupy
     // aligned groups of TPR lanes).
-    for (int64_t offset = std::min(s.tpr, kWarpSize) / 2; offset >= 1; offset /= 2) {
-      SmallVector<Value> other;
-      for (Value v : partial)
-        // (A constant, a static count, is the same in every lane.)
-        other.push_back(isConstant(v) ? v
-                                      : b->create<gpu::ShuffleOp>(
-                                              loc(), v, static_cast<int32_t>(offset),
-                                              static_cast<int32_t>(kWarpSize),
-                                              gpu::ShuffleMode::XOR)
+    if (r.kind == Reduction::MaxSumExp)
+      partial = reducePairOverLanes(r, partial, std::min(s.tpr, kWarpSize));
+    else
+      for (int64_t offset = std::min(s.tpr, kWarpSize) / 2; offset >= 1; offset /= 2) {
+        SmallVector<Value> other;
+        for (Value v : partial)
+          // (A constant, a static count, is the same in every lane.)
+          other.push_back(isConstant(v) ? v
+                                        : b->create<gpu::ShuffleOp>(
+                                                loc(), v, static_cast<int32_t>(offset),
+                                                static_cast<int32_t>(kWarpSize),
+                                                gpu::ShuffleMode::XOR)
                                             .getShuffleResult());
-      partial = combinePartials(r, partial, other);
-    }
+        partial = combinePartials(r, partial, other);
+      }
     if (s.tpr <= kWarpSize)
       return reduceAcrossCluster(r, partial);
     ArrayRef<Value> buffers = ArrayRef<Value>(smem).slice(nextSmem, partial.size());
@@ -1410,6 +1441,30 @@ private:
     // Each reduction has its own buffers, so one barrier suffices: no later
     // write can race with these reads.
     b->create<gpu::BarrierOp>(loc());
+    if (r.kind == Reduction::MaxSumExp) {
+      // Lane l takes warp (l mod W)'s pair, W = warps rounded up to a power
+      // of two (lanes past the last warp take the identity (-inf, 0)), and
+      // the lanes reduce them as above: one exp a thread instead of one a
+      // warp, and every group of W lanes holds all the pairs, so every
+      // lane gets the result, bitwise the same.
+      int64_t width = static_cast<int64_t>(llvm::PowerOf2Ceil(warps));
+      Value which = b->create<arith::RemUIOp>(loc(), laneInWarp, index(width));
+      Value valid;
+      if (width != warps) {
+        valid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, which, index(warps));
+        which = b->create<arith::MinUIOp>(loc(), which, index(warps - 1));
+      }
+      Value at = b->create<arith::AddIOp>(loc(), base, which);
+      const double identity[2] = {-INFINITY, 0.0};
+      SmallVector<Value> pair;
+      for (size_t i = 0; i < 2; ++i) {
+        Value x = b->create<memref::LoadOp>(loc(), buffers[i], ValueRange{at});
+        if (valid)
+          x = b->create<arith::SelectOp>(loc(), valid, x, f32Const(identity[i]));
+        pair.push_back(x);
+      }
+      return reduceAcrossCluster(r, reducePairOverLanes(r, pair, width));
+    }
     SmallVector<SmallVector<Value>> warpPartials;
     for (int64_t w = 0; w < warps; ++w) {
       Value at = b->create<arith::AddIOp>(loc(), base, index(w));

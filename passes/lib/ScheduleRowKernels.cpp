@@ -47,8 +47,13 @@ constexpr int64_t kHopperClusterSlots[kMaxCluster + 1] = {0, 132, 66, 39, 30, 22
 // CTA: a second CTA on an SM then costs a whole CTA's time, and the
 // cluster must fit kHopperClusterSlots.
 constexpr int64_t kHeavySliceVectorsPerThread = 4;
-// The cluster size for many rows too wide for one CTA (see schedule()).
+// The cluster size for many rows too wide for one CTA (see schedule()), and
+// for bf16 ones the cluster size and CTA size (four CTAs an SM).
 constexpr int64_t kManyRowsCluster = 4;
+constexpr int64_t kManyRowsClusterBF16 = 8;
+constexpr int64_t kManyRowsThreadsBF16 = 256;
+// Marks a kernel schedule() gave that split (read by the same pass).
+constexpr llvm::StringLiteral kManyBF16RowsAttr = "tile.many_bf16_rows";
 /// Shared memory a CTA may opt in to: 227 KB on sm_90, 163 KB on sm_80,
 /// 99 KB on sm_86 and sm_89.
 int64_t maxSharedBytes(llvm::StringRef target) {
@@ -130,9 +135,16 @@ struct ScheduleRowKernelsPass
         tilec::rewidenPastReductions(fn);
       // Softmax rows in registers: the packed bf16 row, not its exp tile,
       // lives across the reduction (the exp made again past it). auto: many
-      // rows split over clusters of kManyRowsCluster, under fast math.
+      // rows split over clusters (recomputeMeasuredFaster), under fast math.
       if ((inRegisters && recomputeExp == "true") || recomputeAuto)
         tilec::recomputeExpsPastReduction(fn, /*onlyFastMath=*/recomputeAuto);
+      // (Not capped at 64 registers: four CTAs of 256 an SM need 64 or
+      // fewer, which ptxas gives rows of 131072 by itself, and the cap made
+      // those 2% slower: bf16 [4096, 131072] 599 -> 613 us, runs s15d and
+      // s15e. A row whose last slice ends mid-chunk, bf16 [200, 100000],
+      // takes 74, three CTAs an SM; 64 without spills under the cap, not
+      // measured.)
+      fn->removeAttr(kManyBF16RowsAttr);
     }
   }
 
@@ -220,12 +232,37 @@ struct ScheduleRowKernelsPass
   /// reduction and stores; 1024 and 264 rows 1.15x and 1.19x). With 64 rows
   /// the extra exp an element is not hidden (15.0 -> 16.7 us, with
   /// flushSubnormals): at least four waves of CTAs, two an SM.
+  /// In the bf16 rows' clusters of 8 CTAs of 256 (schedule()) at every row
+  /// count (fifteenth session, run s15d: 4096 rows 780 -> 599 us, 64 rows
+  /// 15.8 -> 14.7; 94 registers without it, 64 with).
   static bool recomputeMeasuredFaster(func::FuncOp fn) {
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     int64_t cluster = scheduleValue(fn, "cluster");
-    return domain && domain.size() == 2 && cluster == kManyRowsCluster &&
-           scheduleValue(fn, "col_blocks") == cluster &&
-           domain[0] * cluster >= 4 * 2 * kHopperSms;
+    if (!domain || domain.size() != 2 || scheduleValue(fn, "col_blocks") != cluster)
+      return false;
+    if (manyBF16RowsInClustersOf8(fn))
+      return true;
+    return cluster == kManyRowsCluster && domain[0] * cluster >= 4 * 2 * kHopperSms;
+  }
+
+  /// Whether schedule() split the kernel's many bf16 rows over clusters of
+  /// kManyRowsClusterBF16 CTAs of kManyRowsThreadsBF16 (kManyBF16RowsAttr).
+  static bool manyBF16RowsInClustersOf8(func::FuncOp fn) {
+    return fn->hasAttr(kManyBF16RowsAttr) &&
+           scheduleValue(fn, "cluster") == kManyRowsClusterBF16 &&
+           scheduleValue(fn, "threads_per_row") == kManyRowsThreadsBF16;
+  }
+
+  /// Whether every row input of the kernel (loads with a row) is bf16.
+  static bool rowInputsAreBF16(func::FuncOp fn) {
+    bool any = false, all = true;
+    fn.walk([&](tilec::tile::LoadOp load) {
+      if (!load.getRow())
+        return;
+      any = true;
+      all &= llvm::cast<MemRefType>(load.getSource().getType()).getElementType().isBF16();
+    });
+    return any && all;
   }
 
   /// Whether a row kernel's row alone takes half the registers its threads
@@ -783,10 +820,25 @@ struct ScheduleRowKernelsPass
       // for rows of 32768, which stay faster in one CTA (f32 263 vs 356 us).
       // (16-byte vectors: narrower ones, of odd widths, would stream their
       // slices, which was not measured.)
+      //
+      // bf16 rows take clusters of 8 CTAs of 256 threads instead (64 values
+      // a thread either way; with recompute-exp, 64 registers: four CTAs an
+      // SM instead of two, so more of them are loading while others
+      // compute their exps). Measured (run s15d, same run, bf16, us):
+      // 4096 rows 632 -> 599, 1024 rows 161 -> 153, 264 rows 45.1 -> 43.4,
+      // 128 rows 31.2 -> 23.9, 64 rows 15.1 -> 14.7. f32 rows keep clusters
+      // of 4 (the same split: 4096 rows 1095 -> 1198 us, 264 rows 79.2 ->
+      // 80.8; 64 rows 27.3 -> 23.3).
       if (cluster == 1 && rowCluster == 0 && rowClusterMax >= kManyRowsCluster &&
           rows * kManyRowsCluster > kHopperSms && sharedVectors == 0 &&
-          cols > 65536 && cols <= 131072 && vec * widestBytes == 16)
+          cols > 65536 && cols <= 131072 && vec * widestBytes == 16) {
         cluster = kManyRowsCluster;
+        if (rowInputsAreBF16(fn) && rowClusterMax >= kManyRowsClusterBF16) {
+          cluster = kManyRowsClusterBF16;
+          maxThreads = std::min(maxThreads, kManyRowsThreadsBF16);
+          fn->setAttr(kManyBF16RowsAttr, UnitAttr::get(fn.getContext()));
+        }
+      }
       if (rowCluster > 1)
         cluster = rowCluster;
     }

@@ -6,11 +6,11 @@
 //   M = max(m1, m2), M' = (M == -inf ? 0 : M),
 //   s = s1 * exp(m1 - M') + s2 * exp(m2 - M')
 // so one round suffices at every level: a thread's chunks (masked chunks
-// are -inf, their exp 0), the lanes (both values shuffled at each butterfly
-// step), the warps (two workgroup buffers, one barrier; every thread takes
-// the max of all warps' maxima, then rescales their sums in warp order),
-// and the CTAs of a cluster (two slots, one cluster barrier, in rank
-// order). M' keeps a group of only -inf (padding, masked rows, -inf inputs)
+// are -inf, their exp 0), the lanes (the max by a butterfly, each lane's
+// sum rescaled to it with one exp, then the sums by a butterfly), the warps
+// (two workgroup buffers, one barrier; lane l takes warp l's pair and the
+// lanes reduce them the same way), and the CTAs of a cluster (two slots,
+// one cluster barrier, in rank order). M' keeps a group of only -inf (padding, masked rows, -inf inputs)
 // at (-inf, 0) instead of exp(-inf - -inf) = NaN. The exps carry the
 // op's fast-math flags (afn: ex2.approx).
 
@@ -30,40 +30,47 @@
 //  CHECK-NEXT:   %[[SHIFTV:.+]] = vector.broadcast %[[SHIFT]] : f32 to vector<4xf32>
 //  CHECK-COUNT-4: math.exp %{{.+}} fastmath<afn> : vector<4xf32>
 //       CHECK:   %[[TS:.+]] = vector.reduction <add>, %{{.+}} : vector<4xf32> into f32
-// Each butterfly step shuffles both and combines them as a pair.
+// The lanes: the max by a butterfly (no exp), each lane's sum rescaled to
+// it once, then the sums by a butterfly.
 //       CHECK:   %[[SM:.+]], %{{.+}} = gpu.shuffle xor %[[TM]], %c16_i32
-//       CHECK:   %[[SS:.+]], %{{.+}} = gpu.shuffle xor %[[TS]], %c16_i32
 //  CHECK-NEXT:   %[[M1:.+]] = arith.maximumf %[[TM]], %[[SM]] : f32
-//       CHECK:   %[[C1:.+]] = arith.cmpf oeq, %[[M1]], %{{.+}} : f32
-//  CHECK-NEXT:   %[[SH1:.+]] = arith.select %[[C1]], %{{.+}}, %[[M1]] : f32
+//  CHECK-COUNT-4: gpu.shuffle xor
+//       CHECK:   %[[WMAX:.+]] = arith.maximumf %{{.+}}, %{{.+}} : f32
+//   CHECK-NOT:   gpu.shuffle
+//       CHECK:   %[[C1:.+]] = arith.cmpf oeq, %[[WMAX]], %{{.+}} : f32
+//  CHECK-NEXT:   %[[SH1:.+]] = arith.select %[[C1]], %{{.+}}, %[[WMAX]] : f32
 //  CHECK-NEXT:   %[[D1:.+]] = arith.subf %[[TM]], %[[SH1]] : f32
 //  CHECK-NEXT:   %[[E1:.+]] = math.exp %[[D1]] fastmath<afn> : f32
 //  CHECK-NEXT:   %[[P1:.+]] = arith.mulf %[[TS]], %[[E1]] : f32
-//  CHECK-NEXT:   %[[D2:.+]] = arith.subf %[[SM]], %[[SH1]] : f32
-//  CHECK-NEXT:   %[[E2:.+]] = math.exp %[[D2]] fastmath<afn> : f32
-//  CHECK-NEXT:   %[[P2:.+]] = arith.mulf %[[SS]], %[[E2]] : f32
-//  CHECK-NEXT:   arith.addf %[[P1]], %[[P2]] : f32
-//  CHECK-COUNT-8: gpu.shuffle xor
+//       CHECK:   %[[SS:.+]], %{{.+}} = gpu.shuffle xor %[[P1]], %c16_i32
+//  CHECK-NEXT:   arith.addf %[[P1]], %[[SS]] : f32
+//  CHECK-COUNT-4: gpu.shuffle xor
 //   CHECK-NOT:   gpu.shuffle
+//   CHECK-NOT:   math.exp
 // One barrier for both: the warp leaders store max and sum.
 //       CHECK:   scf.if
-//  CHECK-NEXT:     memref.store %{{.+}}, %[[WM]][%{{.+}}]
+//  CHECK-NEXT:     memref.store %[[WMAX]], %[[WM]][%{{.+}}]
 //  CHECK-NEXT:     memref.store %{{.+}}, %[[WS]][%{{.+}}]
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   gpu.barrier
 //   CHECK-NOT:   gpu.barrier
-//       CHECK:   %[[WM0:.+]] = memref.load %[[WM]]
-//  CHECK-NEXT:   %[[WS0:.+]] = memref.load %[[WS]]
-//  CHECK-COUNT-7: memref.load %[[WS]]
-//  CHECK-COUNT-6: arith.maximumf
-//  CHECK-NEXT:   %[[ROWMAX:.+]] = arith.maximumf
+// The warps: lane l takes warp (l mod 8)'s pair, and three butterfly steps
+// reduce them as above: one exp a thread, not one a warp.
+//       CHECK:   %[[WHICH:.+]] = arith.remui %{{.+}}, %c8{{.*}} : index
+//  CHECK-NEXT:   %[[AT:.+]] = arith.addi %{{.+}}, %[[WHICH]] : index
+//  CHECK-NEXT:   %[[WM0:.+]] = memref.load %[[WM]][%[[AT]]]
+//  CHECK-NEXT:   %[[WS0:.+]] = memref.load %[[WS]][%[[AT]]]
+//       CHECK:   gpu.shuffle xor %[[WM0]], %c4_i32
+//  CHECK-COUNT-2: gpu.shuffle xor
+//       CHECK:   %[[ROWMAX:.+]] = arith.maximumf
 //       CHECK:   arith.cmpf oeq, %[[ROWMAX]]
 //  CHECK-NEXT:   %[[RSH:.+]] = arith.select
 //  CHECK-NEXT:   arith.subf %[[WM0]], %[[RSH]] : f32
 //  CHECK-NEXT:   math.exp
 //  CHECK-NEXT:   arith.mulf %[[WS0]]
-//  CHECK-COUNT-7: arith.addf %{{.+}}, %{{.+}} : f32
-//  CHECK-NEXT:   vector.broadcast %[[ROWMAX]] : f32 to vector<4xf32>
+//  CHECK-COUNT-3: gpu.shuffle xor
+//   CHECK-NOT:   math.exp %{{.+}} : f32
+//       CHECK:   vector.broadcast %[[ROWMAX]] : f32 to vector<4xf32>
 //       CHECK:   vector.broadcast %{{.+}} : f32 to vector<4xf32>
 //  CHECK-COUNT-4: arith.divf
 //   CHECK-NOT:   gpu.barrier
@@ -91,8 +98,9 @@ func.func @online_registers(%in: memref<?x4000xf32>, %out: memref<?x4000xf32>) a
 //   CHECK-NOT:   math.exp %
 //  CHECK-COUNT-3: math.exp2 %{{.+}} : vector<4xf32>
 //       CHECK:   gpu.shuffle xor %{{.+}}, %c4_i32
-//       CHECK:   math.exp2 %{{.+}} : f32
 //       CHECK:   gpu.shuffle xor %{{.+}}, %c1_i32
+//       CHECK:   math.exp2 %{{.+}} : f32
+//       CHECK:   gpu.shuffle xor %{{.+}}, %c4_i32
 //       CHECK:   gpu.shuffle xor %{{.+}}, %c1_i32
 //   CHECK-NOT:   gpu.shuffle
 //   CHECK-NOT:   gpu.barrier
@@ -138,7 +146,9 @@ func.func @online_small_rows_exp2(%in: memref<?x96xf32>, %mo: memref<?x1xf32>, %
 //  CHECK-NEXT:   }
 //  CHECK-NEXT:   arith.constant 16 : i32
 //       CHECK:   gpu.shuffle xor %[[ACC]]#0, %c16_i32
-//       CHECK:   gpu.shuffle xor %[[ACC]]#1, %c16_i32
+//       CHECK:   arith.subf %[[ACC]]#0, %{{.+}} : f32
+//  CHECK-NEXT:   math.exp
+//  CHECK-NEXT:   arith.mulf %[[ACC]]#1
 //       CHECK:   memref.store %{{.+}}, %[[WM]]
 //  CHECK-NEXT:   memref.store %{{.+}}, %[[WS]]
 //  CHECK-NEXT:   }
@@ -303,8 +313,10 @@ func.func @online_registers_exp_tile(%in: memref<?x4000xf32>, %out: memref<?x400
 //   CHECK-NOT:   math.exp %
 //  CHECK-COUNT-3: math.exp2 %{{.+}} : vector<4xf32>
 //       CHECK:   gpu.shuffle xor
-// (three butterfly steps of two exp2 each)
-//  CHECK-COUNT-6: math.exp2 %{{.+}} : f32
+// (three butterfly steps of the max, one exp2 for the lane's sum, three of
+// the sums)
+//       CHECK:   math.exp2 %{{.+}} : f32
+//  CHECK-COUNT-3: gpu.shuffle xor
 //       CHECK:   %[[SCALE:.+]] = math.exp2 %{{.+}} : f32
 //  CHECK-NEXT:   %[[SCALEV:.+]] = vector.broadcast %[[SCALE]] : f32 to vector<4xf32>
 //  CHECK-COUNT-3: arith.mulf %{{.+}}, %[[SCALEV]] : vector<4xf32>
