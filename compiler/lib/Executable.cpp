@@ -128,6 +128,11 @@ Executable::compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
       if (perSM && *perSM > 0)
         cap = static_cast<int64_t>(*perSM) * ctx->info().smCount;
     }
+    // Clusters past the portable 8 CTAs (row-cluster up to 16) launch only
+    // once the kernel has opted in.
+    if (plan.clusterM > 8)
+      if (Status s = kernel->allowNonPortableClusterSize(); !s.ok())
+        return s;
     exe->gridCaps_.push_back(cap);
     exe->kernels_.push_back(kernel.take());
   }

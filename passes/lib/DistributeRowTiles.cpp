@@ -115,11 +115,12 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   int64_t covered = std::max<int64_t>(1, s.streamBlocks) * s.colBlocks * s.chunks * s.tpr * s.vec;
   bool reduces = countRowReductions(fn) > 0;
   // A cluster holds exactly the CTAs of one row (the grid is rows x C) and
-  // exists to combine reductions; it may not exceed the portable size.
-  if (s.cluster > 1 && (s.cluster > 8 || s.cluster != s.colBlocks || s.rowsPerBlock != 1 ||
+  // exists to combine reductions; at most 16 CTAs (above 8, sm_90's
+  // non-portable sizes: the runtime opts the kernel in).
+  if (s.cluster > 1 && (s.cluster > 16 || s.cluster != s.colBlocks || s.rowsPerBlock != 1 ||
                         !reduces))
     return fn.emitOpError("invalid tile.schedule ")
-           << dict << ": a cluster must be at most 8 CTAs, equal to col_blocks, "
+           << dict << ": a cluster must be at most 16 CTAs, equal to col_blocks, "
            << "with rows_per_block 1, in a kernel with reductions";
   if (s.vec < 1 || s.tpr < 1 || s.rowsPerBlock < 1 || s.chunks < 1 ||
       s.cols % s.vec != 0 || covered < s.cols || s.streamBlocks < 0 ||

@@ -32,6 +32,9 @@ constexpr int64_t kTargetChunksPerThread = 4;
 constexpr int64_t kHopperSms = 132;
 // The largest portable cluster (larger ones need an opt-in at launch).
 constexpr int64_t kMaxCluster = 8;
+// The largest cluster row-cluster may ask for: 16, the H100/H200's
+// non-portable size (the runtime opts the kernel in).
+constexpr int64_t kMaxNonPortableCluster = 16;
 // A row's slice in one CTA of a cluster: at least this many vectors a
 // thread of a full CTA.
 constexpr int64_t kClusterSliceVectorsPerThread = 2;
@@ -699,14 +702,14 @@ struct ScheduleRowKernelsPass
         elementwiseThreadsPerBlock < 1 || !llvm::isPowerOf2_64(elementwiseThreadsPerBlock) ||
         (maxRegisters != 0 && (maxRegisters < 24 || maxRegisters > 255)) ||
         rowClusterMax < 1 || rowClusterMax > kMaxCluster ||
-        (rowCluster != 0 && (rowCluster < 2 || rowCluster > kMaxCluster)) ||
+        (rowCluster != 0 && (rowCluster < 2 || rowCluster > kMaxNonPortableCluster)) ||
         !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
         !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
       return fn.emitOpError("bad schedule options: need powers of two with "
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
                             "and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, "
                             "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255], "
-                            "row-cluster-max 1 to 8, row-cluster 0 or 2 to 8");
+                            "row-cluster-max 1 to 8, row-cluster 0 or 2 to 16");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");

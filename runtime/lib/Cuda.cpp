@@ -664,6 +664,15 @@ Expected<int> Kernel::activeBlocksPerSM(unsigned blockSize,
   return blocks;
 }
 
+Status Kernel::allowNonPortableClusterSize() const {
+  if (Status status = enterContext(module_, function_, "cluster opt-in", name_); !status.ok())
+    return status;
+  return check(api().cuFuncSetAttribute(static_cast<CUfunction>(function_),
+                                        CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1),
+               "cuFuncSetAttribute(kernel '" + name_ +
+                   "', NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 1)");
+}
+
 /// TILEC_DEPENDENT_LAUNCH=0 launches every kernel in plain stream order (to
 /// rule programmatic dependent launch out when chasing an ordering problem).
 static bool dependentLaunchAllowed() {

@@ -48,6 +48,7 @@ enum CUdevice_attribute : int {
 
 enum CUfunction_attribute : int {
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
 };
 
 // cuLaunchKernelEx's configuration (CUDA 12+), laid out as in cuda.h.

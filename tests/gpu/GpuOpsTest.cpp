@@ -1029,6 +1029,25 @@ TEST(GpuScheduleTest, ManyWideRowsSplitOverClusters) {
   }
 }
 
+// row-cluster=16: clusters past the portable 8 CTAs launch (the
+// Executable opts the kernel in) and combine their reductions across 16
+// CTAs: softmax (the online pair) and rms_norm, bf16 and f32, against the
+// reference.
+TEST(GpuScheduleTest, NonPortableClustersOfSixteen) {
+  CompileOptions options;
+  options.scheduleOptions = "row-cluster=16 max-threads-per-block=128";
+  for (const char *op : {"softmax", "rms_norm"})
+    for (DType dtype : {DType::BF16, DType::F32}) {
+      SCOPED_TRACE(std::string(op) + " " + dtypeName(dtype));
+      Graph g(op);
+      ASSERT_TRUE(examples::build(op, g, 40, 131072, dtype).ok());
+      auto program = compileGraph(g, options);
+      ASSERT_TRUE(program.ok()) << program.message();
+      EXPECT_EQ(program->launches[0].clusterM, 16);
+      expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 1, options);
+    }
+}
+
 // An output in an input's buffer (rope in place would read columns other
 // threads already wrote) or two outputs in one buffer are refused before
 // any launch; distinct buffers run.

@@ -1471,6 +1471,33 @@ TEST(RowScheduleTest, ManyWideRowsSplitOverClusters) {
   }
 }
 
+// row-cluster up to 16: sm_90's non-portable cluster sizes (the runtime
+// opts the kernel in, see Executable). 16 CTAs of 128 threads a row of
+// 131072, 8 vectors a thread, in registers, without spills; 17 is refused.
+TEST(RowScheduleTest, RowClusterTakesNonPortableSizes) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    CompiledProgram p = compileExample("softmax", 300, 131072, dtype, "sm_90a",
+                                       "row-cluster=16 max-threads-per-block=128");
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_EQ(p.launches[0].clusterM, 16);
+    EXPECT_EQ(p.launches[0].colBlocks, 16);
+    EXPECT_EQ(p.launches[0].blockSize(), 128);
+    EXPECT_EQ(p.launches[0].streamBlocks, 0);
+    EXPECT_NE(p.ptx.find(".reqnctapercluster 16, 1, 1"), std::string::npos);
+    if (std::string ptxas = ptxasPath(); !ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p.ptx, "sm_90a");
+  }
+  Graph g("softmax");
+  ASSERT_TRUE(examples::build("softmax", g, 300, 131072, DType::BF16).ok());
+  CompileOptions options;
+  options.scheduleOptions = "row-cluster=17";
+  auto refused = compileGraph(g, options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("row-cluster 0 or 2 to 16"), std::string::npos)
+      << refused.message();
+}
+
 // readonly-inputs: a row kernel's inputs (row, weight and bias) load with
 // ld.global.nc, its output stores as before.
 TEST(RowScheduleTest, ReadonlyInputsLoadThroughTheNonCoherentPath) {

@@ -105,9 +105,9 @@ func.func @stream_blocks_negative(%in: memref<?x64xf32>, %out: memref<?x64xf32>)
 // -----
 
 // Clusters (sm_90a rows with reductions split over CTAs; distribute-cluster.mlir):
-// at most 8 CTAs (the portable size), 16 * 1 * 16 * 4 = 1024.
-// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 1 : i64, cluster = 16 : i64, col_blocks = 16 : i64, rows_per_block = 1 : i64, threads_per_row = 16 : i64, vector_width = 4 : i64}: a cluster must be at most 8 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
-func.func @cluster_too_large(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 1024>, tile.schedule = {chunks = 1 : i64, cluster = 16 : i64, col_blocks = 16 : i64, rows_per_block = 1 : i64, threads_per_row = 16 : i64, vector_width = 4 : i64}} {
+// at most 16 CTAs (sm_90's largest, non-portable size), 32 * 1 * 8 * 4 = 1024.
+// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 1 : i64, cluster = 32 : i64, col_blocks = 32 : i64, rows_per_block = 1 : i64, threads_per_row = 8 : i64, vector_width = 4 : i64}: a cluster must be at most 16 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
+func.func @cluster_too_large(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 1024>, tile.schedule = {chunks = 1 : i64, cluster = 32 : i64, col_blocks = 32 : i64, rows_per_block = 1 : i64, threads_per_row = 8 : i64, vector_width = 4 : i64}} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1024xf32> -> tensor<1024xf32>
   %s = tile.reduce_sum %t : tensor<1024xf32> -> f32
@@ -119,7 +119,7 @@ func.func @cluster_too_large(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) att
 
 // A cluster is exactly the CTAs of one row: the grid is rows * col_blocks,
 // rank r holds column block r.
-// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 2 : i64, cluster = 2 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}: a cluster must be at most 8 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
+// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 2 : i64, cluster = 2 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}: a cluster must be at most 16 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
 func.func @cluster_not_col_blocks(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 1024>, tile.schedule = {chunks = 2 : i64, cluster = 2 : i64, col_blocks = 4 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1024xf32> -> tensor<1024xf32>
@@ -131,7 +131,7 @@ func.func @cluster_not_col_blocks(%in: memref<?x1024xf32>, %out: memref<?x1xf32>
 // -----
 
 // One row a CTA.
-// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 2 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}: a cluster must be at most 8 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
+// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 2 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}: a cluster must be at most 16 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
 func.func @cluster_several_rows(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 1024>, tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 2 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1024xf32> -> tensor<1024xf32>
@@ -143,7 +143,7 @@ func.func @cluster_several_rows(%in: memref<?x1024xf32>, %out: memref<?x1xf32>) 
 // -----
 
 // A cluster exists to combine reductions (its barriers are placed at them).
-// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}: a cluster must be at most 8 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
+// expected-error @+1 {{'func.func' op invalid tile.schedule {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}: a cluster must be at most 16 CTAs, equal to col_blocks, with rows_per_block 1, in a kernel with reductions}}
 func.func @cluster_without_reduction(%in: memref<?x1024xf32>, %out: memref<?x1024xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 1024>, tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, threads_per_row = 32 : i64, vector_width = 4 : i64}} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x1024xf32> -> tensor<1024xf32>

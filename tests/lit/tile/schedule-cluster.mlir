@@ -5,12 +5,13 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=2 stream-shared=false" %s | FileCheck %s --check-prefix=TWO
 
 // row-cluster-max is 1 to 8 (8: the portable cluster size); row-cluster
-// (an exact size) 0 or 2 to 8.
+// (an exact size) 0 or 2 to 16 (above 8 the non-portable sizes).
 // RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=16" %s 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=9" %s 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-cluster-max=0" %s 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-cluster=1" %s 2>&1 | FileCheck %s --check-prefix=BADOPT
-// BADOPT: error: 'func.func' op bad schedule options: {{.*}}row-cluster-max 1 to 8, row-cluster 0 or 2 to 8
+// RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-cluster=17" %s 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: 'func.func' op bad schedule options: {{.*}}row-cluster-max 1 to 8, row-cluster 0 or 2 to 16
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-cluster=7 stream-shared=false" %s | FileCheck %s --check-prefix=SEVEN
 
 // Rows with reductions split over a thread-block cluster (sm_90a only:

@@ -125,7 +125,8 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "cluster of up to this many CTAs (up to 8, the portable cluster size; 1: off)">,
     Option<"rowCluster", "row-cluster", "int64_t", "0",
            "sm_90a: split rows with reductions over clusters of exactly this many CTAs "
-           "(2 to 8, any size; 0: chosen, see row-cluster-max)">,
+           "(2 to 16, any size; above 8 the non-portable sizes, which the runtime opts "
+           "each kernel in to; 0: chosen, see row-cluster-max)">,
     Option<"sinkLoads", "sink-loads", "std::string", "\"auto\"",
            "Move loads first used past a reduction (weights, biases) to that use "
            "in rows held in registers: fewer registers live across the reduction. "

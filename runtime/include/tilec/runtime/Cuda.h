@@ -160,6 +160,10 @@ public:
   /// CTAs of `blockSize` threads and `dynamicSharedBytes` of dynamic shared
   /// memory that one SM holds at once (the driver's occupancy calculator).
   Expected<int> activeBlocksPerSM(unsigned blockSize, unsigned dynamicSharedBytes) const;
+  /// Lets the kernel launch in clusters of more than 8 CTAs (sm_90's
+  /// non-portable sizes, up to 16: cuFuncSetAttribute
+  /// NON_PORTABLE_CLUSTER_SIZE_ALLOWED); a driver that refuses says so.
+  Status allowNonPortableClusterSize() const;
 
 private:
   friend class Module;
