@@ -1116,8 +1116,9 @@ private:
   /// Two partials of `r` combined. Sums and maxima as usual; pairs as
   /// (M, s1 exp(m1 - M) + s2 exp(m2 - M)), M = max(m1, m2), with M taken
   /// as 0 when both are -inf (then s1 = s2 = 0 and so is the result).
-  /// Symmetric in its operands bitwise (no contraction into an FMA), so
-  /// butterfly partners agree.
+  /// Symmetric in its operands bitwise (no contraction into an FMA). Pairs
+  /// come here from a streamed row's running pair and, in order, from a
+  /// cluster's CTAs; lanes and warps reduce them by reducePairOverLanes.
   SmallVector<Value> combinePartials(const Reduction &r, ArrayRef<Value> x, ArrayRef<Value> y) {
     if (r.kind == Reduction::MeanM2)
       return combineMeanM2(r, x, y);
@@ -1405,7 +1406,8 @@ private:
 
   /// Reduces each thread's partial (one scalar, two for a pair) over the
   /// threads of its row, in one round: every value of the partial rides the
-  /// same shuffles, barrier and cluster exchange.
+  /// same barrier and cluster exchange (and, but for a pair, whose max is
+  /// reduced before its sums, the same shuffles).
   SmallVector<Value> reduceAcrossThreads(const Reduction &r, SmallVector<Value> partial) {
     // Butterfly over the lanes of one row (never crossing rows: rows occupy
     // aligned groups of TPR lanes).

@@ -147,8 +147,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "again past the reduction from the packed row, so the row lives across the "
            "reduction in half the registers of its exp tile, at one more exp an element; "
            "under fast math its exps flush results below 2^-126 (ex2.approx.ftz). "
-           "auto (default): many rows in clusters of 4 under fast math, with row-scalars=auto's "
-           "folds there (bf16 [4096, 131072] 1.16x, docs/perf.md); true: every such kernel; "
+           "auto (default), under fast math, with row-scalars=auto's folds there: many bf16 "
+           "rows in the clusters of 8 CTAs of 256 the scheduler gives them, and rows in "
+           "clusters of 4 from four waves of CTAs (docs/perf.md); true: every such kernel; "
            "false: none">,
     Option<"streamShared", "stream-shared", "std::string", "\"auto\"",
            "Streamed rows keep the row inputs they load in the first pass in dynamic "
