@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sixteenth session, first run (written in the fifteenth, not yet run): the
+# Sixteenth session, first run (written in the fifteenth; ran as s16a): the
 # GPU test of row-cluster up to 16 (the non-portable cluster size), then
 # softmax bf16 over 128k in clusters of 16 CTAs of 128 threads (72
 # registers: seven CTAs an SM; capped at 64: eight) beside the default
