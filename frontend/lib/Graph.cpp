@@ -49,12 +49,25 @@ std::string shapeString(const Shape &shape) {
 int64_t numElements(const Shape &shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
-    // A negative dim would silently produce a nonsense element count.
+    // A negative dim, or a count past int64, would silently produce a
+    // nonsense element count.
     if (d < 0)
       throw Error("numElements: negative dim in shape " + shapeString(shape));
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("shape " + shapeString(shape) + " has more than 2^63 - 1 elements");
   }
   return n;
+}
+
+/// Throws unless a tensor of `shape` (positive dims) and `dtype` has a
+/// byte size, and so an element count, that fits in int64 (`what` names
+/// it in the message).
+static void checkSize(const std::string &what, const Shape &shape, DType dtype) {
+  int64_t bytes = static_cast<int64_t>(dtypeBytes(dtype));
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes))
+      throw Error(what + ": shape " + shapeString(shape) + " of " + dtypeName(dtype) +
+                  " takes more than 2^63 - 1 bytes");
 }
 
 bool canBroadcastTo(const Shape &from, const Shape &to) {
@@ -177,6 +190,7 @@ Tensor Graph::input(const std::string &name, Shape shape, DType dtype) {
     if (d <= 0)
       throw Error("input '" + name + "': dims must be positive, got " +
                   shapeString(shape));
+  checkSize("input '" + name + "'", shape, dtype);
   Node node;
   node.kind = OpKind::Input;
   node.shape = std::move(shape);
@@ -289,6 +303,7 @@ Tensor binary(OpKind kind, Tensor a, Tensor b) {
   if (!broadcastShapes(a.shape(), b.shape(), shape))
     throw Error(std::string(op) + ": cannot broadcast shapes " +
                 shapeString(a.shape()) + " and " + shapeString(b.shape()));
+  checkSize(op, shape, a.dtype());
   // Explicit broadcasts keep every binary node's operands the same shape,
   // which is what the lowering and the evaluator expect.
   if (a.shape() != shape)
@@ -392,6 +407,7 @@ Tensor cast(Tensor a, DType dtype) {
   node.operands = {a.id()};
   node.shape = a.shape();
   node.dtype = dtype;
+  checkSize("cast", node.shape, dtype);
   return g.addNode(std::move(node));
 }
 
@@ -402,6 +418,7 @@ Tensor broadcast_to(Tensor a, const Shape &shape) {
     if (d <= 0)
       throw Error("broadcast_to: target dims must be positive, got " +
                   shapeString(shape));
+  checkSize("broadcast_to", shape, a.dtype());
   if (!canBroadcastTo(a.shape(), shape))
     throw Error("broadcast_to: cannot broadcast shape " +
                 shapeString(a.shape()) + " to " + shapeString(shape));
@@ -468,9 +485,12 @@ Tensor concat(const std::vector<Tensor> &parts, int axis) {
                   ", expected " + dtypeName(first.dtype()) + " with shape " +
                   shapeString(first.shape()) + " except along axis " +
                   std::to_string(normalized));
-    node.shape[normalized] += p.shape()[normalized];
+    if (__builtin_add_overflow(node.shape[normalized], p.shape()[normalized],
+                               &node.shape[normalized]))
+      throw Error("concat: the joined dim passes 2^63 - 1");
     node.operands.push_back(p.id());
   }
+  checkSize("concat", node.shape, node.dtype);
   return g.addNode(std::move(node));
 }
 
@@ -525,6 +545,7 @@ Tensor matmul(Tensor a, Tensor b, DType outDType, bool transposeA,
   node.shape.push_back(m);
   node.shape.push_back(n);
   node.dtype = outDType;
+  checkSize("matmul", node.shape, outDType);
   node.transposeA = transposeA;
   node.transposeB = transposeB;
   return g.addNode(std::move(node));

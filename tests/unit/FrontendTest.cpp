@@ -296,6 +296,35 @@ TEST(FrontendTest, InputErrors) {
   EXPECT_EQ(g.inputs().size(), 1u);
 }
 
+// Shapes whose element count or byte size passes int64 are refused where
+// they are made (inputs, broadcasts, matmul outputs, joins, widening
+// casts), not left to overflow in every size computed from them.
+TEST(FrontendTest, ShapesPastInt64AreRefused) {
+  Graph g;
+  const int64_t big = int64_t(1) << 40;
+  std::string msg = errorOf([&] { g.input("huge", {big, big}, DType::BF16); });
+  EXPECT_NE(msg.find("input 'huge'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("2^63 - 1 bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("[1099511627776, 1099511627776]"), std::string::npos) << msg;
+  // 2^61 bf16 elements fit (2^62 bytes); as f32 they would not.
+  Tensor x = g.input("x", {int64_t(1) << 31, int64_t(1) << 30}, DType::BF16);
+  msg = errorOf([&] { cast(x, DType::F32); });
+  EXPECT_NE(msg.find("cast"), std::string::npos) << msg;
+  Tensor col = g.input("col", {big, 1}, DType::F32);
+  Tensor row = g.input("row", {1, big}, DType::F32);
+  msg = errorOf([&] { col + row; });
+  EXPECT_NE(msg.find("2^63 - 1 bytes"), std::string::npos) << msg;
+  EXPECT_THROW(broadcast_to(col, {big, big}), Error);
+  EXPECT_THROW(matmul(col, row), Error);
+  // The largest f16 vector that fits: 2^63 - 2 bytes.
+  EXPECT_TRUE(g.input("half", {(int64_t(1) << 62) - 1}, DType::F16).valid());
+  msg = errorOf([&] { concat({x, x, x}, 0); });
+  EXPECT_NE(msg.find("concat"), std::string::npos) << msg;
+  EXPECT_EQ(numElements({big, 1 << 20}), int64_t(1) << 60);
+  msg = errorOf([&] { numElements({big, big}); });
+  EXPECT_NE(msg.find("more than 2^63 - 1 elements"), std::string::npos) << msg;
+}
+
 TEST(FrontendTest, OutputErrors) {
   Graph g("g1");
   Tensor x = g.input("x", {2}, DType::F32);

@@ -126,7 +126,8 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"rowCluster", "row-cluster", "int64_t", "0",
            "sm_90a: split rows with reductions over clusters of exactly this many CTAs "
            "(2 to 16, any size; above 8 the non-portable sizes, which the runtime opts "
-           "each kernel in to; 0: chosen, see row-cluster-max)">,
+           "each kernel in to, measured slower where tried, docs/perf.md, sixteenth "
+           "session; 0: chosen, see row-cluster-max)">,
     Option<"sinkLoads", "sink-loads", "std::string", "\"auto\"",
            "Move loads first used past a reduction (weights, biases) to that use "
            "in rows held in registers: fewer registers live across the reduction. "
