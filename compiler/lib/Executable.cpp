@@ -9,6 +9,20 @@
 
 namespace tilec {
 
+Expected<std::shared_ptr<Executable>>
+Executable::compileFor(const Graph &graph, const std::vector<Shape> &inputShapes,
+                       const std::shared_ptr<rt::Context> &ctx, const CompileOptions &options) {
+  if (!graph.symbolic())
+    return compile(graph, ctx, options);
+  std::unique_ptr<Graph> bound;
+  try {
+    bound = graph.bind(graph.bindingsFor(inputShapes));
+  } catch (const Error &e) {
+    return Status::error(std::string("Executable::compileFor: ") + e.what());
+  }
+  return compile(*bound, ctx, options);
+}
+
 std::string graphFingerprint(const Graph &graph, const CompileOptions &options) {
   std::ostringstream os;
   os << options.target << (options.roundEveryOp ? "|round|" : "|")

@@ -44,6 +44,16 @@ Value build(OpBuilder &b, Location loc, Type type, ValueRange operands) {
 Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph) {
   if (graph.outputs().empty())
     return Status::error("graph '" + graph.name() + "' has no outputs (call Graph::output)");
+  if (graph.symbolic()) {
+    std::string names;
+    for (const Node &n : graph.nodes())
+      for (int64_t d : n.shape)
+        if (isSymbolic(d) && names.find("'" + symbolName(d) + "'") == std::string::npos)
+          names += (names.empty() ? "'" : ", '") + symbolName(d) + "'";
+    return Status::error("graph '" + graph.name() + "' has symbolic dims (" + names +
+                         "): compile a bound copy (Graph::bind, with sizes from "
+                         "Graph::bindingsFor of the input shapes)");
+  }
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
   OpBuilder b(&ctx);
   Location loc = FileLineColLoc::get(&ctx, graph.name(), 0, 0);

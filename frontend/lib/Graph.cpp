@@ -3,6 +3,7 @@
 #include "tilec/Graph.h"
 
 #include <algorithm>
+#include <mutex>
 #include <sstream>
 
 namespace tilec {
@@ -34,13 +35,50 @@ size_t dtypeBytes(DType dtype) {
   return 0;
 }
 
+namespace {
+// The names of the symbolic dims: code -2 - i is names[i].
+struct SymbolTable {
+  std::mutex mutex;
+  std::vector<std::string> names;
+};
+SymbolTable &symbolTable() {
+  static SymbolTable table;
+  return table;
+}
+} // namespace
+
+int64_t symbolDim(const std::string &name) {
+  if (name.empty())
+    throw Error("symbolDim: the name must not be empty");
+  SymbolTable &t = symbolTable();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = std::find(t.names.begin(), t.names.end(), name);
+  if (it == t.names.end())
+    it = t.names.insert(t.names.end(), name);
+  return -2 - static_cast<int64_t>(it - t.names.begin());
+}
+
+bool isSymbolic(int64_t dim) { return dim <= -2; }
+
+std::string symbolName(int64_t dim) {
+  SymbolTable &t = symbolTable();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  if (!isSymbolic(dim) || static_cast<uint64_t>(-2 - dim) >= t.names.size())
+    throw Error("symbolName: " + std::to_string(dim) + " is not a symbolic dim (symbolDim)");
+  return t.names[static_cast<size_t>(-2 - dim)];
+}
+
+std::string dimString(int64_t dim) {
+  return isSymbolic(dim) ? symbolName(dim) : std::to_string(dim);
+}
+
 std::string shapeString(const Shape &shape) {
   std::ostringstream os;
   os << '[';
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i)
       os << ", ";
-    os << shape[i];
+    os << dimString(shape[i]);
   }
   os << ']';
   return os.str();
@@ -51,6 +89,9 @@ int64_t numElements(const Shape &shape) {
   for (int64_t d : shape) {
     // A negative dim, or a count past int64, would silently produce a
     // nonsense element count.
+    if (isSymbolic(d))
+      throw Error("numElements: shape " + shapeString(shape) +
+                  " has symbolic dims (Graph::bind gives them sizes)");
     if (d < 0)
       throw Error("numElements: negative dim in shape " + shapeString(shape));
     if (__builtin_mul_overflow(n, d, &n))
@@ -59,13 +100,14 @@ int64_t numElements(const Shape &shape) {
   return n;
 }
 
-/// Throws unless a tensor of `shape` (positive dims) and `dtype` has a
-/// byte size, and so an element count, that fits in int64 (`what` names
-/// it in the message).
+/// Throws unless a tensor of `shape` (positive or symbolic dims) and
+/// `dtype` has a byte size, and so an element count, that fits in int64
+/// (`what` names it in the message). Symbolic dims count as 1 here; bind
+/// checks again with their sizes.
 static void checkSize(const std::string &what, const Shape &shape, DType dtype) {
   int64_t bytes = static_cast<int64_t>(dtypeBytes(dtype));
   for (int64_t d : shape)
-    if (__builtin_mul_overflow(bytes, d, &bytes))
+    if (!isSymbolic(d) && __builtin_mul_overflow(bytes, d, &bytes))
       throw Error(what + ": shape " + shapeString(shape) + " of " + dtypeName(dtype) +
                   " takes more than 2^63 - 1 bytes");
 }
@@ -186,10 +228,13 @@ Tensor Graph::input(const std::string &name, Shape shape, DType dtype) {
   for (int id : inputs_)
     if (nodes_[id].name == name)
       throw Error("input: duplicate input name '" + name + "'");
-  for (int64_t d : shape)
-    if (d <= 0)
-      throw Error("input '" + name + "': dims must be positive, got " +
+  for (int64_t d : shape) {
+    if (isSymbolic(d))
+      symbolName(d); // (throws for a code symbolDim never gave)
+    else if (d <= 0)
+      throw Error("input '" + name + "': dims must be positive or symbolic, got " +
                   shapeString(shape));
+  }
   checkSize("input '" + name + "'", shape, dtype);
   Node node;
   node.kind = OpKind::Input;
@@ -216,6 +261,70 @@ void Graph::output(Tensor t) {
                 opKindName(nodes_[t.id()].kind) +
                 ") is already an output of graph '" + name_ + "'");
   outputs_.push_back(t.id());
+}
+
+bool Graph::symbolic() const {
+  for (const Node &n : nodes_)
+    for (int64_t d : n.shape)
+      if (isSymbolic(d))
+        return true;
+  return false;
+}
+
+std::unique_ptr<Graph> Graph::bind(const Bindings &sizes) const {
+  for (const auto &[name, size] : sizes)
+    if (size <= 0)
+      throw Error("bind: the size of '" + name + "' must be positive, got " +
+                  std::to_string(size));
+  auto bound = std::make_unique<Graph>(name_);
+  bound->nodes_ = nodes_;
+  bound->inputs_ = inputs_;
+  bound->outputs_ = outputs_;
+  for (Node &n : bound->nodes_) {
+    for (int64_t &d : n.shape) {
+      if (!isSymbolic(d))
+        continue;
+      auto it = sizes.find(symbolName(d));
+      if (it == sizes.end())
+        throw Error("bind: graph '" + name_ + "' has the symbolic dim '" + symbolName(d) +
+                    "' and no size for it");
+      d = it->second;
+    }
+    // (Slices and joins never run along a symbolic dim, so only shapes
+    // change; sizes past int64 are refused as they would be when built.)
+    checkSize("bind", n.shape, n.dtype);
+  }
+  return bound;
+}
+
+Bindings Graph::bindingsFor(const std::vector<Shape> &inputShapes) const {
+  if (inputShapes.size() != inputs_.size())
+    throw Error("bind: graph '" + name_ + "' takes " + std::to_string(inputs_.size()) +
+                " inputs, got " + std::to_string(inputShapes.size()) + " shapes");
+  Bindings sizes;
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const Node &decl = nodes_[inputs_[i]];
+    const Shape &got = inputShapes[i];
+    bool matches = got.size() == decl.shape.size();
+    for (size_t k = 0; matches && k < got.size(); ++k) {
+      int64_t d = decl.shape[k];
+      if (!isSymbolic(d)) {
+        matches = got[k] == d;
+        continue;
+      }
+      matches = got[k] > 0;
+      auto [it, added] = sizes.emplace(symbolName(d), got[k]);
+      if (matches && !added && it->second != got[k])
+        throw Error("bind: the symbolic dim '" + it->first + "' is " +
+                    std::to_string(got[k]) + " in input '" + decl.name + "' " +
+                    shapeString(got) + " but " + std::to_string(it->second) +
+                    " in an earlier input");
+    }
+    if (!matches)
+      throw Error("bind: input '" + decl.name + "' is declared " + shapeString(decl.shape) +
+                  ", got " + shapeString(got));
+  }
+  return sizes;
 }
 
 const Node &Graph::node(int id) const {
@@ -414,10 +523,13 @@ Tensor cast(Tensor a, DType dtype) {
 Tensor broadcast_to(Tensor a, const Shape &shape) {
   ownerOf(a, "broadcast_to");
   // Graph dims are always positive (inputs enforce it), so keep it that way.
-  for (int64_t d : shape)
-    if (d <= 0)
-      throw Error("broadcast_to: target dims must be positive, got " +
+  for (int64_t d : shape) {
+    if (isSymbolic(d))
+      symbolName(d); // (throws for a code symbolDim never gave)
+    else if (d <= 0)
+      throw Error("broadcast_to: target dims must be positive or symbolic, got " +
                   shapeString(shape));
+  }
   checkSize("broadcast_to", shape, a.dtype());
   if (!canBroadcastTo(a.shape(), shape))
     throw Error("broadcast_to: cannot broadcast shape " +
@@ -435,6 +547,9 @@ Tensor slice(Tensor a, int axis, int64_t start, int64_t end) {
                 shapeString(a.shape()));
   int normalized = axis < 0 ? axis + rank : axis;
   int64_t dim = a.shape()[normalized];
+  if (isSymbolic(dim))
+    throw Error("slice: axis " + std::to_string(normalized) + " of shape " +
+                shapeString(a.shape()) + " is symbolic: bind it first (Graph::bind)");
   if (start < 0 || end > dim || start >= end)
     throw Error("slice: range [" + std::to_string(start) + ", " + std::to_string(end) +
                 ") is empty or outside axis " + std::to_string(normalized) +
@@ -466,6 +581,10 @@ Tensor concat(const std::vector<Tensor> &parts, int axis) {
   int normalized = axis < 0 ? axis + rank : axis;
   if (parts.size() == 1)
     return first;
+  for (const Tensor &p : parts)
+    if (p.valid() && p.rank() == rank && isSymbolic(p.shape()[normalized]))
+      throw Error("concat: axis " + std::to_string(normalized) + " of shape " +
+                  shapeString(p.shape()) + " is symbolic: bind it first (Graph::bind)");
   Node node;
   node.kind = OpKind::Concat;
   node.shape = first.shape();
@@ -536,7 +655,7 @@ Tensor matmul(Tensor a, Tensor b, DType outDType, bool transposeA,
                 operands());
   if (ka != kb)
     throw Error("matmul: contraction dims differ: lhs K = " +
-                std::to_string(ka) + ", rhs K = " + std::to_string(kb) + ": " +
+                dimString(ka) + ", rhs K = " + dimString(kb) + ": " +
                 operands());
   Node node;
   node.kind = OpKind::Matmul;

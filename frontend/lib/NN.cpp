@@ -28,7 +28,7 @@ void checkNormParam(const char *op, const char *what, const Tensor &x,
     throw Error(std::string(op) + ": " + what + " shape " +
                 shapeString(param.shape()) + " does not match x shape " +
                 shapeString(x.shape()) + " (expected [" +
-                std::to_string(x.dim(-1)) + "])");
+                dimString(x.dim(-1)) + "])");
   if (param.dtype() != x.dtype())
     throw Error(std::string(op) + ": " + what + " dtype mismatch: " +
                 describe(param) + " vs x " + describe(x));
@@ -99,6 +99,9 @@ std::pair<Tensor, Tensor> add_rms_norm(Tensor x, Tensor residual, Tensor w,
 Tensor rotate_half(Tensor x) {
   if (!x.valid())
     throw Error("rotate_half: invalid (default-constructed) tensor");
+  if (x.rank() >= 1 && isSymbolic(x.dim(-1)))
+    throw Error("rotate_half: the last dim must be static (it is sliced in halves), got shape " +
+                shapeString(x.shape()));
   if (x.rank() < 1 || x.dim(-1) % 2 != 0)
     throw Error("rotate_half: the last dim must be even, got shape " +
                 shapeString(x.shape()));
@@ -111,6 +114,9 @@ Tensor rope(Tensor x, Tensor cos, Tensor sin) {
     throw Error("rope: invalid (default-constructed) tensor");
   x.graph()->checkOwned(cos, "rope");
   x.graph()->checkOwned(sin, "rope");
+  if (x.rank() >= 1 && isSymbolic(x.dim(-1)))
+    throw Error("rope: x's last dim must be static (it is sliced in halves), got shape " +
+                shapeString(x.shape()));
   if (x.rank() < 1 || x.dim(-1) % 2 != 0)
     throw Error("rope: x's last dim must be even, got shape " + shapeString(x.shape()));
   for (const Tensor *t : {&cos, &sin}) {
@@ -120,7 +126,7 @@ Tensor rope(Tensor x, Tensor cos, Tensor sin) {
                   " vs x " + describe(x));
     if (t->rank() < 1 || t->dim(-1) != x.dim(-1))
       throw Error(std::string("rope: ") + what + " shape " + shapeString(t->shape()) +
-                  " must end in x's last dim " + std::to_string(x.dim(-1)));
+                  " must end in x's last dim " + dimString(x.dim(-1)));
   }
   Tensor xf = cast(x, DType::F32);
   // Broadcast before the cast, so the cast happens per element of x's shape
@@ -140,7 +146,7 @@ void checkLinear(const char *op, const Tensor &x, const Tensor &w) {
                 describe(x));
   if (w.rank() != 2 || w.dim(1) != x.dim(-1))
     throw Error(std::string(op) + ": weight " + describe(w) +
-                " must be [out, in] with in = " + std::to_string(x.dim(-1)) +
+                " must be [out, in] with in = " + dimString(x.dim(-1)) +
                 " (x is " + describe(x) + ")");
   if (w.dtype() != x.dtype())
     throw Error(std::string(op) + ": weight dtype mismatch: " + describe(w) +
@@ -159,7 +165,7 @@ Tensor linear(Tensor x, Tensor w, Tensor bias) {
   if (bias.rank() != 1 || bias.dim(0) != w.dim(0))
     throw Error("linear: bias shape " + shapeString(bias.shape()) +
                 " does not match weight " + describe(w) + " (expected [" +
-                std::to_string(w.dim(0)) + "])");
+                dimString(w.dim(0)) + "])");
   if (bias.dtype() != x.dtype())
     throw Error("linear: bias dtype mismatch: " + describe(bias) + " vs x " +
                 describe(x));
@@ -185,10 +191,10 @@ Tensor attentionWith(Tensor q, Tensor k, Tensor v, double scale, Tensor mask) {
     throw Error("attention: q, k and v must have equal leading (batch) dims, got q " +
                 describe(q) + ", k " + describe(k) + ", v " + describe(v));
   if (k.dim(-1) != q.dim(-1))
-    throw Error("attention: k's last dim must be q's head dim " + std::to_string(q.dim(-1)) +
+    throw Error("attention: k's last dim must be q's head dim " + dimString(q.dim(-1)) +
                 ", got k " + describe(k));
   if (v.dim(-2) != k.dim(-2))
-    throw Error("attention: v must have k's " + std::to_string(k.dim(-2)) +
+    throw Error("attention: v must have k's " + dimString(k.dim(-2)) +
                 " keys, got v " + describe(v) + " and k " + describe(k));
   if (k.dtype() != q.dtype() || v.dtype() != q.dtype())
     throw Error("attention: dtype mismatch: q " + describe(q) + ", k " + describe(k) +

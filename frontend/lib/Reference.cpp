@@ -234,6 +234,13 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
     throw Error("reference: graph '" + graph.name() + "' expects " +
                 std::to_string(inputIds.size()) + " inputs, got " +
                 std::to_string(inputs.size()));
+  // Symbolic dims take their sizes from the inputs' shapes.
+  if (graph.symbolic()) {
+    std::vector<Shape> shapes;
+    for (const HostTensor &t : inputs)
+      shapes.push_back(t.shape);
+    return evaluateReference(*graph.bind(graph.bindingsFor(shapes)), inputs);
+  }
 
   const std::vector<Node> &nodes = graph.nodes();
   std::vector<std::vector<float>> values(nodes.size());

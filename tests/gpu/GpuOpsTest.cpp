@@ -1048,6 +1048,40 @@ TEST(GpuScheduleTest, NonPortableClustersOfSixteen) {
     }
 }
 
+// A graph with a symbolic token count runs at every count it is given:
+// Executable::compileFor binds the count from the input shapes, and the
+// reference evaluator binds it the same way (add_rms_norm, bf16; 1, 7 and
+// 300 tokens, and 7 again from the caches).
+TEST(GpuRuntimeTest, SymbolicTokensRunAtEveryCount) {
+  TILEC_REQUIRE_GPU(ctx);
+  Graph g("add_rms_norm");
+  ASSERT_TRUE(examples::build("add_rms_norm", g, symbolDim("tokens"), 4096, DType::BF16).ok());
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  uint64_t seed = tilec::testing::freshSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (int64_t tokens : {1, 7, 300, 7}) {
+    SCOPED_TRACE(tokens);
+    std::vector<HostTensor> inputs = {
+        HostTensor::random({tokens, 4096}, DType::BF16, seed + tokens, -3.0f, 3.0f),
+        HostTensor::random({tokens, 4096}, DType::BF16, seed + tokens + 1, -3.0f, 3.0f),
+        HostTensor::random({4096}, DType::BF16, seed + 2, 0.5f, 1.5f)};
+    std::vector<Shape> shapes;
+    for (const HostTensor &t : inputs)
+      shapes.push_back(t.shape);
+    auto exe = Executable::compileFor(g, shapes, ctx);
+    ASSERT_TRUE(exe.ok()) << exe.message();
+    auto got = (*exe)->runOnHost(inputs, **stream);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    ASSERT_EQ(got->size(), ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) {
+      EXPECT_EQ((*got)[i].shape, ref[i].shape);
+      EXPECT_LT(relativeError((*got)[i], ref[i]), 2e-2) << "output " << i;
+    }
+  }
+}
+
 // An output in an input's buffer (rope in place would read columns other
 // threads already wrote) or two outputs in one buffer are refused before
 // any launch; distinct buffers run.

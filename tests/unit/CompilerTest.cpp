@@ -2,6 +2,7 @@
 // that ptxas assembles without spills (CPU only; no GPU needed).
 #include "tilec/compiler/Compiler.h"
 #include "tilec/compiler/Examples.h"
+#include "tilec/compiler/Executable.h"
 
 #include "../gpu/SliceGraphs.h"
 
@@ -1567,3 +1568,64 @@ TEST(RowScheduleTest, RowPrefetchRingsWhereCpAsyncCanCopy) {
 }
 
 } // namespace
+
+// A graph with a symbolic token count does not compile as is (the message
+// names the symbol and Graph::bind); bound to a count, it compiles to the
+// program of the graph built for that count: the same PTX and launches.
+// A broadcast of a row to the symbolic count stays a broadcast of [1, C]
+// to [1, C] when the count is bound to 1, and compiles.
+TEST(CompilerTest, SymbolicDimsCompileOnceBound) {
+  {
+    Graph g("broadcast_row");
+    Tensor row = g.input("row", {1, 64}, DType::F32);
+    Tensor x = g.input("x", {symbolDim("tokens"), 64}, DType::F32);
+    g.output(exp(x + row));
+    for (int64_t rows : {1, 5}) {
+      std::unique_ptr<Graph> bound = g.bind({{"tokens", rows}});
+      auto p = compileGraph(*bound);
+      ASSERT_TRUE(p.ok()) << p.message();
+      EXPECT_EQ(p->launches.size(), 1u);
+    }
+  }
+  const int64_t tokens = symbolDim("tokens");
+  for (const char *name : {"rms_norm", "add_rms_norm", "softmax", "rope", "matmul"}) {
+    SCOPED_TRACE(name);
+    Graph sym(name);
+    ASSERT_TRUE(examples::build(name, sym, tokens, 4096, DType::BF16).ok());
+    auto refused = compileGraph(sym);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.message().find("'tokens'"), std::string::npos) << refused.message();
+    EXPECT_NE(refused.message().find("Graph::bind"), std::string::npos) << refused.message();
+    for (int64_t rows : {1, 300}) {
+      SCOPED_TRACE(rows);
+      Graph fixed(name);
+      ASSERT_TRUE(examples::build(name, fixed, rows, 4096, DType::BF16).ok());
+      auto want = compileGraph(fixed);
+      auto got = compileGraph(*sym.bind({{"tokens", rows}}));
+      ASSERT_TRUE(want.ok() && got.ok()) << want.message() << got.message();
+      EXPECT_EQ(got->ptx, want->ptx);
+      ASSERT_EQ(got->launches.size(), want->launches.size());
+      for (size_t i = 0; i < got->launches.size(); ++i) {
+        EXPECT_EQ(got->launches[i].gridSize(), want->launches[i].gridSize());
+        EXPECT_EQ(got->launches[i].blockSize(), want->launches[i].blockSize());
+      }
+    }
+  }
+}
+
+// Executable::compileFor binds the symbols from the input shapes before it
+// compiles: a shape that does not match is refused by name (before any
+// GPU is needed), and matching shapes get as far as the missing context.
+TEST(CompilerTest, CompileForBindsTheInputShapes) {
+  Graph g("rms_norm");
+  ASSERT_TRUE(examples::build("rms_norm", g, symbolDim("tokens"), 4096, DType::BF16).ok());
+  auto bad = Executable::compileFor(g, {{7, 4095}, {4096}}, nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("compileFor"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("[tokens, 4096], got [7, 4095]"), std::string::npos)
+      << bad.message();
+  auto noContext = Executable::compileFor(g, {{7, 4096}, {4096}}, nullptr);
+  ASSERT_FALSE(noContext.ok());
+  EXPECT_NE(noContext.message().find("no CUDA context"), std::string::npos)
+      << noContext.message();
+}

@@ -447,3 +447,87 @@ TEST(FrontendTest, RopeStructureAndErrors) {
   msg = errorOf([&] { nn::rotate_half(odd); });
   EXPECT_NE(msg.find("rotate_half: the last dim must be even"), std::string::npos) << msg;
 }
+
+// Symbolic dims: a size fixed later. Ops carry the symbol through, match
+// it only with itself (or a broadcast 1), and refuse to slice or join along
+// it; bind gives a concrete copy, and bindingsFor reads sizes off shapes.
+TEST(FrontendTest, SymbolicDims) {
+  const int64_t tokens = symbolDim("tokens"), batch = symbolDim("batch");
+  EXPECT_EQ(symbolDim("tokens"), tokens);
+  EXPECT_NE(tokens, batch);
+  EXPECT_TRUE(isSymbolic(tokens));
+  EXPECT_FALSE(isSymbolic(4096));
+  EXPECT_FALSE(isSymbolic(-1));
+  EXPECT_EQ(symbolName(tokens), "tokens");
+  EXPECT_THROW(symbolName(7), Error);
+  EXPECT_THROW(symbolName(-1000000), Error); // never given
+  EXPECT_THROW(symbolDim(""), Error);
+  EXPECT_EQ(shapeString({tokens, 4096}), "[tokens, 4096]");
+
+  Graph g("sym");
+  Tensor x = g.input("x", {tokens, 4096}, DType::BF16);
+  Tensor w = g.input("w", {4096}, DType::BF16);
+  Tensor y = nn::rms_norm(x, w);
+  EXPECT_EQ(y.shape(), (Shape{tokens, 4096}));
+  Tensor r = g.input("residual", {tokens, 4096}, DType::BF16);
+  EXPECT_EQ((x + r).shape(), (Shape{tokens, 4096}));
+  EXPECT_EQ(sum(cast(x, DType::F32), 0).shape(), (Shape{1, 4096}));
+  g.output(y);
+  EXPECT_TRUE(g.symbolic());
+
+  Tensor other = g.input("other", {batch, 4096}, DType::BF16);
+  std::string msg = errorOf([&] { x + other; });
+  EXPECT_NE(msg.find("[tokens, 4096] and [batch, 4096]"), std::string::npos) << msg;
+  msg = errorOf([&] { slice(x, 0, 0, 2); });
+  EXPECT_NE(msg.find("symbolic"), std::string::npos) << msg;
+  EXPECT_THROW(concat({x, r}, 0), Error);
+  EXPECT_EQ(concat({x, r}, 1).shape(), (Shape{tokens, 8192}));
+  msg = errorOf([&] { numElements(x.shape()); });
+  EXPECT_NE(msg.find("symbolic"), std::string::npos) << msg;
+  Tensor heads = g.input("heads", {tokens, 32, 128}, DType::BF16);
+  EXPECT_EQ(matmul(heads, g.input("proj", {128, 64}, DType::BF16)).shape(),
+            (Shape{tokens, 32, 64}));
+  EXPECT_THROW(g.input("bad", {-1, 4}, DType::F32), Error);
+
+  // bind: a concrete copy.
+  std::unique_ptr<Graph> b = g.bind({{"tokens", 37}, {"batch", 2}, {"unused", 5}});
+  EXPECT_FALSE(b->symbolic());
+  EXPECT_EQ(b->node(y.id()).shape, (Shape{37, 4096}));
+  EXPECT_EQ(b->outputs(), g.outputs());
+  EXPECT_EQ(b->inputs(), g.inputs());
+  EXPECT_TRUE(g.symbolic()); // the template is unchanged
+  msg = errorOf([&] { g.bind({{"tokens", 37}}); });
+  EXPECT_NE(msg.find("'batch'"), std::string::npos) << msg;
+  EXPECT_THROW(g.bind({{"tokens", 0}, {"batch", 2}}), Error);
+
+  // bindingsFor: sizes read off input shapes.
+  Graph h("sym2");
+  Tensor a = h.input("a", {tokens, 8}, DType::F32);
+  Tensor c = h.input("c", {tokens, 1}, DType::F32);
+  h.output(a * c);
+  Bindings sizes = h.bindingsFor({{5, 8}, {5, 1}});
+  EXPECT_EQ(sizes.size(), 1u);
+  EXPECT_EQ(sizes.at("tokens"), 5);
+  msg = errorOf([&] { h.bindingsFor({{5, 8}, {6, 1}}); });
+  EXPECT_NE(msg.find("'tokens'"), std::string::npos) << msg;
+  msg = errorOf([&] { h.bindingsFor({{5, 9}, {5, 1}}); });
+  EXPECT_NE(msg.find("input 'a' is declared [tokens, 8], got [5, 9]"), std::string::npos) << msg;
+  EXPECT_THROW(h.bindingsFor({{5, 8}}), Error);
+  EXPECT_THROW(h.bindingsFor({{0, 8}, {0, 1}}), Error);
+}
+
+TEST(FrontendTest, SymbolicDimsInTheOpLibrary) {
+  const int64_t tokens = symbolDim("tokens"), width = symbolDim("width");
+  Graph g("lib");
+  // rope slices its last dim in halves: that dim must be static.
+  Tensor x = g.input("x", {tokens, 32, width}, DType::BF16);
+  Tensor cs = g.input("cos", {tokens, 1, width}, DType::BF16);
+  std::string msg = errorOf([&] { nn::rope(x, cs, cs); });
+  EXPECT_NE(msg.find("static"), std::string::npos) << msg;
+  // A weight of a symbolic width matches only the same symbol.
+  Tensor w = g.input("w", {width}, DType::BF16);
+  EXPECT_EQ(nn::rms_norm(x, w).shape(), (Shape{tokens, 32, width}));
+  Tensor w2 = g.input("w2", {128}, DType::BF16);
+  msg = errorOf([&] { nn::rms_norm(x, w2); });
+  EXPECT_NE(msg.find("width"), std::string::npos) << msg;
+}

@@ -435,3 +435,40 @@ TEST(ReferenceTest, RopeMatchesRotateHalfFormula) {
             << t << "," << h << "," << d;
       }
 }
+
+// A graph with a symbolic token count evaluates at any count, bound to its
+// inputs' shapes, exactly as the graph built for that count.
+TEST(ReferenceTest, SymbolicDimsBindToTheInputs) {
+  const int64_t tokens = symbolDim("tokens");
+  auto build = [](Graph &g, int64_t rows) {
+    Tensor x = g.input("x", {rows, 48}, DType::BF16);
+    Tensor r = g.input("r", {rows, 48}, DType::BF16);
+    Tensor w = g.input("w", {48}, DType::BF16);
+    auto [y, h] = nn::add_rms_norm(x, r, w);
+    g.output(y);
+    g.output(nn::softmax(h));
+  };
+  Graph sym("sym");
+  build(sym, tokens);
+  for (int64_t rows : {1, 3, 17}) {
+    SCOPED_TRACE(rows);
+    std::vector<HostTensor> in = {HostTensor::random({rows, 48}, DType::BF16, 10 + rows, -2, 2),
+                                  HostTensor::random({rows, 48}, DType::BF16, 20 + rows, -2, 2),
+                                  HostTensor::random({48}, DType::BF16, 30, 0.5f, 1.5f)};
+    Graph fixed("fixed");
+    build(fixed, rows);
+    std::vector<HostTensor> want = evaluateReference(fixed, in);
+    std::vector<HostTensor> got = evaluateReference(sym, in);
+    ASSERT_EQ(got.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(got[i].shape, (Shape{rows, 48}));
+      EXPECT_EQ(got[i].values, want[i].values);
+    }
+  }
+  std::string msg = errorOf([&] {
+    evaluateReference(sym, {HostTensor::random({3, 48}, DType::BF16, 1),
+                            HostTensor::random({4, 48}, DType::BF16, 2),
+                            HostTensor::random({48}, DType::BF16, 3)});
+  });
+  EXPECT_NE(msg.find("'tokens'"), std::string::npos) << msg;
+}

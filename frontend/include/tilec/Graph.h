@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -21,8 +22,26 @@ size_t dtypeBytes(DType dtype);
 
 using Shape = std::vector<int64_t>;
 
-/// "[8192, 4096]"; "[]" for a scalar.
+/// Symbolic dims: a size fixed later, such as the token count.
+/// symbolDim("tokens") is a Shape entry standing for it: a negative code,
+/// the same for a name in every graph. Ops treat it as a dim equal only to
+/// itself (it broadcasts with 1 like any dim); they refuse to slice or
+/// join along it. Graph::bind replaces the symbols by sizes, and the bound
+/// graph is what the compiler takes; the reference evaluator binds them
+/// from its inputs' shapes.
+int64_t symbolDim(const std::string &name);
+/// True for a code symbolDim returned (any dim <= -2).
+bool isSymbolic(int64_t dim);
+/// The name of a symbolic dim; throws Error for any other value.
+std::string symbolName(int64_t dim);
+/// Sizes of symbolic dims by name (Graph::bind).
+using Bindings = std::map<std::string, int64_t>;
+
+/// "[8192, 4096]"; "[tokens, 4096]" with a symbolic dim; "[]" for a scalar.
 std::string shapeString(const Shape &shape);
+/// "4096", or a symbolic dim's name.
+std::string dimString(int64_t dim);
+/// The product of the dims; throws Error on symbolic dims or past int64.
 int64_t numElements(const Shape &shape);
 /// True when `from` broadcasts to exactly `to` by numpy rules.
 bool canBroadcastTo(const Shape &from, const Shape &to);
@@ -116,7 +135,8 @@ public:
 
   const std::string &name() const { return name_; }
 
-  /// A graph argument. Dims must be positive; names must be unique.
+  /// A graph argument. Dims must be positive or symbolic (symbolDim);
+  /// names must be unique.
   Tensor input(const std::string &name, Shape shape, DType dtype);
   /// A rank-0 constant of the given dtype.
   Tensor constant(double value, DType dtype);
@@ -127,6 +147,17 @@ public:
   const Node &node(int id) const;
   const std::vector<int> &inputs() const { return inputs_; }
   const std::vector<int> &outputs() const { return outputs_; }
+
+  /// Whether any tensor of the graph has a symbolic dim.
+  bool symbolic() const;
+  /// A copy of the graph with every symbolic dim replaced by its size in
+  /// `sizes` (positive; names the graph does not use are ignored). Throws
+  /// Error for a symbol without a size.
+  std::unique_ptr<Graph> bind(const Bindings &sizes) const;
+  /// The sizes of the graph's symbolic dims in inputs of these shapes (in
+  /// inputs() order). Throws Error when a shape does not match its input's
+  /// declaration or one symbol takes two sizes.
+  Bindings bindingsFor(const std::vector<Shape> &inputShapes) const;
 
   /// Appends a node after checking its operands belong to this graph.
   /// Used by the op builders; shape/dtype checking happens there.

@@ -14,7 +14,8 @@ namespace tilec {
 
 /// Evaluates `graph` on `inputs` (in graph.inputs() order) and returns the
 /// outputs in graph.outputs() order. Throws tilec::Error when an input's
-/// shape or dtype differs from the graph's declaration.
+/// shape or dtype differs from the graph's declaration. A graph with
+/// symbolic dims is bound to the inputs' shapes first (Graph::bindingsFor).
 std::vector<HostTensor> evaluateReference(const Graph &graph,
                                           const std::vector<HostTensor> &inputs);
 

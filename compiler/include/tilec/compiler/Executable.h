@@ -20,6 +20,17 @@ public:
   compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
           const CompileOptions &options = {});
 
+  /// Compiles `graph` with its symbolic dims (symbolDim) bound to the
+  /// sizes inputs of `inputShapes` (in graph input order) give them
+  /// (Graph::bindingsFor); a graph without symbols compiles as is. Bound
+  /// programs and loaded modules are cached like compile()'s: a size seen
+  /// before costs a lookup, and a new size whose kernels' PTX is the same
+  /// (a row kernel's PTX does not depend on its row count unless the
+  /// schedule does) reuses the loaded module.
+  static Expected<std::shared_ptr<Executable>>
+  compileFor(const Graph &graph, const std::vector<Shape> &inputShapes,
+             const std::shared_ptr<rt::Context> &ctx, const CompileOptions &options = {});
+
   const CompiledProgram &program() const { return *program_; }
   size_t kernelCount() const { return kernels_.size(); }
 
