@@ -1628,4 +1628,11 @@ TEST(CompilerTest, CompileForBindsTheInputShapes) {
   ASSERT_FALSE(noContext.ok());
   EXPECT_NE(noContext.message().find("no CUDA context"), std::string::npos)
       << noContext.message();
+  // What lets a new count reuse the loaded module (the module cache is
+  // keyed by PTX): rms_norm's kernel is the same at 7 and 16384 tokens.
+  auto few = compileGraph(*g.bind({{"tokens", 7}}));
+  auto many = compileGraph(*g.bind({{"tokens", 16384}}));
+  ASSERT_TRUE(few.ok() && many.ok()) << few.message() << many.message();
+  EXPECT_EQ(few->ptx, many->ptx);
+  EXPECT_NE(few->launches[0].gridSize(), many->launches[0].gridSize());
 }
