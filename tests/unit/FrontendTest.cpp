@@ -487,6 +487,11 @@ TEST(FrontendTest, SymbolicDims) {
   Tensor heads = g.input("heads", {tokens, 32, 128}, DType::BF16);
   EXPECT_EQ(matmul(heads, g.input("proj", {128, 64}, DType::BF16)).shape(),
             (Shape{tokens, 32, 64}));
+  // A contraction over the symbol needs the same symbol on both sides.
+  Tensor kt = g.input("kt", {4096, tokens}, DType::BF16);
+  EXPECT_EQ(matmul(kt, x).shape(), (Shape{4096, 4096}));
+  msg = errorOf([&] { matmul(kt, g.input("y", {batch, 8}, DType::BF16)); });
+  EXPECT_NE(msg.find("lhs K = tokens, rhs K = batch"), std::string::npos) << msg;
   EXPECT_THROW(g.input("bad", {-1, 4}, DType::F32), Error);
 
   // bind: a concrete copy.
