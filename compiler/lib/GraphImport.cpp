@@ -118,6 +118,9 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
     case OpKind::Concat:
       v = b.create<graph::ConcatOp>(nodeLoc, t, ops, b.getI64IntegerAttr(n.axis));
       break;
+    case OpKind::Reshape:
+      v = b.create<graph::ReshapeOp>(nodeLoc, t, ops[0]);
+      break;
     case OpKind::ReduceSum:
       v = b.create<graph::ReduceSumOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis));
       break;

@@ -63,25 +63,41 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
   };
   for (auto [i, arg] : llvm::enumerate(host.getArguments()))
     addValue(arg, ProgramValue::Kind::Input, static_cast<int>(i));
+  // Reshapes are views: a reshape's result is its operand's buffer, read
+  // under the result's shape (the kernels' descriptors take their rows from
+  // the buffer's element count and their columns from their own types).
+  auto viewed = [](Value v) {
+    while (auto view = v.getDefiningOp<graph::ReshapeOp>())
+      v = view.getInput();
+    return v;
+  };
   auto ret = llvm::cast<func::ReturnOp>(host.getBody().front().getTerminator());
   DenseMap<Value, int> outputIndex;
-  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+  DenseMap<Value, Shape> outputShape;
+  for (auto [i, returned] : llvm::enumerate(ret.getOperands())) {
+    Value v = viewed(returned);
     if (!v.getDefiningOp<tile::LaunchOp>())
       return Status::error("output " + std::to_string(i) +
                            " of graph '" + program.name +
                            "' is not computed by any kernel (an input or a constant "
-                           "returned as is); return a computed tensor");
+                           "returned as is, or a reshape of one); return a computed tensor");
     if (!outputIndex.try_emplace(v, static_cast<int>(i)).second)
-      return Status::error("graph '" + program.name + "' returns the same tensor twice");
+      return Status::error("graph '" + program.name +
+                           "' returns the same tensor twice (or two views of it)");
+    auto t = llvm::cast<RankedTensorType>(returned.getType());
+    outputShape[v] = Shape(t.getShape().begin(), t.getShape().end());
   }
   SymbolTable symbols(module);
   for (auto launch : host.getOps<tile::LaunchOp>()) {
     for (Value r : launch.getResults()) {
       auto it = outputIndex.find(r);
-      if (it != outputIndex.end())
+      if (it != outputIndex.end()) {
         addValue(r, ProgramValue::Kind::Output, it->second);
-      else
+        // (An output returned through a reshape has the reshaped shape.)
+        program.values.back().shape = outputShape.lookup(r);
+      } else {
         addValue(r, ProgramValue::Kind::Temporary, 0);
+      }
     }
     auto kernel = symbols.lookup<func::FuncOp>(launch.getCallee());
     auto schedule = kernel->getAttrOfType<DictionaryAttr>("tile.schedule");
@@ -147,7 +163,12 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       if (m.getRank() == 3)
         kb.dims.assign(m.getShape().begin(), m.getShape().end());
       kb.cols = m.getRank() > 0 ? m.getShape().back() : 1;
-      kb.value = valueIds.lookup(v);
+      auto id = valueIds.find(viewed(v));
+      if (id == valueIds.end())
+        return Status::error("kernel " + plan.name +
+                             " reads a value that no kernel or input provides (a reshape "
+                             "of a constant? broadcast it instead)");
+      kb.value = id->second;
       plan.buffers.push_back(kb);
     }
     program.launches.push_back(std::move(plan));

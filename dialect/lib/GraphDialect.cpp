@@ -148,6 +148,18 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+LogicalResult ReshapeOp::verify() {
+  auto in = ranked(getInput().getType());
+  auto res = ranked(getResult().getType());
+  if (!in || !res || !in.hasStaticShape() || !res.hasStaticShape())
+    return emitOpError("operand and result must be ranked tensors of static shape");
+  if (in.getElementType() != res.getElementType() ||
+      in.getNumElements() != res.getNumElements())
+    return emitOpError("cannot view ") << in << " as " << res
+           << ": a reshape keeps the dtype and the element count";
+  return success();
+}
+
 LogicalResult ConcatOp::verify() {
   auto res = ranked(getResult().getType());
   if (!res || getInputs().empty())

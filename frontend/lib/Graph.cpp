@@ -166,6 +166,8 @@ const char *opKindName(OpKind kind) {
     return "slice";
   case OpKind::Concat:
     return "concat";
+  case OpKind::Reshape:
+    return "reshape";
   case OpKind::ReduceSum:
     return "reduce_sum";
   case OpKind::ReduceMax:
@@ -610,6 +612,57 @@ Tensor concat(const std::vector<Tensor> &parts, int axis) {
     node.operands.push_back(p.id());
   }
   checkSize("concat", node.shape, node.dtype);
+  return g.addNode(std::move(node));
+}
+
+Tensor reshape(Tensor a, Shape shape) {
+  Graph &g = ownerOf(a, "reshape");
+  // Static dims' product and the symbols in order, per side; one -1 is
+  // inferred from the static products.
+  auto split = [](const Shape &s, int64_t &product, std::vector<int64_t> &symbols) {
+    product = 1;
+    for (int64_t d : s) {
+      if (isSymbolic(d))
+        symbols.push_back(d);
+      else if (d > 0 && __builtin_mul_overflow(product, d, &product))
+        throw Error("reshape: shape " + shapeString(s) + " passes 2^63 - 1 elements");
+    }
+  };
+  int64_t from = 1, to = 1;
+  std::vector<int64_t> fromSymbols, toSymbols;
+  split(a.shape(), from, fromSymbols);
+  int inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (inferred >= 0)
+        throw Error("reshape: at most one dim may be -1, got " + shapeString(shape));
+      inferred = static_cast<int>(i);
+    } else if (isSymbolic(shape[i])) {
+      symbolName(shape[i]); // (throws for a code symbolDim never gave)
+    } else if (shape[i] <= 0) {
+      throw Error("reshape: dims must be positive, symbolic or one -1, got " +
+                  shapeString(shape));
+    }
+  }
+  Shape known = shape;
+  if (inferred >= 0)
+    known[inferred] = 1;
+  split(known, to, toSymbols);
+  if (inferred >= 0 && from % to == 0) {
+    shape[inferred] = from / to;
+    to = from;
+  }
+  if (fromSymbols != toSymbols || from != to)
+    throw Error("reshape: cannot view " + describe(a) + " as " + shapeString(shape) +
+                ": the element counts differ, or the symbolic dims differ in order");
+  checkSize("reshape", shape, a.dtype());
+  if (shape == a.shape())
+    return a;
+  Node node;
+  node.kind = OpKind::Reshape;
+  node.operands = {a.id()};
+  node.shape = std::move(shape);
+  node.dtype = a.dtype();
   return g.addNode(std::move(node));
 }
 

@@ -301,6 +301,8 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
                       out.begin() + o * outRow + offset);
         offset += count;
       }
+    } else if (node.kind == OpKind::Reshape) {
+      out = values[node.operands[0]]; // row-major order is kept
     } else if (node.kind == OpKind::Cast) {
       const std::vector<float> &in = values[node.operands[0]];
       out.resize(in.size());

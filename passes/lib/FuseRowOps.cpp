@@ -238,8 +238,17 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     planner.plan();
     Operation *terminator = fn.getBody().front().getTerminator();
     OpBuilder b(terminator);
-    for (int g : planner.orderedGroups())
-      buildFusion(b, planner, planner.groups[g]);
+    for (int g : planner.orderedGroups()) {
+      Group &group = planner.groups[g];
+      // A reshape is a view of its operand's buffer, not a kernel: it stays
+      // a host op, in order between the fusions that make and read it.
+      if (group.ops.size() == 1 && isa<graph::ReshapeOp>(group.ops.front())) {
+        Operation *view = b.clone(*group.ops.front());
+        group.ops.front()->getResult(0).replaceAllUsesWith(view->getResult(0));
+        continue;
+      }
+      buildFusion(b, planner, group);
+    }
     // Erase the originals, users first.
     for (Operation *op : llvm::reverse(planner.ops))
       op->erase();

@@ -1082,6 +1082,25 @@ TEST(GpuRuntimeTest, SymbolicTokensRunAtEveryCount) {
   }
 }
 
+// Reshapes are views between kernels: heads merged into rows for a norm and
+// split again on the way out, a reshaped input read in place, and a
+// reshaped product (bf16 and f32, against the reference).
+TEST(GpuRuntimeTest, ReshapesAreViewsBetweenKernels) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Graph g("heads");
+    Tensor x = g.input("x", {37, 8, 64}, dtype);
+    Tensor w = g.input("w", {512}, dtype);
+    Tensor rows = reshape(silu(x), {37, 512});
+    g.output(reshape(nn::rms_norm(rows, w), {37, 8, 64}));
+    Tensor flat = g.input("flat", {37, 2, 256}, dtype);
+    g.output(nn::softmax(reshape(flat, {37, 512})));
+    Tensor proj = g.input("proj", {512, 64}, dtype);
+    g.output(reshape(matmul(rows, proj), {37 * 64}));
+    expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2);
+  }
+}
+
 // An output in an input's buffer (rope in place would read columns other
 // threads already wrote) or two outputs in one buffer are refused before
 // any launch; distinct buffers run.

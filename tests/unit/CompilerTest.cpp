@@ -1636,3 +1636,77 @@ TEST(CompilerTest, CompileForBindsTheInputShapes) {
   EXPECT_EQ(few->ptx, many->ptx);
   EXPECT_NE(few->launches[0].gridSize(), many->launches[0].gridSize());
 }
+
+// A reshape is a view between kernels: it never joins a fusion, and the
+// kernels on either side read one buffer under two shapes. Here the heads
+// of x [6, 4, 32] are merged into rows of 128 for an rms_norm whose result
+// is returned split into heads again: two kernels would be one without the
+// reshape; the input is read in place and the output written in place.
+TEST(CompilerTest, ReshapesAreViewsBetweenKernels) {
+  Graph g("heads");
+  Tensor x = g.input("x", {6, 4, 32}, DType::BF16);
+  Tensor w = g.input("w", {128}, DType::BF16);
+  Tensor rows = reshape(silu(x), {6, 128});
+  g.output(reshape(nn::rms_norm(rows, w), {6, 4, 32}));
+  auto p = compileGraph(g);
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->launches.size(), 2u);
+  // Values: the two inputs, the silu result (a temporary) and the output,
+  // which has the returned (reshaped) shape; no value for either view.
+  ASSERT_EQ(p->values.size(), 4u);
+  EXPECT_EQ(p->values[2].kind, ProgramValue::Kind::Temporary);
+  EXPECT_EQ(p->values[2].shape, (Shape{6, 4, 32}));
+  EXPECT_EQ(p->values[3].kind, ProgramValue::Kind::Output);
+  EXPECT_EQ(p->values[3].shape, (Shape{6, 4, 32}));
+  // The rms_norm kernel reads the silu buffer as rows of 128.
+  const KernelLaunchPlan &norm = p->launches[1];
+  EXPECT_EQ(norm.rows, 6);
+  ASSERT_FALSE(norm.buffers.empty());
+  EXPECT_EQ(norm.buffers[0].value, 2);
+  EXPECT_EQ(norm.buffers[0].cols, 128);
+  EXPECT_EQ(p->launches[0].rows, 24);
+
+  // A reshape of an input feeds the kernel the input's own buffer.
+  Graph h("flat");
+  Tensor a = h.input("a", {3, 2, 64}, DType::F32);
+  h.output(nn::softmax(reshape(a, {3, 128})));
+  auto q = compileGraph(h);
+  ASSERT_TRUE(q.ok()) << q.message();
+  ASSERT_EQ(q->launches.size(), 1u);
+  EXPECT_EQ(q->values[q->launches[0].buffers[0].value].kind, ProgramValue::Kind::Input);
+  EXPECT_EQ(q->launches[0].buffers[0].cols, 128);
+
+  // The GPU test's graph (GpuRuntimeTest.ReshapesAreViewsBetweenKernels):
+  // a norm between two views, a softmax of a reshaped input and a reshaped
+  // GEMM result, in four kernels with no copy.
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    Graph k("heads");
+    Tensor kx = k.input("x", {37, 8, 64}, dtype);
+    Tensor kw = k.input("w", {512}, dtype);
+    Tensor krows = reshape(silu(kx), {37, 512});
+    k.output(reshape(nn::rms_norm(krows, kw), {37, 8, 64}));
+    k.output(nn::softmax(reshape(k.input("flat", {37, 2, 256}, dtype), {37, 512})));
+    k.output(reshape(matmul(krows, k.input("proj", {512, 64}, dtype)), {37 * 64}));
+    auto kp = compileGraph(k);
+    ASSERT_TRUE(kp.ok()) << kp.message();
+    EXPECT_EQ(kp->launches.size(), 4u);
+    if (std::string ptxas = ptxasPath(); !ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, kp->ptx, "sm_90a");
+  }
+
+  // A reshape of a constant has no buffer behind it: refused by name.
+  Graph konst("konst");
+  Tensor kin = konst.input("a", {4, 1}, DType::F32);
+  konst.output(kin + reshape(konst.constant(2.0, DType::F32), {1, 1}));
+  auto noBuffer = compileGraph(konst);
+  ASSERT_FALSE(noBuffer.ok());
+  EXPECT_NE(noBuffer.message().find("reshape of a constant"), std::string::npos)
+      << noBuffer.message();
+
+  // A reshape of an input returned as is computes nothing: refused.
+  Graph bare("bare");
+  bare.output(reshape(bare.input("a", {4, 4}, DType::F32), {16}));
+  auto refused = compileGraph(bare);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("reshape"), std::string::npos) << refused.message();
+}

@@ -536,3 +536,34 @@ TEST(FrontendTest, SymbolicDimsInTheOpLibrary) {
   msg = errorOf([&] { nn::rms_norm(x, w2); });
   EXPECT_NE(msg.find("width"), std::string::npos) << msg;
 }
+
+// reshape: the same elements under another shape; one -1 inferred;
+// symbolic dims kept in order; the counts must match.
+TEST(FrontendTest, Reshape) {
+  Graph g("reshape");
+  Tensor x = g.input("x", {6, 4, 32}, DType::BF16);
+  Tensor merged = reshape(x, {6, 128});
+  EXPECT_EQ(merged.shape(), (Shape{6, 128}));
+  EXPECT_EQ(g.node(merged.id()).kind, OpKind::Reshape);
+  EXPECT_EQ(reshape(x, {-1, 32}).shape(), (Shape{24, 32}));
+  EXPECT_EQ(reshape(x, {768}).shape(), (Shape{768}));
+  EXPECT_EQ(reshape(x, {6, 4, 32}).id(), x.id()); // the same shape: no node
+  std::string msg = errorOf([&] { reshape(x, {6, 100}); });
+  EXPECT_NE(msg.find("cannot view bf16 [6, 4, 32] as [6, 100]"), std::string::npos) << msg;
+  EXPECT_THROW(reshape(x, {-1, -1}), Error);
+  EXPECT_THROW(reshape(x, {-1, 7}), Error);
+  EXPECT_THROW(reshape(x, {0, 768}), Error);
+
+  const int64_t tokens = symbolDim("tokens");
+  Tensor t = g.input("t", {tokens, 32, 128}, DType::BF16);
+  EXPECT_EQ(reshape(t, {tokens, 4096}).shape(), (Shape{tokens, 4096}));
+  EXPECT_EQ(reshape(t, {tokens, -1}).shape(), (Shape{tokens, 4096}));
+  // (One symbol anywhere, with the static dims' product kept: the same
+  // elements at every size.)
+  EXPECT_EQ(reshape(t, {4096, tokens}).shape(), (Shape{4096, tokens}));
+  msg = errorOf([&] { reshape(t, {32, 4096}); });
+  EXPECT_NE(msg.find("symbolic"), std::string::npos) << msg;
+  std::unique_ptr<Graph> bound = g.bind({{"tokens", 3}});
+  int last = static_cast<int>(g.nodes().size()) - 1;
+  EXPECT_EQ(bound->node(last).shape, (Shape{4096, 3}));
+}

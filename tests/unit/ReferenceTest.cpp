@@ -472,3 +472,29 @@ TEST(ReferenceTest, SymbolicDimsBindToTheInputs) {
   });
   EXPECT_NE(msg.find("'tokens'"), std::string::npos) << msg;
 }
+
+// reshape keeps the row-major order: merging heads into rows and splitting
+// them again gives back the tensor, and a norm over merged rows is a norm
+// over [heads * dim] per token.
+TEST(ReferenceTest, ReshapeKeepsRowMajorOrder) {
+  Graph g("heads");
+  Tensor x = g.input("x", {3, 4, 8}, DType::F32);
+  Tensor w = g.input("w", {32}, DType::F32);
+  Tensor rows = reshape(x, {3, 32});
+  g.output(reshape(rows, {3, 4, 8}));
+  g.output(nn::rms_norm(rows, w));
+  HostTensor xin = HostTensor::random({3, 4, 8}, DType::F32, 5, -2.0f, 2.0f);
+  HostTensor win = HostTensor::random({32}, DType::F32, 6, 0.5f, 1.5f);
+  std::vector<HostTensor> out = evaluateReference(g, {xin, win});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].shape, (Shape{3, 4, 8}));
+  EXPECT_EQ(out[0].values, xin.values);
+  Graph flat("flat");
+  Tensor fx = flat.input("x", {3, 32}, DType::F32);
+  flat.output(nn::rms_norm(fx, flat.input("w", {32}, DType::F32)));
+  HostTensor xflat({3, 32}, DType::F32);
+  xflat.values = xin.values;
+  std::vector<HostTensor> want = evaluateReference(flat, {xflat, win});
+  EXPECT_EQ(out[1].shape, (Shape{3, 32}));
+  EXPECT_EQ(out[1].values, want[0].values);
+}

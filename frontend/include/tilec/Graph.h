@@ -78,6 +78,7 @@ enum class OpKind {
   Broadcast, // numpy rules, right-aligned; operand dims are 1 or equal
   Slice,     // [start, end) along `axis`, step 1
   Concat,    // operands joined along `axis` (other dims equal)
+  Reshape,   // the same elements in row-major order, another shape
   // reductions along one axis; the reduced dim is kept with size 1;
   // accumulation is always in f32 or wider.
   ReduceSum,
@@ -208,6 +209,13 @@ Tensor broadcast_to(Tensor a, const Shape &shape);
 Tensor slice(Tensor a, int axis, int64_t start, int64_t end);
 /// Joins tensors of one dtype along `axis`; the other dims must be equal.
 Tensor concat(const std::vector<Tensor> &parts, int axis);
+/// The same elements in row-major order under another shape, like
+/// torch.reshape of a contiguous tensor: [tokens, 32, 128] -> [tokens,
+/// 4096]. One dim may be -1 (inferred). Symbolic dims must appear in the
+/// same order on both sides, and the static dims' products must match.
+/// Returns `a` when the shape is the same. Compiled as a view: the
+/// producer's buffer read under the new shape, never fused into a kernel.
+Tensor reshape(Tensor a, Shape shape);
 
 // ---- Reductions (keep the reduced dim with size 1; axis may be negative) ----
 Tensor sum(Tensor a, int axis);

@@ -222,3 +222,11 @@ func.func @unary_dtype_change(%a: tensor<4x64xf32>) -> tensor<4x64xbf16> {
   %0 = graph.exp %a : (tensor<4x64xf32>) -> tensor<4x64xbf16>
   return %0 : tensor<4x64xbf16>
 }
+
+// -----
+
+func.func @reshape_count(%arg0: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{cannot view 'tensor<4x8xf32>' as 'tensor<4x4xf32>': a reshape keeps the dtype and the element count}}
+  %0 = graph.reshape %arg0 : (tensor<4x8xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}

@@ -100,6 +100,19 @@ def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
+  let summary = "the same elements in row-major order under another shape";
+  let description = [{
+    The result has the operand's dtype and element count. It is a view: the
+    fusion pass keeps it out of every kernel, and the launch plan reads the
+    operand's buffer under the result's shape.
+  }];
+  let arguments = (ins Graph_FloatTensor:$input);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure]> {
   let summary = desc;
   let description = [{
