@@ -1716,6 +1716,36 @@ TEST(CompilerTest, ReshapesAreViewsBetweenKernels) {
   EXPECT_NE(noBuffer.message().find("reshape of a constant"), std::string::npos)
       << noBuffer.message();
 
+  // A tensor returned both as is and through a reshape would need one
+  // buffer in two output slots: refused, like a tensor returned twice.
+  Graph twice("twice");
+  Tensor tt = exp(twice.input("a", {4, 8}, DType::F32));
+  twice.output(tt);
+  twice.output(reshape(tt, {32}));
+  auto twoViews = compileGraph(twice);
+  ASSERT_FALSE(twoViews.ok());
+  EXPECT_NE(twoViews.message().find("two views"), std::string::npos) << twoViews.message();
+
+  // A chain of views, read by two kernels: both read the first kernel's
+  // buffer, each under its own shape.
+  Graph chain("chain");
+  Tensor ce = exp(chain.input("a", {4, 2, 16}, DType::F32));
+  Tensor cv = reshape(reshape(ce, {8, 16}), {4, 32});
+  chain.output(nn::softmax(cv));
+  chain.output(-reshape(ce, {2, 64}));
+  auto cp = compileGraph(chain);
+  ASSERT_TRUE(cp.ok()) << cp.message();
+  ASSERT_EQ(cp->launches.size(), 3u);
+  int expValue = cp->launches[0].buffers.back().value;
+  EXPECT_EQ(cp->values[expValue].kind, ProgramValue::Kind::Temporary);
+  std::vector<int64_t> cols;
+  for (size_t k = 1; k < 3; ++k) {
+    EXPECT_EQ(cp->launches[k].buffers[0].value, expValue) << k;
+    cols.push_back(cp->launches[k].buffers[0].cols);
+  }
+  std::sort(cols.begin(), cols.end());
+  EXPECT_EQ(cols, (std::vector<int64_t>{32, 64}));
+
   // A reshape of an input returned as is computes nothing: refused.
   Graph bare("bare");
   bare.output(reshape(bare.input("a", {4, 4}, DType::F32), {16}));
