@@ -299,6 +299,30 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
       }
     }
 
+    // A member reshape whose result leaves the fusion would be a second
+    // copy of its source's rows: the fusion yields the source once, and
+    // the reshape becomes a view after it (of the fusion's result, or of
+    // the fusion's input when the source is one).
+    SmallVector<std::pair<Value, Value>> views; // (reshape result, its source)
+    auto sourceOf = [&](Value v) {
+      while (auto view = v.getDefiningOp<graph::ReshapeOp>()) {
+        if (!members.count(view))
+          break;
+        v = view.getInput();
+      }
+      return v;
+    };
+    SmallVector<Value> yieldedValues;
+    for (Value out : outputs) {
+      Value source = sourceOf(out);
+      if (source != out)
+        views.emplace_back(out, source);
+      bool fromInside = source.getDefiningOp() && members.count(source.getDefiningOp());
+      if (fromInside && !llvm::is_contained(yieldedValues, source))
+        yieldedValues.push_back(source);
+    }
+    outputs = yieldedValues;
+
     auto fusion = b.create<graph::FusionOp>(
         group.ops.front()->getLoc(), TypeRange(ValueRange(outputs)), inputs);
     Block *body = new Block();
@@ -317,6 +341,17 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     for (Value out : outputs)
       yielded.push_back(map.lookup(out));
     inner.create<graph::YieldOp>(fusion.getLoc(), yielded);
+    // (The views first: their results' outside uses move to the new host
+    // reshapes before the sources' outside uses move to the fusion.)
+    for (auto [out, source] : views) {
+      auto it = llvm::find(outputs, source);
+      Value base = it != outputs.end() ? fusion.getResult(it - outputs.begin()) : source;
+      Value view = b.create<graph::ReshapeOp>(out.getLoc(), out.getType(), base);
+      out.replaceUsesWithIf(view, [&](OpOperand &use) {
+        return !members.count(use.getOwner()) && use.getOwner() != fusion &&
+               use.getOwner() != view.getDefiningOp();
+      });
+    }
     for (auto [out, res] : llvm::zip(outputs, fusion.getResults()))
       out.replaceUsesWithIf(res, [&](OpOperand &use) {
         return !members.count(use.getOwner()) && use.getOwner() != fusion;

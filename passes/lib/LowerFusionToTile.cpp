@@ -249,7 +249,10 @@ private:
       result = load;
     } else {
       Operation *op = v.getDefiningOp();
-      if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+      if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
+        // Fused only when it keeps the last dim: the same row tile.
+        result = at(b, view.getInput(), shift);
+      } else if (auto slice = dyn_cast<graph::SliceOp>(op)) {
         result = at(b, slice.getInput(), shift + slice.getStart());
         if (result && !isTile(v)) {
           // One column: the per-row scalar in column 0 of the shifted tile,

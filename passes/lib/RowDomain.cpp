@@ -36,6 +36,24 @@ int64_t RowDomain::rows() const {
 }
 
 RowRole RowDomain::classify(ArrayRef<int64_t> shape) const {
+  RowRole role = classifyByDims(shape);
+  if (role == RowRole::None && relabelsRows(shape))
+    return shape.back() == cols ? RowRole::Full
+           : shape.back() == 1  ? RowRole::RowScalar
+                                : RowRole::Part;
+  return role;
+}
+
+bool RowDomain::relabelsRows(ArrayRef<int64_t> shape) const {
+  if (shape.empty() || shape.drop_back() == ArrayRef<int64_t>(lead))
+    return false;
+  int64_t n = 1;
+  for (int64_t d : shape.drop_back())
+    n *= d;
+  return n == rows() && classifyByDims(shape) == RowRole::None;
+}
+
+RowRole RowDomain::classifyByDims(ArrayRef<int64_t> shape) const {
   size_t rank = lead.size() + 1;
   auto lastRole = [&](int64_t last) {
     return last == cols ? RowRole::Full : last == 1 ? RowRole::RowScalar : RowRole::Part;
@@ -63,6 +81,8 @@ bool RowDomain::mapsRows(ArrayRef<int64_t> shape) const {
   RowRole role = classify(shape);
   if (role != RowRole::Full && role != RowRole::RowScalar && role != RowRole::Part)
     return false;
+  if (relabelsRows(shape))
+    return false; // (row r of the value is the domain's row r)
   return shape.drop_back() != ArrayRef<int64_t>(lead);
 }
 
@@ -116,6 +136,13 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
     if (reductionAxis(op) != lastAxis(op->getResult(0)))
       return std::nullopt; // along a row dim: not a row op
     return RowDomain::fromFullShape(shapeOf(op->getResult(0)));
+  }
+  if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
+    // One that keeps the last dim relabels row dims: row r stays row r.
+    ArrayRef<int64_t> in = shapeOf(view.getInput()), out = shapeOf(view.getResult());
+    if (in.empty() || out.empty() || in.back() != out.back())
+      return std::nullopt; // a view between kernels
+    return RowDomain::fromFullShape(shapeOf(view.getInput()));
   }
   if (isElementwise(op) || isa<graph::BroadcastOp>(op)) {
     ArrayRef<int64_t> out = shapeOf(op->getResult(0));
@@ -182,6 +209,14 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
     return llvm::all_of(op->getOperands(), [&](Value v) {
       return unmappedRow(d, v) || (!isSlice && rowScalar(v));
     });
+  }
+  if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
+    // The same rows of the domain on both sides (row r is row r): both
+    // unmapped and of one role, the last dim kept.
+    Value in = view.getInput(), out = view.getResult();
+    return !shapeOf(in).empty() && !shapeOf(out).empty() &&
+           shapeOf(in).back() == shapeOf(out).back() && computable(d, out) &&
+           computable(d, in) && d.classify(shapeOf(in)) == d.classify(shapeOf(out));
   }
   if (isReduction(op)) {
     ArrayRef<int64_t> in = shapeOf(op->getOperand(0));

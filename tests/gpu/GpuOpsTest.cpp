@@ -1084,7 +1084,8 @@ TEST(GpuRuntimeTest, SymbolicTokensRunAtEveryCount) {
 
 // Reshapes are views between kernels: heads merged into rows for a norm and
 // split again on the way out, a reshaped input read in place, and a
-// reshaped product (bf16 and f32, against the reference).
+// reshaped product; and reshapes that keep the last dim, fused into a norm's
+// kernel (bf16 and f32, against the reference).
 TEST(GpuRuntimeTest, ReshapesAreViewsBetweenKernels) {
   for (DType dtype : {DType::BF16, DType::F32}) {
     SCOPED_TRACE(dtypeName(dtype));
@@ -1097,6 +1098,9 @@ TEST(GpuRuntimeTest, ReshapesAreViewsBetweenKernels) {
     g.output(nn::softmax(reshape(flat, {37, 512})));
     Tensor proj = g.input("proj", {512, 64}, dtype);
     g.output(reshape(matmul(rows, proj), {37 * 64}));
+    // Keeping the last dim, a reshape joins the kernel (one for this norm).
+    Tensor w64 = g.input("w64", {64}, dtype);
+    g.output(reshape(nn::rms_norm(reshape(silu(x), {37 * 8, 64}), w64), {37, 8, 64}));
     expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2);
   }
 }

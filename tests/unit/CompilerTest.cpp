@@ -1753,3 +1753,40 @@ TEST(CompilerTest, ReshapesAreViewsBetweenKernels) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.message().find("reshape"), std::string::npos) << refused.message();
 }
+
+// A reshape that keeps the last dim relabels row dims and joins the row
+// kernel: an rms_norm over heads merged into tokens' rows of [tokens * heads,
+// dim] is one kernel, the same PTX as the rms_norm of an input declared
+// [tokens * heads, dim]; with an input split the other way too.
+TEST(CompilerTest, ReshapesThatKeepTheLastDimFuse) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Graph flat("norm");
+    flat.output(nn::rms_norm(flat.input("x", {96, 128}, dtype), flat.input("w", {128}, dtype)));
+    auto want = compileGraph(flat);
+    ASSERT_TRUE(want.ok()) << want.message();
+    for (Shape declared : {Shape{12, 8, 128}, Shape{2, 48, 128}}) {
+      Graph g("norm");
+      Tensor x = g.input("x", declared, dtype);
+      g.output(nn::rms_norm(reshape(x, {96, 128}), g.input("w", {128}, dtype)));
+      auto got = compileGraph(g);
+      ASSERT_TRUE(got.ok()) << got.message();
+      ASSERT_EQ(got->launches.size(), 1u);
+      EXPECT_EQ(got->ptx, want->ptx);
+      EXPECT_EQ(got->launches[0].gridSize(), want->launches[0].gridSize());
+    }
+  }
+  // silu on heads, merged into rows, normed, split into heads again: one
+  // kernel, its input and output the graph's own buffers.
+  Graph g("heads");
+  Tensor x = g.input("x", {8, 4, 64}, DType::BF16);
+  Tensor rows = reshape(silu(x), {32, 64});
+  g.output(reshape(nn::rms_norm(rows, g.input("w", {64}, DType::BF16)), {8, 4, 64}));
+  auto p = compileGraph(g);
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->launches.size(), 1u);
+  EXPECT_EQ(p->values.size(), 3u); // x, w and the output: no temporary
+  EXPECT_EQ(p->values.back().shape, (Shape{8, 4, 64}));
+  if (std::string ptxas = ptxasPath(); !ptxas.empty())
+    expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+}

@@ -213,8 +213,9 @@ Tensor concat(const std::vector<Tensor> &parts, int axis);
 /// torch.reshape of a contiguous tensor: [tokens, 32, 128] -> [tokens,
 /// 4096]. One dim may be -1 (inferred). Symbolic dims must appear in the
 /// same order on both sides, and the static dims' products must match.
-/// Returns `a` when the shape is the same. Compiled as a view: the
-/// producer's buffer read under the new shape, never fused into a kernel.
+/// Returns `a` when the shape is the same. One that keeps the last dim
+/// relabels row dims and joins row kernels; any other is compiled as a
+/// view between kernels (the producer's buffer read under the new shape).
 Tensor reshape(Tensor a, Shape shape);
 
 // ---- Reductions (keep the reduced dim with size 1; axis may be negative) ----

@@ -32,6 +32,10 @@ struct RowDomain {
   /// The domain whose full tiles have `shape` (rank >= 1).
   static std::optional<RowDomain> fromFullShape(llvm::ArrayRef<int64_t> shape);
   RowRole classify(llvm::ArrayRef<int64_t> shape) const;
+  /// A value whose row dims are not the domain's but number as many rows
+  /// (a reshape that kept the last dim made it): classified by its last
+  /// dim, never mapped (its row r is the domain's row r).
+  bool relabelsRows(llvm::ArrayRef<int64_t> shape) const;
   /// Full, RowScalar or Part values whose row dims broadcast into the
   /// domain's instead of equalling them.
   bool mapsRows(llvm::ArrayRef<int64_t> shape) const;
@@ -39,6 +43,8 @@ struct RowDomain {
   /// terms (empty when the value has a single row).
   llvm::SmallVector<RowMapTerm> rowMap(llvm::ArrayRef<int64_t> shape) const;
   llvm::SmallVector<int64_t> fullShape() const;
+  /// classify by the dims alone (no relabeled rows).
+  RowRole classifyByDims(llvm::ArrayRef<int64_t> shape) const;
   int64_t rows() const;
   bool operator==(const RowDomain &other) const {
     return lead == other.lead && cols == other.cols;
