@@ -1776,6 +1776,27 @@ TEST(CompilerTest, ReshapesThatKeepTheLastDimFuse) {
       EXPECT_EQ(got->launches[0].gridSize(), want->launches[0].gridSize());
     }
   }
+  // RoPE (cos and sin broadcast along the heads: rows mapped in the domain
+  // [tokens, heads, dim]) then a norm over rows relabelled [tokens * heads,
+  // dim]: one kernel, the PTX of the same graph without the reshape.
+  auto ropeNorm = [](bool relabel) {
+    Graph g("rope_norm");
+    Tensor x = g.input("x", {16, 4, 64}, DType::BF16);
+    Tensor c = g.input("cos", {16, 1, 64}, DType::BF16);
+    Tensor sn = g.input("sin", {16, 1, 64}, DType::BF16);
+    Tensor w = g.input("w", {64}, DType::BF16);
+    Tensor r = nn::rope(x, c, sn);
+    if (relabel)
+      g.output(reshape(nn::rms_norm(reshape(r, {64, 64}), w), {16, 4, 64}));
+    else
+      g.output(nn::rms_norm(r, w));
+    return compileGraph(g);
+  };
+  auto direct = ropeNorm(false), relabelled = ropeNorm(true);
+  ASSERT_TRUE(direct.ok() && relabelled.ok()) << direct.message() << relabelled.message();
+  ASSERT_EQ(relabelled->launches.size(), 1u);
+  EXPECT_EQ(relabelled->ptx, direct->ptx);
+
   // silu on heads, merged into rows, normed, split into heads again: one
   // kernel, its input and output the graph's own buffers.
   Graph g("heads");
