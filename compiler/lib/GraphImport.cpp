@@ -45,11 +45,14 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
   if (graph.outputs().empty())
     return Status::error("graph '" + graph.name() + "' has no outputs (call Graph::output)");
   if (graph.symbolic()) {
-    std::string names;
+    SmallVector<int64_t> symbols; // (in order of first use)
     for (const Node &n : graph.nodes())
       for (int64_t d : n.shape)
-        if (isSymbolic(d) && names.find("'" + symbolName(d) + "'") == std::string::npos)
-          names += (names.empty() ? "'" : ", '") + symbolName(d) + "'";
+        if (isSymbolic(d) && !llvm::is_contained(symbols, d))
+          symbols.push_back(d);
+    std::string names;
+    for (int64_t d : symbols)
+      names += (names.empty() ? "'" : ", '") + symbolName(d) + "'";
     return Status::error("graph '" + graph.name() + "' has symbolic dims (" + names +
                          "): compile a bound copy (Graph::bind, with sizes from "
                          "Graph::bindingsFor of the input shapes)");

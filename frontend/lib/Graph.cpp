@@ -112,6 +112,17 @@ static void checkSize(const std::string &what, const Shape &shape, DType dtype) 
                   " takes more than 2^63 - 1 bytes");
 }
 
+/// Throws unless every dim of `shape` is positive or symbolic (a code
+/// symbolDim gave): "<what> dims must be positive or symbolic, got [...]".
+static void checkDims(const std::string &what, const Shape &shape) {
+  for (int64_t d : shape) {
+    if (isSymbolic(d))
+      symbolName(d); // (throws for a code symbolDim never gave)
+    else if (d <= 0)
+      throw Error(what + " dims must be positive or symbolic, got " + shapeString(shape));
+  }
+}
+
 bool canBroadcastTo(const Shape &from, const Shape &to) {
   if (from.size() > to.size())
     return false;
@@ -230,13 +241,7 @@ Tensor Graph::input(const std::string &name, Shape shape, DType dtype) {
   for (int id : inputs_)
     if (nodes_[id].name == name)
       throw Error("input: duplicate input name '" + name + "'");
-  for (int64_t d : shape) {
-    if (isSymbolic(d))
-      symbolName(d); // (throws for a code symbolDim never gave)
-    else if (d <= 0)
-      throw Error("input '" + name + "': dims must be positive or symbolic, got " +
-                  shapeString(shape));
-  }
+  checkDims("input '" + name + "':", shape);
   checkSize("input '" + name + "'", shape, dtype);
   Node node;
   node.kind = OpKind::Input;
@@ -524,14 +529,8 @@ Tensor cast(Tensor a, DType dtype) {
 
 Tensor broadcast_to(Tensor a, const Shape &shape) {
   ownerOf(a, "broadcast_to");
-  // Graph dims are always positive (inputs enforce it), so keep it that way.
-  for (int64_t d : shape) {
-    if (isSymbolic(d))
-      symbolName(d); // (throws for a code symbolDim never gave)
-    else if (d <= 0)
-      throw Error("broadcast_to: target dims must be positive or symbolic, got " +
-                  shapeString(shape));
-  }
+  // Graph dims are positive or symbolic (inputs enforce it): keep it so.
+  checkDims("broadcast_to: target", shape);
   checkSize("broadcast_to", shape, a.dtype());
   if (!canBroadcastTo(a.shape(), shape))
     throw Error("broadcast_to: cannot broadcast shape " +

@@ -238,17 +238,8 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     planner.plan();
     Operation *terminator = fn.getBody().front().getTerminator();
     OpBuilder b(terminator);
-    for (int g : planner.orderedGroups()) {
-      Group &group = planner.groups[g];
-      // A reshape is a view of its operand's buffer, not a kernel: it stays
-      // a host op, in order between the fusions that make and read it.
-      if (group.ops.size() == 1 && isa<graph::ReshapeOp>(group.ops.front())) {
-        Operation *view = b.clone(*group.ops.front());
-        group.ops.front()->getResult(0).replaceAllUsesWith(view->getResult(0));
-        continue;
-      }
-      buildFusion(b, planner, group);
-    }
+    for (int g : planner.orderedGroups())
+      buildFusion(b, planner, planner.groups[g]);
     // Erase the originals, users first.
     for (Operation *op : llvm::reverse(planner.ops))
       op->erase();
@@ -299,10 +290,12 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
       }
     }
 
-    // A member reshape whose result leaves the fusion would be a second
-    // copy of its source's rows: the fusion yields the source once, and
-    // the reshape becomes a view after it (of the fusion's result, or of
-    // the fusion's input when the source is one).
+    // A reshape is a view of its source's buffer, not a kernel's work. A
+    // member reshape whose result leaves the fusion would be a second copy
+    // of its source's rows: the fusion yields the source once, and the
+    // reshape becomes a host op after it (a view of the fusion's result, or
+    // of the fusion's input when the source is one). A group that is only
+    // such views (a reshape alone, which no kernel takes) builds no fusion.
     SmallVector<std::pair<Value, Value>> views; // (reshape result, its source)
     auto sourceOf = [&](Value v) {
       while (auto view = v.getDefiningOp<graph::ReshapeOp>()) {
@@ -322,6 +315,19 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
         yieldedValues.push_back(source);
     }
     outputs = yieldedValues;
+    auto makeViews = [&](graph::FusionOp fusion) {
+      for (auto [out, source] : views) {
+        auto it = llvm::find(outputs, source);
+        Value base = it != outputs.end() ? fusion.getResult(it - outputs.begin()) : source;
+        Value view = b.create<graph::ReshapeOp>(out.getLoc(), out.getType(), base);
+        out.replaceUsesWithIf(view, [&](OpOperand &use) {
+          return !members.count(use.getOwner()) && use.getOwner() != fusion &&
+                 use.getOwner() != view.getDefiningOp();
+        });
+      }
+    };
+    if (outputs.empty())
+      return makeViews(nullptr);
 
     auto fusion = b.create<graph::FusionOp>(
         group.ops.front()->getLoc(), TypeRange(ValueRange(outputs)), inputs);
@@ -343,15 +349,7 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     inner.create<graph::YieldOp>(fusion.getLoc(), yielded);
     // (The views first: their results' outside uses move to the new host
     // reshapes before the sources' outside uses move to the fusion.)
-    for (auto [out, source] : views) {
-      auto it = llvm::find(outputs, source);
-      Value base = it != outputs.end() ? fusion.getResult(it - outputs.begin()) : source;
-      Value view = b.create<graph::ReshapeOp>(out.getLoc(), out.getType(), base);
-      out.replaceUsesWithIf(view, [&](OpOperand &use) {
-        return !members.count(use.getOwner()) && use.getOwner() != fusion &&
-               use.getOwner() != view.getDefiningOp();
-      });
-    }
+    makeViews(fusion);
     for (auto [out, res] : llvm::zip(outputs, fusion.getResults()))
       out.replaceUsesWithIf(res, [&](OpOperand &use) {
         return !members.count(use.getOwner()) && use.getOwner() != fusion;

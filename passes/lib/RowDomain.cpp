@@ -35,31 +35,33 @@ int64_t RowDomain::rows() const {
   return r;
 }
 
-RowRole RowDomain::classify(ArrayRef<int64_t> shape) const {
-  RowRole role = classifyByDims(shape);
-  if (role == RowRole::None && relabelsRows(shape))
-    return shape.back() == cols ? RowRole::Full
-           : shape.back() == 1  ? RowRole::RowScalar
-                                : RowRole::Part;
-  return role;
+/// The role of a value whose last dim is `last`, in a domain of `cols`.
+static RowRole roleOfLast(int64_t last, int64_t cols) {
+  return last == cols ? RowRole::Full : last == 1 ? RowRole::RowScalar : RowRole::Part;
 }
 
-bool RowDomain::relabelsRows(ArrayRef<int64_t> shape) const {
-  if (shape.empty() || shape.drop_back() == ArrayRef<int64_t>(lead))
+/// Whether `shape`'s row dims number as many rows as the domain's.
+static bool numbersDomainRows(const RowDomain &d, ArrayRef<int64_t> shape) {
+  if (shape.empty())
     return false;
   int64_t n = 1;
-  for (int64_t d : shape.drop_back())
-    n *= d;
-  return n == rows() && classifyByDims(shape) == RowRole::None;
+  for (int64_t dim : shape.drop_back())
+    n *= dim;
+  return n == d.rows();
+}
+
+RowRole RowDomain::classify(ArrayRef<int64_t> shape) const {
+  RowRole role = classifyByDims(shape);
+  // (Relabelled rows, see the declaration.)
+  if (role == RowRole::None && numbersDomainRows(*this, shape))
+    return roleOfLast(shape.back(), cols);
+  return role;
 }
 
 RowRole RowDomain::classifyByDims(ArrayRef<int64_t> shape) const {
   size_t rank = lead.size() + 1;
-  auto lastRole = [&](int64_t last) {
-    return last == cols ? RowRole::Full : last == 1 ? RowRole::RowScalar : RowRole::Part;
-  };
   if (shape.size() == rank && shape.drop_back() == ArrayRef<int64_t>(lead))
-    return lastRole(shape.back());
+    return roleOfLast(shape.back(), cols);
   bool leadingOnes = llvm::all_of(
       shape.empty() ? shape : shape.drop_back(), [](int64_t d) { return d == 1; });
   if (!shape.empty() && shape.size() <= rank && leadingOnes && shape.back() == cols)
@@ -74,15 +76,15 @@ RowRole RowDomain::classifyByDims(ArrayRef<int64_t> shape) const {
   for (size_t i = 0; i < rowDims.size(); ++i)
     if (rowDims[i] != 1 && rowDims[i] != lead[offset + i])
       return RowRole::None;
-  return lastRole(shape.back());
+  return roleOfLast(shape.back(), cols);
 }
 
 bool RowDomain::mapsRows(ArrayRef<int64_t> shape) const {
-  RowRole role = classify(shape);
+  // (By dims alone: relabelled rows, None there, are never mapped; row r
+  // of such a value is the domain's row r.)
+  RowRole role = classifyByDims(shape);
   if (role != RowRole::Full && role != RowRole::RowScalar && role != RowRole::Part)
     return false;
-  if (relabelsRows(shape))
-    return false; // (row r of the value is the domain's row r)
   return shape.drop_back() != ArrayRef<int64_t>(lead);
 }
 

@@ -31,11 +31,11 @@ struct RowDomain {
 
   /// The domain whose full tiles have `shape` (rank >= 1).
   static std::optional<RowDomain> fromFullShape(llvm::ArrayRef<int64_t> shape);
+  /// A value whose row dims neither equal nor broadcast into the domain's
+  /// but number as many rows (relabelled by a reshape that kept the last
+  /// dim) is classified by its last dim and never mapped: its row r is the
+  /// domain's row r.
   RowRole classify(llvm::ArrayRef<int64_t> shape) const;
-  /// A value whose row dims are not the domain's but number as many rows
-  /// (a reshape that kept the last dim made it): classified by its last
-  /// dim, never mapped (its row r is the domain's row r).
-  bool relabelsRows(llvm::ArrayRef<int64_t> shape) const;
   /// Full, RowScalar or Part values whose row dims broadcast into the
   /// domain's instead of equalling them.
   bool mapsRows(llvm::ArrayRef<int64_t> shape) const;
