@@ -1073,9 +1073,12 @@ private:
     // MaxSumExp: the exp's flags; MeanM2: the mean division's (for the
     // divisions only: the combines must not contract, see combineMeanM2).
     arith::FastMathFlagsAttr fastmath;
+    // MaxSumExp marked kFoldedShiftAttr: a thread's exps as exp2(x L - m L).
+    bool foldedShift = false;
     static Reduction of(Operation &op) {
       if (auto pair = dyn_cast<tile::ReduceMaxSumExpOp>(op))
-        return {MaxSumExp, pair.getBase2(), pair.getFastmathAttr()};
+        return {MaxSumExp, pair.getBase2(), pair.getFastmathAttr(),
+                pair->hasAttr(tilec::kFoldedShiftAttr)};
       if (auto pair = dyn_cast<tile::ReduceMeanM2Op>(op))
         return {MeanM2, false, pair.getFastmathAttr()};
       return {isa<tile::ReduceMaxOp>(op) ? Max : Sum};
@@ -1095,6 +1098,32 @@ private:
     if (r.fastmath)
       e->setAttr("fastmath", r.fastmath);
     return e->getResult(0);
+  }
+
+  /// What a thread's exps subtract, broadcast once: exp(v - shift), or for
+  /// a pair marked kFoldedShiftAttr exp2(v L + (-(shift L))), one FMA an
+  /// element with the product once (`shift L` must be finite: shift >
+  /// -2^127 / L).
+  struct ExpShift {
+    Value shift;       // vector: shift, or -(shift L) folded
+    Value log2e;       // vector of L where folded, else null
+  };
+  ExpShift expShift(const Reduction &r, Value shift, VectorType type) {
+    if (!r.foldedShift)
+      return {b->create<vector::BroadcastOp>(loc(), type, shift), Value()};
+    Value log2e = f32Const(M_LOG2E);
+    Value offset = b->create<arith::NegFOp>(loc(), b->create<arith::MulFOp>(loc(), shift, log2e));
+    return {b->create<vector::BroadcastOp>(loc(), type, offset),
+            b->create<vector::BroadcastOp>(loc(), type, log2e)};
+  }
+  Value expMinus(const Reduction &r, const ExpShift &shift, Value v) {
+    if (!shift.log2e)
+      return exp(r, b->create<arith::SubFOp>(loc(), v, shift.shift));
+    auto e = b->create<math::Exp2Op>(
+        loc(), b->create<math::FmaOp>(loc(), v, shift.log2e, shift.shift));
+    if (r.fastmath)
+      e->setAttr("fastmath", r.fastmath);
+    return e;
   }
 
   /// The max to subtract from a group's values: `m`, or 0 when the group
@@ -1211,10 +1240,10 @@ private:
       maxVec = maxVec ? b->create<arith::MaximumFOp>(loc(), maxVec, v) : v;
     }
     Value m = vectorPartial(maxVec, /*isMax=*/true);
-    Value shift = b->create<vector::BroadcastOp>(loc(), maxVec.getType(), finiteOrZero(m));
+    ExpShift shift = expShift(r, finiteOrZero(m), cast<VectorType>(maxVec.getType()));
     Value sumVec;
     for (Value v : xs) {
-      Value e = exp(r, b->create<arith::SubFOp>(loc(), v, shift));
+      Value e = expMinus(r, shift, v);
       if (exps)
         exps->push_back(e);
       sumVec = sumVec ? b->create<arith::AddFOp>(loc(), sumVec, e) : e;
@@ -1241,15 +1270,15 @@ private:
     // still exp(-inf) = 0). Not finiteOrZero's compare: LLVM narrows a
     // compare of a widened bf16 to a bf16 setp, which takes no .ftz
     // (flushSubnormals), and its NVPTX backend emits one anyway.
-    Value floor = f32Const(-std::numeric_limits<float>::max());
-    Value shift = b->create<vector::BroadcastOp>(
-        loc(), vecType(f32), b->create<arith::MaximumFOp>(loc(), m, floor));
+    // (Folded, the floor is -2^126: shift L must stay finite.)
+    Value floor = f32Const(r.foldedShift ? -0x1p126f : -std::numeric_limits<float>::max());
+    ExpShift shift = expShift(r, b->create<arith::MaximumFOp>(loc(), m, floor), vecType(f32));
     Value sumVec;
     for (int64_t k = 0; k < s.chunks; ++k) {
       Value v = b->create<arith::ExtFOp>(loc(), vecType(f32), packed[k]);
       if (chunkValid[k])
         v = b->create<arith::SelectOp>(loc(), chunkValid[k], v, negInf);
-      Value e = exp(r, b->create<arith::SubFOp>(loc(), v, shift));
+      Value e = expMinus(r, shift, v);
       if (r.fastmath && bitEnumContainsAll(r.fastmath.getValue(), arith::FastMathFlags::afn))
         e.getDefiningOp()->setAttr(tilec::kFlushExpAttr, b->getUnitAttr());
       sumVec = sumVec ? b->create<arith::AddFOp>(loc(), sumVec, e) : e;

@@ -12,6 +12,14 @@
 //   (b) (x - splat(m)) * splat(r) ->  x * splat(r) + splat(-(m r))        one FMA
 //   (c) exp(x - splat(m))         ->  exp2(x * splat(L) + splat(-(m L)))  one FMA, ex2
 //       (L = log2 e)
+//   (d) exp2(y) / splat(s)        ->  exp2(y - splat(log2 s)), and with y from (c)
+//       exp2(x * splat(L) + splat(o)) / splat(s) -> exp2(x * splat(L) + splat(o - log2 s))
+//   (e) a reduce_max_sum_exp whose subtraction contracts is marked kFoldedShiftAttr:
+//       the row distribution takes its exps as exp2(x L - m L), one FMA an element
+//
+// Softmax's second pass over a row in registers is then one FMA and one ex2
+// an element (from subtract, multiply by L, ex2, multiply by 1 / s), its
+// first pass one FMA, ex2 and add (from subtract, multiply, ex2, add).
 //
 // (a) needs the division's `afn`: fast math's division is div.approx.f32,
 // which the PTX ISA defines as a * (1 / b) with rcp.approx, so one
@@ -24,7 +32,11 @@
 // so by default (`all` false) they apply only where everything that
 // depends on the rewritten value ends in a conversion to a 16-bit type;
 // f32 results keep the exact forms (the GPU tests hold them to 1e-5 of an
-// f64 reference on rows of mean 1000 and deviation 1).
+// f64 reference on rows of mean 1000 and deviation 1). (d) and (e) likewise:
+// log2 s is rounded (|log2 s| <= 17 for rows of 128k), an absolute error of
+// about 2^-19 in the exponent, relative 2^-19 in the result. The folded
+// forms overflow where |m L| does (|m| > 2^127 / L, about 1.2e38): such a
+// row gives NaN where the exact form gives its softmax.
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/IR/Matchers.h"
@@ -85,6 +97,7 @@ bool onlyFeeds16BitResults(Value v) {
 
 struct Folder {
   bool all;
+  bool intoExps;
   int64_t folded = 0;
 
   Value splat(OpBuilder &b, Location loc, Value scalar, Type tile) {
@@ -132,11 +145,13 @@ struct Folder {
     ++folded;
   }
 
-  // (a) x / splat(s) -> x * splat(1 / s).
+  // (a) x / splat(s) -> x * splat(1 / s), or (d) where x is an exp2.
   void fold(arith::DivFOp div) {
     Value s = splatted(div.getRhs());
     if (!s || !isa<RankedTensorType>(div.getType()) ||
         !hasFlags(div, arith::FastMathFlags::afn))
+      return;
+    if (intoExps && foldIntoExp(div, s))
       return;
     OpBuilder b(div);
     Location loc = div.getLoc();
@@ -145,6 +160,47 @@ struct Folder {
     Value product = b.create<arith::MulFOp>(loc, div.getLhs(), splat(b, loc, inverse, div.getType()),
                                             div.getFastmathAttr());
     replace(div, product, nullptr, div.getRhs());
+  }
+
+  // (d) exp2(y) / splat(s) -> exp2(y - splat(log2 s)); where y is
+  // x * k + splat(o) (from (c)), exp2(x * k + splat(o - log2 s)). The exp2
+  // (used only here) keeps its flags and attributes; only its argument
+  // changes.
+  bool foldIntoExp(arith::DivFOp div, Value s) {
+    auto exp2 = div.getLhs().getDefiningOp<math::Exp2Op>();
+    if (!exp2 || !exp2->hasOneUse() || !hasFlags(exp2, arith::FastMathFlags::afn) ||
+        !mayReassociate(div))
+      return false;
+    // Built at the division, where s and everything the exp2 reads are
+    // defined; the exp2 moves down to its new argument.
+    OpBuilder b(div);
+    Location loc = div.getLoc();
+    arith::FastMathFlagsAttr flags = div.getFastmathAttr();
+    Value log2s = b.create<math::Log2Op>(loc, s, flags);
+    Value y = exp2.getOperand();
+    auto add = y.getDefiningOp<arith::AddFOp>();
+    Value offset = add && add->hasOneUse() ? splatted(add.getRhs()) : Value();
+    Value arg;
+    if (offset) {
+      Value shifted = b.create<arith::SubFOp>(loc, offset, log2s, flags);
+      arg = b.create<arith::AddFOp>(loc, add.getLhs(), splat(b, loc, shifted, y.getType()),
+                                    add.getFastmathAttr());
+    } else {
+      arg = b.create<arith::SubFOp>(loc, y, splat(b, loc, log2s, y.getType()), flags);
+    }
+    exp2->moveBefore(div);
+    exp2.getOperandMutable().assign(arg);
+    if (offset) {
+      Value oldSplat = add.getRhs();
+      add.erase();
+      eraseIfDead(oldSplat);
+    }
+    Value sSplat = div.getRhs();
+    div.getResult().replaceAllUsesWith(exp2.getResult());
+    div.erase();
+    eraseIfDead(sSplat);
+    ++folded;
+    return true;
   }
 
   // (b) (x - splat(m)) * splat(r) -> x * splat(r) + splat(-(m r)).
@@ -178,8 +234,24 @@ struct Folder {
     Value arg = scaledMinus(b, loc, x, m, log2e,
                             [&] { return splat(b, loc, log2e, exp.getType()); },
                             sub.getFastmathAttr());
-    Value e = b.create<math::Exp2Op>(loc, arg, exp.getFastmathAttr());
+    auto e = b.create<math::Exp2Op>(loc, arg, exp.getFastmathAttr());
+    // Its other attributes too (tile.flush_exp: its results below 2^-126
+    // may read as zero, as the exp's could).
+    for (NamedAttribute attr : exp->getDiscardableAttrs())
+      e->setAttr(attr.getName(), attr.getValue());
     replace(exp, e, sub, sub.getRhs());
+  }
+
+  // (e) a pair's exps as exp2(x L - m L), in the row distribution.
+  void fold(tilec::tile::ReduceMaxSumExpOp pair) {
+    if (!intoExps || pair.getBase2() || pair->hasAttr(tilec::kFoldedShiftAttr) ||
+        !hasFlags(pair, arith::FastMathFlags::contract | arith::FastMathFlags::afn))
+      return;
+    if (!all && (!onlyFeeds16BitResults(pair.getSum()) ||
+                 (pair.getExp() && !onlyFeeds16BitResults(pair.getExp()))))
+      return;
+    pair->setAttr(tilec::kFoldedShiftAttr, UnitAttr::get(pair.getContext()));
+    ++folded;
   }
 };
 
@@ -187,18 +259,20 @@ struct Folder {
 
 namespace tilec {
 
-int64_t foldRowScalars(func::FuncOp kernel, bool all) {
+int64_t foldRowScalars(func::FuncOp kernel, bool all, bool intoExps) {
   SmallVector<Operation *> candidates;
   kernel.walk([&](Operation *op) {
-    if (isa<arith::DivFOp, arith::MulFOp, math::ExpOp>(op))
+    if (isa<arith::DivFOp, arith::MulFOp, math::ExpOp, tilec::tile::ReduceMaxSumExpOp>(op))
       candidates.push_back(op);
   });
-  Folder folder{all};
+  Folder folder{all, intoExps};
   for (Operation *op : candidates) {
     if (auto div = dyn_cast<arith::DivFOp>(op))
       folder.fold(div);
     else if (auto mul = dyn_cast<arith::MulFOp>(op))
       folder.fold(mul);
+    else if (auto pair = dyn_cast<tilec::tile::ReduceMaxSumExpOp>(op))
+      folder.fold(pair);
     else
       folder.fold(cast<math::ExpOp>(op));
   }
@@ -214,7 +288,7 @@ struct FoldRowScalarsPass : tilec::impl::FoldRowScalarsBase<FoldRowScalarsPass> 
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if (fn->hasAttr("tile.kernel") && !fn->hasAttr("tile.gemm"))
-        tilec::foldRowScalars(fn, all);
+        tilec::foldRowScalars(fn, all, intoExps);
   }
 };
 

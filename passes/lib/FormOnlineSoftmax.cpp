@@ -72,9 +72,17 @@ int64_t formOnlineSoftmax(func::FuncOp kernel) {
     if (!sum)
       continue;
     OpBuilder b(max);
-    auto fastmath = exp->getAttrOfType<arith::FastMathFlagsAttr>("fastmath");
-    if (fastmath && fastmath.getValue() == arith::FastMathFlags::none)
-      fastmath = nullptr;
+    // The pair's flags: the exp's, and the subtraction's `contract` (its
+    // exps may then be taken as exp2(x L - m L), see foldRowScalars).
+    auto expFlags = exp->getAttrOfType<arith::FastMathFlagsAttr>("fastmath");
+    auto subFlags = exp->getOperand(0).getDefiningOp()->getAttrOfType<arith::FastMathFlagsAttr>(
+        "fastmath");
+    arith::FastMathFlags flags = expFlags ? expFlags.getValue() : arith::FastMathFlags::none;
+    if (subFlags && bitEnumContainsAll(subFlags.getValue(), arith::FastMathFlags::contract))
+      flags = flags | arith::FastMathFlags::contract;
+    arith::FastMathFlagsAttr fastmath;
+    if (flags != arith::FastMathFlags::none)
+      fastmath = arith::FastMathFlagsAttr::get(b.getContext(), flags);
     // Does anything but the sum use exp(x - m)? Then the pair gives it.
     bool keepExp = llvm::any_of(exp->getUsers(), [&](Operation *u) { return u != sum; });
     Type expType = keepExp ? exp->getResult(0).getType() : Type();
@@ -101,7 +109,7 @@ int64_t formOnlineSoftmax(func::FuncOp kernel) {
   return formed;
 }
 
-int64_t recomputeExpsPastReduction(func::FuncOp kernel, bool onlyFastMath) {
+int64_t recomputeExpsPastReduction(func::FuncOp kernel, bool onlyFastMath, bool contract) {
   SmallVector<tile::ReduceMaxSumExpOp> pairs;
   kernel.walk([&](tile::ReduceMaxSumExpOp op) {
     auto ext = op.getInput().getDefiningOp<arith::ExtFOp>();
@@ -138,9 +146,13 @@ int64_t recomputeExpsPastReduction(func::FuncOp kernel, bool onlyFastMath) {
     wide->setAttr(kRewidenAttr, b.getUnitAttr());
     auto type = llvm::cast<RankedTensorType>(pair.getExp().getType());
     Value splat = b.create<tile::SplatOp>(loc, type, shift);
-    Value d = b.create<arith::SubFOp>(loc, wide->getResult(0), splat);
     arith::FastMathFlagsAttr fastmath = pair.getFastmathAttr();
     auto flags = fastmath ? fastmath.getValue() : arith::FastMathFlags::none;
+    // With `contract`, x - M' contracts where the softmax's own subtraction
+    // did (the pair keeps that flag): foldRowScalars may fold it into the exp.
+    auto d = b.create<arith::SubFOp>(loc, wide->getResult(0), splat);
+    if (contract && bitEnumContainsAll(flags, arith::FastMathFlags::contract))
+      d.setFastmath(arith::FastMathFlags::contract);
     Operation *e = pair.getBase2() ? b.create<math::Exp2Op>(loc, d, flags).getOperation()
                                    : b.create<math::ExpOp>(loc, d, flags).getOperation();
     if (bitEnumContainsAll(flags, arith::FastMathFlags::afn))

@@ -82,6 +82,7 @@ struct ScheduleRowKernelsPass
                                {"recompute-exp", recomputeExp},
                                {"stage-weights", stageWeights},
                                {"row-scalars", rowScalars},
+                               {"fold-into-exp", foldIntoExp},
                                {"welford", welford}}) {
       if (value != "auto" && value != "true" && value != "false") {
         getOperation().emitError() << name << " must be auto, true or false, got '" << value
@@ -120,10 +121,6 @@ struct ScheduleRowKernelsPass
       // one reciprocal a row (row-scalars=auto there: 2.4% faster at bf16
       // [4096, 131072], run s14g).
       bool recomputeAuto = recomputeExp == "auto" && inRegisters && recomputeMeasuredFaster(fn);
-      // A row's scalars applied once (fast math), after the pairs are formed
-      // (they match x - mean and exp(x - max) as written).
-      if (rowScalars != "false" || recomputeAuto)
-        tilec::foldRowScalars(fn, rowScalars == "true");
       // Rows held in registers: weights and biases loaded where they are
       // used, not across the reductions (streamed rows keep their order).
       // Always where the row takes half the registers: there the loads at
@@ -139,8 +136,20 @@ struct ScheduleRowKernelsPass
       // Softmax rows in registers: the packed bf16 row, not its exp tile,
       // lives across the reduction (the exp made again past it). auto: many
       // rows split over clusters (recomputeMeasuredFaster), under fast math.
+      // A row's scalars applied once (fast math), after the pairs are formed
+      // (they match x - mean and exp(x - max) as written). With
+      // fold-into-exp, after the exps are made again past the reduction too:
+      // their x - M and the division by the sum fold into the exp's
+      // argument, and the pairs' own exps take x L - m L.
+      bool foldScalars = rowScalars != "false" || recomputeAuto;
+      bool intoExps = foldIntoExp == "true";
+      if (foldScalars && !intoExps)
+        tilec::foldRowScalars(fn, rowScalars == "true", /*intoExps=*/false);
       if ((inRegisters && recomputeExp == "true") || recomputeAuto)
-        tilec::recomputeExpsPastReduction(fn, /*onlyFastMath=*/recomputeAuto);
+        tilec::recomputeExpsPastReduction(fn, /*onlyFastMath=*/recomputeAuto,
+                                          /*contract=*/foldScalars && intoExps);
+      if (foldScalars && intoExps)
+        tilec::foldRowScalars(fn, rowScalars == "true", /*intoExps=*/true);
       // (Not capped at 64 registers: four CTAs of 256 an SM need 64 or
       // fewer, which ptxas gives rows of 131072 by itself, and the cap made
       // those 2% slower: bf16 [4096, 131072] 599 -> 613 us, runs s15d and

@@ -1491,6 +1491,47 @@ TEST(RowScheduleTest, ManyWideRowsSplitOverClusters) {
   }
 }
 
+// fold-into-exp=true: the 128k softmax's row scalars folded into the exps
+// recompute-exp makes again (bf16 results). Each exp, the pair's and the
+// output's, is one FMA and one ex2 (no product with log2 e or 1 / s an
+// element), log2 s one lg2.approx a row; the schedule is the default's and
+// ptxas gives it no spills (and 64 registers or fewer at 131072 columns, as
+// the default). An f32 result keeps the exact forms: the same PTX.
+TEST(RowScheduleTest, FoldIntoExpTakesOneFmaAndOneEx2AnExp) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{4096, 131072}, {200, 100000}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    CompiledProgram base = compileExample("softmax", rows, cols, DType::BF16, "sm_90a");
+    CompiledProgram fold =
+        compileExample("softmax", rows, cols, DType::BF16, "sm_90a", "fold-into-exp=true");
+    ASSERT_EQ(fold.launches.size(), 1u);
+    EXPECT_EQ(fold.launches[0].clusterM, base.launches[0].clusterM);
+    EXPECT_EQ(fold.launches[0].blockSize(), base.launches[0].blockSize());
+    EXPECT_EQ(fold.launches[0].chunks, base.launches[0].chunks);
+    size_t exps = occurrences(fold.ptx, "ex2.approx.ftz.f32");
+    EXPECT_EQ(exps, occurrences(base.ptx, "ex2.approx.ftz.f32"));
+    EXPECT_EQ(occurrences(fold.ptx, "fma.rn.f32"), exps);
+    EXPECT_EQ(occurrences(base.ptx, "fma.rn.f32"), 0u);
+    EXPECT_EQ(occurrences(fold.ptx, "rcp.approx"), 0u);
+    EXPECT_EQ(occurrences(fold.ptx, "lg2.approx.f32"), 1u);
+    // (The default takes x - M and a product with log2 e an exp; the folds
+    // add two scalars a thread, M L and -(M L) - log2 s.)
+    EXPECT_EQ(occurrences(fold.ptx, "sub.rn.f32") + occurrences(fold.ptx, "mul.rn.f32") + 2 * exps,
+              occurrences(base.ptx, "sub.rn.f32") + occurrences(base.ptx, "mul.rn.f32") + 2);
+    if (std::string ptxas = ptxasPath(); !ptxas.empty()) {
+      expectAssemblesWithoutSpills(ptxas, fold.ptx, "sm_90a");
+      if (cols == 131072) {
+        int status = 0;
+        std::string log = assemble(ptxas, fold.ptx, "sm_90a", status);
+        size_t at = log.find("Used ");
+        ASSERT_NE(at, std::string::npos) << log;
+        EXPECT_LE(std::stoi(log.substr(at + 5)), 64) << log;
+      }
+    }
+    EXPECT_EQ(compileExample("softmax", rows, cols, DType::F32, "sm_90a", "fold-into-exp=true").ptx,
+              compileExample("softmax", rows, cols, DType::F32, "sm_90a").ptx);
+  }
+}
+
 // row-cluster up to 16: sm_90's non-portable cluster sizes (the runtime
 // opts the kernel in, see Executable). 16 CTAs of 128 threads a row of
 // 131072, 8 vectors a thread, in registers, without spills; 17 is refused.

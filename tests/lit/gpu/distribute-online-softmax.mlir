@@ -402,3 +402,40 @@ func.func @online_cluster_exp_tile(%in: memref<?x4096xf32>, %out: memref<?x4096x
   tile.store %y, %out[%r] : tensor<4096xf32> -> memref<?x4096xf32>
   return
 }
+
+// -----
+
+// A packed pair marked tile.folded_shift (tilec-fold-row-scalars: its
+// subtraction contracts, its results are bf16): the thread's max on the
+// packed vectors, floored at -2^126 (so that shift * L stays finite for a
+// thread of only -inf), then each exp as exp2(fma(x, L, -(shift L))), the
+// product once a thread.
+// CHECK-LABEL: gpu.func @online_packed_folded
+//       CHECK:   arith.maximumf %{{.+}}, %{{.+}} : vector<8xbf16>
+//       CHECK:   %[[TM:.+]] = vector.reduction <maximumf>, %{{.+}} : vector<8xf32> into f32
+//  CHECK-NEXT:   %[[FLOOR:.+]] = arith.constant -8.50705917E+37 : f32
+//  CHECK-NEXT:   %[[SHIFT:.+]] = arith.maximumf %[[TM]], %[[FLOOR]] : f32
+//  CHECK-NEXT:   %[[L:.+]] = arith.constant 1.44269502 : f32
+//  CHECK-NEXT:   %[[SL:.+]] = arith.mulf %[[SHIFT]], %[[L]] : f32
+//  CHECK-NEXT:   %[[NSL:.+]] = arith.negf %[[SL]] : f32
+//  CHECK-NEXT:   %[[OFFV:.+]] = vector.broadcast %[[NSL]] : f32 to vector<8xf32>
+//  CHECK-NEXT:   %[[LV:.+]] = vector.broadcast %[[L]] : f32 to vector<8xf32>
+//       CHECK:   %[[A0:.+]] = math.fma %{{.+}}, %[[LV]], %[[OFFV]] : vector<8xf32>
+//  CHECK-NEXT:   %[[E0:.+]] = math.exp2 %[[A0]] fastmath<contract,afn> {tile.flush_exp} : vector<8xf32>
+//       CHECK:   %[[A1:.+]] = math.fma %{{.+}}, %[[LV]], %[[OFFV]] : vector<8xf32>
+//  CHECK-NEXT:   %[[E1:.+]] = math.exp2 %[[A1]] fastmath<contract,afn> {tile.flush_exp} : vector<8xf32>
+//  CHECK-NEXT:   arith.addf %[[E0]], %[[E1]] : vector<8xf32>
+//   CHECK-NOT:   arith.subf %{{.+}} : vector<8xf32>
+//       CHECK:   gpu.shuffle
+func.func @online_packed_folded(%in: memref<?x1024xbf16>, %out: memref<?x1024xbf16>) attributes {tile.kernel, tile.domain = array<i64: 5, 1024>, tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 64 : i64, vector_width = 8 : i64}} {
+  %row = tile.row_id
+  %t = tile.load %in[%row] : memref<?x1024xbf16> -> tensor<1024xbf16>
+  %x = arith.extf %t : tensor<1024xbf16> to tensor<1024xf32>
+  %m, %s = tile.reduce_max_sum_exp %x {fastmath = #arith.fastmath<contract,afn>, tile.folded_shift, tile.packed_max} : tensor<1024xf32> -> f32, f32
+  %sb = tile.splat %s : f32 -> tensor<1024xf32>
+  %ms = tile.splat %m : f32 -> tensor<1024xf32>
+  %y = arith.addf %sb, %ms : tensor<1024xf32>
+  %o = arith.truncf %y : tensor<1024xf32> to tensor<1024xbf16>
+  tile.store %o, %out[%row] : tensor<1024xbf16> -> memref<?x1024xbf16>
+  return
+}

@@ -189,3 +189,103 @@ func.func @left_alone(%in: memref<?x512xf32>, %o1: memref<?x512xf32>, %o2: memre
   tile.store %e, %o5[%row] : tensor<512xf32> -> memref<?x512xf32>
   return
 }
+
+// -----
+
+// softmax as recompute-exp leaves it (an online pair, the exp made again
+// past it) with a bf16 result: (c) folds x - M' into the exp, (d) the
+// division by the sum into its offset, -(M' L) - log2 s, once a row; the
+// exp keeps its flush. The pair, whose subtraction contracts and whose sum
+// reaches only the bf16 result, is marked for its own exps (e).
+// CHECK-LABEL: func.func @softmax_recomputed_bf16
+//       CHECK:   %[[M:[^,]+]], %[[S:[^ ]+]] = tile.reduce_max_sum_exp %{{.+}} {fastmath = #arith.fastmath<contract,afn>, tile.folded_shift, tile.packed_max}
+//       CHECK:   %[[R:.+]] = arith.extf %{{.+}} {tile.rewiden}
+//       CHECK:   %[[ML:.+]] = arith.mulf %[[M]], %{{.+}} fastmath<contract> : f32
+//  CHECK-NEXT:   %[[C:.+]] = arith.negf %[[ML]] : f32
+//  CHECK-NEXT:   %[[LS:.+]] = tile.splat
+//  CHECK-NEXT:   %[[XL:.+]] = arith.mulf %[[R]], %[[LS]] fastmath<contract>
+//  CHECK-NEXT:   %[[LOG:.+]] = math.log2 %[[S]] fastmath<contract,afn> : f32
+//  CHECK-NEXT:   %[[OFS:.+]] = arith.subf %[[C]], %[[LOG]] fastmath<contract,afn> : f32
+//  CHECK-NEXT:   %[[OS:.+]] = tile.splat %[[OFS]]
+//  CHECK-NEXT:   %[[A:.+]] = arith.addf %[[XL]], %[[OS]] fastmath<contract>
+//  CHECK-NEXT:   %[[E:.+]] = math.exp2 %[[A]] fastmath<afn> {tile.flush_exp}
+//  CHECK-NEXT:   arith.truncf %[[E]]
+//   CHECK-NOT:   arith.divf
+// The f32 result keeps the exact forms; only (a) applies.
+// CHECK-LABEL: func.func @softmax_recomputed_f32
+//   CHECK-NOT:   tile.folded_shift
+//       CHECK:   arith.subf
+//       CHECK:   math.exp %{{.+}} fastmath<afn> {tile.flush_exp}
+//       CHECK:   arith.divf %{{.+}}, %{{.+}} fastmath<contract,afn> : f32
+//       CHECK:   arith.mulf
+// ALL-LABEL: func.func @softmax_recomputed_f32
+//       ALL:   tile.folded_shift
+//       ALL:   math.log2
+//       ALL:   math.exp2
+func.func @softmax_recomputed_bf16(%in: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 64, 4096>} {
+  %row = tile.row_id
+  %t = tile.load %in[%row] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %x = arith.extf %t : tensor<4096xbf16> to tensor<4096xf32>
+  %m, %s = tile.reduce_max_sum_exp %x {fastmath = #arith.fastmath<contract,afn>, tile.packed_max} : tensor<4096xf32> -> f32, f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.000000e+00 : f32
+  %isninf = arith.cmpf oeq, %m, %ninf : f32
+  %shift = arith.select %isninf, %zero, %m : f32
+  %r = arith.extf %t {tile.rewiden} : tensor<4096xbf16> to tensor<4096xf32>
+  %mb = tile.splat %m : f32 -> tensor<4096xf32>
+  %d = arith.subf %r, %mb fastmath<contract> : tensor<4096xf32>
+  %e = math.exp %d fastmath<afn> {tile.flush_exp} : tensor<4096xf32>
+  %sb = tile.splat %s : f32 -> tensor<4096xf32>
+  %p = arith.divf %e, %sb fastmath<contract,afn> : tensor<4096xf32>
+  %o = arith.truncf %p : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %o, %out[%row] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+func.func @softmax_recomputed_f32(%in: memref<?x4096xbf16>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 64, 4096>} {
+  %row = tile.row_id
+  %t = tile.load %in[%row] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %x = arith.extf %t : tensor<4096xbf16> to tensor<4096xf32>
+  %m, %s = tile.reduce_max_sum_exp %x {fastmath = #arith.fastmath<contract,afn>, tile.packed_max} : tensor<4096xf32> -> f32, f32
+  %r = arith.extf %t {tile.rewiden} : tensor<4096xbf16> to tensor<4096xf32>
+  %mb = tile.splat %m : f32 -> tensor<4096xf32>
+  %d = arith.subf %r, %mb fastmath<contract> : tensor<4096xf32>
+  %e = math.exp %d fastmath<afn> {tile.flush_exp} : tensor<4096xf32>
+  %sb = tile.splat %s : f32 -> tensor<4096xf32>
+  %p = arith.divf %e, %sb fastmath<contract,afn> : tensor<4096xf32>
+  tile.store %p, %out[%row] : tensor<4096xf32> -> memref<?x4096xf32>
+  return
+}
+
+// -----
+
+// (d) on an exp2 that is not (c)'s: y - log2 s before it. The sum is
+// reduced after the exp2, which moves down to the division (where s is
+// defined). A pair without `contract` (round-every-op) or in base 2 is
+// not marked.
+// CHECK-LABEL: func.func @exp2_over_sum
+//       CHECK:   %[[X:.+]] = arith.extf
+//       CHECK:   tile.reduce_max_sum_exp %[[X]] {fastmath = #arith.fastmath<afn>} :
+//       CHECK:   tile.reduce_max_sum_exp %[[X]] {base2, fastmath = #arith.fastmath<contract,afn>} :
+//       CHECK:   %[[S:.+]] = tile.reduce_sum %[[X]]
+//  CHECK-NEXT:   %[[LOG:.+]] = math.log2 %[[S]] fastmath<contract,afn> : f32
+//  CHECK-NEXT:   %[[LS:.+]] = tile.splat %[[LOG]]
+//  CHECK-NEXT:   %[[A:.+]] = arith.subf %[[X]], %[[LS]] fastmath<contract,afn>
+//  CHECK-NEXT:   %[[E:.+]] = math.exp2 %[[A]] fastmath<afn>
+//  CHECK-NEXT:   arith.truncf %[[E]]
+//   CHECK-NOT:   tile.folded_shift
+func.func @exp2_over_sum(%in: memref<?x4096xbf16>, %out: memref<?x4096xbf16>, %o2: memref<?x1xbf16>) attributes {tile.kernel, tile.domain = array<i64: 64, 4096>} {
+  %row = tile.row_id
+  %t = tile.load %in[%row] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %x = arith.extf %t : tensor<4096xbf16> to tensor<4096xf32>
+  %m1, %s1 = tile.reduce_max_sum_exp %x {fastmath = #arith.fastmath<afn>} : tensor<4096xf32> -> f32, f32
+  %m2, %s2 = tile.reduce_max_sum_exp %x {base2, fastmath = #arith.fastmath<contract,afn>} : tensor<4096xf32> -> f32, f32
+  %q = arith.addf %s1, %s2 : f32
+  %qt = arith.truncf %q : f32 to bf16
+  %e = math.exp2 %x fastmath<afn> : tensor<4096xf32>
+  %s = tile.reduce_sum %x : tensor<4096xf32> -> f32
+  %sb = tile.splat %s : f32 -> tensor<4096xf32>
+  %p = arith.divf %e, %sb fastmath<contract,afn> : tensor<4096xf32>
+  %o = arith.truncf %p : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %o, %out[%row] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}

@@ -103,9 +103,17 @@ inline constexpr llvm::StringLiteral kReadonlyParamsAttr = "tile.readonly_params
 
 /// Under fast math, applies a row kernel's scalars once instead of once an
 /// element (tilec-fold-row-scalars): x / splat(s) as x * splat(1 / s), and
-/// (x - splat(m)) * splat(r) and exp(x - splat(m)) as one FMA where the
-/// results are 16-bit (or always, `all`). Returns how many it folded.
-int64_t foldRowScalars(mlir::func::FuncOp kernel, bool all);
+/// (x - splat(m)) * splat(r) and exp(x - splat(m)) as one FMA, exp2(y) /
+/// splat(s) as exp2(y - log2 s), and online-softmax pairs marked
+/// kFoldedShiftAttr (these two with `intoExps`), where the results are
+/// 16-bit (or always, `all`). Returns how many it folded.
+int64_t foldRowScalars(mlir::func::FuncOp kernel, bool all, bool intoExps);
+
+/// Marks a tile.reduce_max_sum_exp (base e) whose exps may be taken as
+/// exp2(x L - m L), L = log2 e, one FMA an element with m L once a thread
+/// (foldRowScalars (e): its subtraction contracts, and its sum and exps
+/// reach only 16-bit results).
+inline constexpr llvm::StringLiteral kFoldedShiftAttr = "tile.folded_shift";
 
 /// Moves the loads (and the conversions only they feed) of a row kernel
 /// whose first use lies past a reduction to just before that use, never
@@ -144,6 +152,9 @@ inline constexpr llvm::StringLiteral kPackedMaxAttr = "tile.packed_max";
 /// packed row (half the registers) lives across the reduction, at one more
 /// exp an element. Under fast math these exps (the pair's and the new
 /// ones) are kFlushExpAttr. With `onlyFastMath`, pairs without `afn` are
-/// left alone. Returns how many pairs it rewrote.
-int64_t recomputeExpsPastReduction(mlir::func::FuncOp kernel, bool onlyFastMath = false);
+/// left alone. With `contract`, each new x - M takes the `contract` the
+/// pair kept from softmax's subtraction (for foldRowScalars' intoExps).
+/// Returns how many pairs it rewrote.
+int64_t recomputeExpsPastReduction(mlir::func::FuncOp kernel, bool onlyFastMath = false,
+                                   bool contract = false);
 } // namespace tilec

@@ -81,12 +81,20 @@ def FoldRowScalars : Pass<"tilec-fold-row-scalars", "mlir::ModuleOp"> {
     `exp2(x * splat(log2 e) + splat(-(m * log2 e)))`: one FMA an element
     where there were two ops. Those two re-associate (an absolute error of
     about 2^-24 |m r|), so they apply only where everything depending on
-    the result ends in an f16/bf16 conversion, unless `all`.
-    tilec-schedule-row-kernels runs it as its `row-scalars` option says.
+    the result ends in an f16/bf16 conversion, unless `all`. With
+    `into-exps`, likewise: `exp2(y) / splat(s)` becomes
+    `exp2(y - splat(log2 s))` (merged into (c)'s offset where y is (c)'s),
+    and an online-softmax pair whose subtraction contracts is marked
+    tile.folded_shift (its exps taken as exp2(x L - m L)).
+    tilec-schedule-row-kernels runs it as its `row-scalars` and
+    `fold-into-exp` options say.
   }];
   let options = [
     Option<"all", "all", "bool", "false",
            "Re-associate (b) and (c) whatever the result's dtype (f32 results too)">,
+    Option<"intoExps", "into-exps", "bool", "true",
+           "Also fold a division by a row's scalar into the exp2 it divides, and mark "
+           "online-softmax pairs tile.folded_shift">,
   ];
 }
 
@@ -192,6 +200,13 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "x * (1 / s), and (x - m) * r and exp(x - m) as one FMA an element where the "
            "results are f16/bf16 (auto); true: f32 results too; false (default): as written "
            "(auto measured within 1% of it, docs/perf.md, thirteenth session)">,
+    Option<"foldIntoExp", "fold-into-exp", "std::string", "\"false\"",
+           "Where row-scalars' folds run after recompute-exp (true): softmax's division "
+           "by the sum folds into the exps made again past the reduction, exp2(x L + "
+           "(-(M L) - log2 s)), one FMA and one ex2 an element, and the online pair's own "
+           "exps are exp2(x L - m L) (bf16 results only). false (default): the folds run "
+           "before recompute-exp and its exps keep x - M and the product with 1 / s "
+           "(true is not yet measured on the GPU: tests/gpu/runs/device-s17b.sh; auto is false)">,
     Option<"welford", "welford", "std::string", "\"true\"",
            "Reduce a row's mean and sum of squared deviations together, as one pair "
            "(layer_norm; tilec-form-welford): true (every row kernel; measured never "
