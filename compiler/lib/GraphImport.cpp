@@ -124,6 +124,10 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
     case OpKind::Reshape:
       v = b.create<graph::ReshapeOp>(nodeLoc, t, ops[0]);
       break;
+    case OpKind::Transpose:
+      v = b.create<graph::TransposeOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis),
+                                       b.getI64IntegerAttr(n.axis2));
+      break;
     case OpKind::ReduceSum:
       v = b.create<graph::ReduceSumOp>(nodeLoc, t, ops[0], b.getI64IntegerAttr(n.axis));
       break;

@@ -141,7 +141,7 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
   case Stage::Graph:
     return "";
   case Stage::Fused:
-    return "cse,tilec-fuse";
+    return "cse,tilec-fold-transposes,tilec-fuse";
   case Stage::Tile:
     return std::string("tilec-lower-fusion-to-tile") +
            "{round-every-op=" + (options.roundEveryOp ? "true" : "false") +

@@ -160,6 +160,23 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult TransposeOp::verify() {
+  auto in = ranked(getInput().getType());
+  auto res = ranked(getResult().getType());
+  if (!in || !res || !in.hasStaticShape() || !res.hasStaticShape())
+    return emitOpError("operand and result must be ranked tensors of static shape");
+  int64_t d0 = getDim0(), d1 = getDim1();
+  if (d0 < 0 || d0 >= d1 || d1 >= in.getRank())
+    return emitOpError("needs 0 <= dim0 < dim1 < rank, got dims ")
+           << d0 << " and " << d1 << " of " << in;
+  SmallVector<int64_t> shape(in.getShape());
+  std::swap(shape[d0], shape[d1]);
+  if (in.getElementType() != res.getElementType() || ArrayRef<int64_t>(shape) != res.getShape())
+    return emitOpError("result ") << res << " is not " << in << " with dims " << d0 << " and "
+                                  << d1 << " swapped";
+  return success();
+}
+
 LogicalResult ConcatOp::verify() {
   auto res = ranked(getResult().getType());
   if (!res || getInputs().empty())

@@ -179,6 +179,8 @@ const char *opKindName(OpKind kind) {
     return "concat";
   case OpKind::Reshape:
     return "reshape";
+  case OpKind::Transpose:
+    return "transpose";
   case OpKind::ReduceSum:
     return "reduce_sum";
   case OpKind::ReduceMax:
@@ -662,6 +664,26 @@ Tensor reshape(Tensor a, Shape shape) {
   node.operands = {a.id()};
   node.shape = std::move(shape);
   node.dtype = a.dtype();
+  return g.addNode(std::move(node));
+}
+
+Tensor transpose(Tensor a, int dim0, int dim1) {
+  Graph &g = ownerOf(a, "transpose");
+  int rank = a.rank();
+  for (int d : {dim0, dim1})
+    if (d < -rank || d >= rank)
+      throw Error("transpose: dim " + std::to_string(d) + " out of range for " + describe(a));
+  int d0 = dim0 < 0 ? dim0 + rank : dim0, d1 = dim1 < 0 ? dim1 + rank : dim1;
+  if (d0 == d1)
+    return a;
+  Node node;
+  node.kind = OpKind::Transpose;
+  node.operands = {a.id()};
+  node.shape = a.shape();
+  std::swap(node.shape[d0], node.shape[d1]);
+  node.dtype = a.dtype();
+  node.axis = std::min(d0, d1);
+  node.axis2 = std::max(d0, d1);
   return g.addNode(std::move(node));
 }
 

@@ -303,6 +303,29 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
       }
     } else if (node.kind == OpKind::Reshape) {
       out = values[node.operands[0]]; // row-major order is kept
+    } else if (node.kind == OpKind::Transpose) {
+      // [outer, A, mid, B, inner] -> [outer, B, mid, A, inner].
+      const Shape &in = nodes[node.operands[0]].shape;
+      const std::vector<float> &src = values[node.operands[0]];
+      auto product = [&](size_t from, size_t to) {
+        int64_t n = 1;
+        for (size_t d = from; d < to; ++d)
+          n *= in[d];
+        return n;
+      };
+      size_t a = static_cast<size_t>(node.axis), b = static_cast<size_t>(node.axis2);
+      int64_t outer = product(0, a), dimA = in[a], mid = product(a + 1, b), dimB = in[b],
+              inner = product(b + 1, in.size());
+      out.resize(src.size());
+      size_t k = 0;
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < dimB; ++j)
+          for (int64_t m = 0; m < mid; ++m)
+            for (int64_t i = 0; i < dimA; ++i) {
+              int64_t from = ((((o * dimA + i) * mid + m) * dimB + j) * inner);
+              std::copy_n(src.begin() + from, inner, out.begin() + static_cast<int64_t>(k));
+              k += static_cast<size_t>(inner);
+            }
     } else if (node.kind == OpKind::Cast) {
       const std::vector<float> &in = values[node.operands[0]];
       out.resize(in.size());

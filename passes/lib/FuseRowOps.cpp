@@ -46,8 +46,10 @@ public:
       int g = newGroup(op);
       if (!groups[g].domain)
         continue; // not a row op: stays alone
-      if (isa<graph::MatmulOp>(op))
-        continue; // no prologues: a GEMM reads its operands from memory
+      // No prologues: a GEMM reads its operands from memory, and a
+      // transpose gathers its rows from memory.
+      if (isa<graph::MatmulOp, graph::TransposeOp>(op))
+        continue;
       // Absorb the latest operand groups first: they are the most likely to
       // be needed to keep the merge acyclic.
       SmallVector<int> candidates;
@@ -196,6 +198,13 @@ private:
       return;
     if (!gemmMergeAllowed(g, h, *chosen))
       return;
+    // A transpose's rows are gathered from memory: its operand is made by
+    // another kernel (or is a graph input).
+    for (int k : {g, h})
+      for (Operation *op : groups[k].ops)
+        if (auto t = dyn_cast<graph::TransposeOp>(op))
+          if (int p = groupOfValue(t.getInput()); p == g || p == h)
+            return;
     // A group outside the merge that both feeds it and depends on it would
     // make a cycle.
     DenseSet<int> merged{g, h};

@@ -121,8 +121,11 @@ public:
       // Per-row and shared scalars are loaded up front; row tiles when first
       // needed (slices read them at column offsets), except whole rows that
       // some op reads as they are.
-      if (llvm::all_of(arg.getUsers(), [](Operation *u) { return isa<graph::MatmulOp>(u); }))
-        continue; // read by the GEMM's own tile loads
+      // (Read by the GEMM's own tile loads, or by a transpose's loads of
+      // permuted rows.)
+      if (llvm::all_of(arg.getUsers(),
+                       [](Operation *u) { return isa<graph::MatmulOp, graph::TransposeOp>(u); }))
+        continue;
       bool wholeRow = role(arg) == RowRole::Full && !domain.mapsRows(shapeOf(arg)) &&
                       llvm::any_of(arg.getUsers(), [](Operation *u) {
                         return !isa<graph::SliceOp>(u);
@@ -211,10 +214,15 @@ private:
     Value &cached = mappedRows[arg];
     if (cached)
       return cached;
-    Location loc = arg.getLoc();
+    cached = rowIndex(b, arg.getLoc(), domain.rowMap(shape));
+    return cached;
+  }
+
+  /// The sum of the terms over this instance's row (0 without terms).
+  Value rowIndex(OpBuilder &b, Location loc, ArrayRef<RowMapTerm> terms) {
     auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
     Value sum;
-    for (const RowMapTerm &t : domain.rowMap(shape)) {
+    for (const RowMapTerm &t : terms) {
       Value v = row;
       if (t.div != 1)
         v = b.create<arith::DivUIOp>(loc, v, idx(t.div));
@@ -224,8 +232,7 @@ private:
         v = b.create<arith::MulIOp>(loc, v, idx(t.mul));
       sum = sum ? b.create<arith::AddIOp>(loc, sum, v) : v;
     }
-    cached = sum ? sum : idx(0);
-    return cached;
+    return sum ? sum : idx(0);
   }
 
   /// Value `v` of the fusion as seen `shift` columns to the right: for a
@@ -249,7 +256,22 @@ private:
       result = load;
     } else {
       Operation *op = v.getDefiningOp();
-      if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
+      if (auto t = dyn_cast<graph::TransposeOp>(op)) {
+        // Rows gathered from the input's buffer: domain row r reads the
+        // input row at r's digits with dims d0 and d1 swapped.
+        auto arg = llvm::dyn_cast<BlockArgument>(t.getInput());
+        if (!arg) {
+          t.emitOpError("operand must be an input of the fusion (a transpose gathers rows from "
+                        "memory)");
+          return Value();
+        }
+        Value mem = argBuffer.lookup(arg);
+        Value r = rowIndex(b, loc, domain.transposedRowMap(shapeOf(arg), t.getDim0(), t.getDim1()));
+        auto load = b.create<tile::LoadOp>(loc, tileType(t.getType()), mem, r, IntegerAttr());
+        if (shift != 0)
+          load.setColOffsetAttr(b.getI64IntegerAttr(shift));
+        result = load;
+      } else if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
         // Fused only when it keeps the last dim: the same row tile.
         result = at(b, view.getInput(), shift);
       } else if (auto slice = dyn_cast<graph::SliceOp>(op)) {

@@ -108,6 +108,30 @@ SmallVector<RowMapTerm> RowDomain::rowMap(ArrayRef<int64_t> shape) const {
   return terms;
 }
 
+SmallVector<RowMapTerm> RowDomain::transposedRowMap(ArrayRef<int64_t> in, int64_t d0,
+                                                    int64_t d1) const {
+  // Input row dim i holds the domain's row digit at i's place after the
+  // swap: digit p = (row / (product of lead dims after p)) % lead[p] (no
+  // modulo for the outermost dim larger than 1), times i's stride in the
+  // input's rows.
+  SmallVector<RowMapTerm> terms;
+  size_t n = lead.size();
+  int64_t stride = 1;
+  for (size_t i = n; i-- > 0;) {
+    size_t p = i == static_cast<size_t>(d0) ? d1 : i == static_cast<size_t>(d1) ? d0 : i;
+    if (in[i] != 1) {
+      int64_t inner = 1;
+      for (size_t k = p + 1; k < n; ++k)
+        inner *= lead[k];
+      bool outermost = llvm::all_of(ArrayRef<int64_t>(lead).take_front(p),
+                                    [](int64_t d) { return d == 1; });
+      terms.push_back({inner, outermost ? 0 : lead[p], stride});
+    }
+    stride *= in[i];
+  }
+  return terms;
+}
+
 static bool isReduction(Operation *op) {
   return isa<graph::ReduceSumOp, graph::ReduceMaxOp, graph::ReduceMeanOp>(op);
 }
@@ -138,6 +162,13 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
     if (reductionAxis(op) != lastAxis(op->getResult(0)))
       return std::nullopt; // along a row dim: not a row op
     return RowDomain::fromFullShape(shapeOf(op->getResult(0)));
+  }
+  if (auto t = dyn_cast<graph::TransposeOp>(op)) {
+    // A swap of two row dims (the last dim kept) gathers rows of its input:
+    // a row kernel over its result, whose load reads a permuted row.
+    if (t.getDim1() == lastAxis(t.getInput()))
+      return std::nullopt;
+    return RowDomain::fromFullShape(shapeOf(t.getResult()));
   }
   if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
     // One that keeps the last dim relabels row dims: row r stays row r.
@@ -211,6 +242,11 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
     return llvm::all_of(op->getOperands(), [&](Value v) {
       return unmappedRow(d, v) || (!isSlice && rowScalar(v));
     });
+  }
+  if (auto t = dyn_cast<graph::TransposeOp>(op)) {
+    // Rows gathered from a fusion input (FuseRowOps keeps the producer
+    // out), in the domain of the result's own rows.
+    return naturalRowDomain(op) == d;
   }
   if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
     // The same rows of the domain on both sides (row r is row r): both

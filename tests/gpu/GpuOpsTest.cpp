@@ -1113,6 +1113,36 @@ TEST(GpuRuntimeTest, ReshapesAreViewsBetweenKernels) {
   }
 }
 
+// Transposes folded into matmul operands and views (tilec-fold-transposes):
+// attention's scores written q @ transpose(k), a transposed lhs, and one
+// token's heads swapped into a norm; and swaps of row dims whose rows the
+// consumers' row kernels gather; against the reference.
+TEST(GpuRuntimeTest, TransposesFoldedIntoMatmulsAndViews) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Graph g("transposes");
+    Tensor q = g.input("q", {4, 16, 64}, dtype), k = g.input("k", {4, 72, 64}, dtype);
+    g.output(matmul(q, transpose(k, -1, -2), DType::F32));
+    Tensor x = g.input("x", {64, 40}, dtype), w = g.input("w", {64, 48}, dtype);
+    g.output(matmul(transpose(x, 0, 1), w));
+    Tensor one = g.input("one", {1, 8, 64}, dtype);
+    g.output(nn::rms_norm(transpose(one, 0, 1), g.input("w64", {64}, dtype)));
+    // Row dims swapped: rows gathered by the consumer's row kernel, from an
+    // input and from a computed value, and a lone one (a row copy).
+    Tensor heads = g.input("heads", {7, 12, 64}, dtype);
+    g.output(nn::softmax(transpose(heads, 0, 1)));
+    Tensor four = g.input("four", {3, 4, 5, 40}, dtype);
+    g.output(-transpose(silu(four), 0, 2));
+    g.output(transpose(four, 1, 2));
+    // (Compiled here without a GPU too: two GEMMs, the norm, the softmax,
+    // the silu, the neg and the copy; no transpose kernel.)
+    auto program = compileGraph(g);
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_EQ(program->launches.size(), 7u);
+    expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 7);
+  }
+}
+
 // An output in an input's buffer (rope in place would read columns other
 // threads already wrote) or two outputs in one buffer are refused before
 // any launch; distinct buffers run.

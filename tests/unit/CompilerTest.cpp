@@ -1696,6 +1696,100 @@ TEST(CompilerTest, CompileForBindsTheInputShapes) {
 // of x [6, 4, 32] are merged into rows of 128 for an rms_norm whose result
 // is returned split into heads again: two kernels would be one without the
 // reshape; the input is read in place and the output written in place.
+// Transposes that need no kernel (tilec-fold-transposes): a swap of the
+// last two dims feeding a matmul operand is that operand's transpose flag
+// (the PTX and launches of the graph written with the flag), and a swap
+// that moves no element is a view (those of the graph written with
+// reshape). A swap of the last dim anywhere else is refused with a message.
+TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
+  auto same = [](Graph &a, Graph &b) {
+    auto pa = compileGraph(a);
+    auto pb = compileGraph(b);
+    ASSERT_TRUE(pa.ok()) << pa.message();
+    ASSERT_TRUE(pb.ok()) << pb.message();
+    EXPECT_EQ(pa->ptx, pb->ptx);
+    ASSERT_EQ(pa->launches.size(), pb->launches.size());
+    EXPECT_EQ(pa->values.size(), pb->values.size());
+  };
+  {
+    // Attention's scores, q @ k^T (batched over heads), and a transposed
+    // lhs of a shared weight, and the two folded into one matmul.
+    Graph a("scores"), b("scores");
+    Tensor q = a.input("q", {4, 16, 64}, DType::BF16), k = a.input("k", {4, 128, 64}, DType::BF16);
+    a.output(matmul(q, transpose(k, -1, -2), DType::F32));
+    Tensor x = a.input("x", {64, 32}, DType::BF16), w = a.input("w", {64, 48}, DType::BF16);
+    a.output(matmul(transpose(x, 0, 1), w));
+    Tensor x2 = a.input("x2", {64, 32}, DType::BF16);
+    a.output(matmul(transpose(x2, 0, 1), transpose(transpose(w, 0, 1), 1, 0)));
+    Tensor bq = b.input("q", {4, 16, 64}, DType::BF16), bk = b.input("k", {4, 128, 64}, DType::BF16);
+    b.output(matmul(bq, bk, DType::F32, false, true));
+    Tensor bx = b.input("x", {64, 32}, DType::BF16), bw = b.input("w", {64, 48}, DType::BF16);
+    b.output(matmul(bx, bw, true, false));
+    b.output(matmul(b.input("x2", {64, 32}, DType::BF16), bw, true, false));
+    same(a, b);
+  }
+  {
+    // One token's heads: [1, 32, 128] -> [32, 1, 128] moves no element.
+    Graph a("decode"), b("decode");
+    Tensor x = a.input("x", {1, 32, 128}, DType::BF16);
+    a.output(nn::rms_norm(transpose(x, 0, 1), a.input("w", {128}, DType::BF16)));
+    Tensor bx = b.input("x", {1, 32, 128}, DType::BF16);
+    b.output(nn::rms_norm(reshape(bx, {32, 1, 128}), b.input("w", {128}, DType::BF16)));
+    same(a, b);
+  }
+  // A swap of the last dim that is not a matmul operand needs a transpose
+  // kernel: refused.
+  Graph c("last_dim");
+  Tensor cx = c.input("x", {8, 32, 128}, DType::BF16);
+  c.output(nn::softmax(transpose(cx, 1, 2)));
+  auto pc = compileGraph(c);
+  ASSERT_FALSE(pc.ok());
+  EXPECT_NE(pc.message().find("transpose of dims 1 and 2 of 'tensor<8x32x128xbf16>'"),
+            std::string::npos)
+      << pc.message();
+  EXPECT_NE(pc.message().find("the transpose kernel is not built"), std::string::npos)
+      << pc.message();
+  // So is one returned as a result, even where a matmul also takes it.
+  Graph d("returned");
+  Tensor dx = d.input("x", {8, 16}, DType::F32);
+  Tensor dt = transpose(dx, 0, 1);
+  d.output(dt);
+  d.output(matmul(dt, d.input("w", {8, 4}, DType::F32)));
+  auto pd = compileGraph(d);
+  ASSERT_FALSE(pd.ok());
+  EXPECT_NE(pd.message().find("used by the graph's results"), std::string::npos) << pd.message();
+}
+
+// A transpose of two row dims (the last dim kept) gathers rows in the row
+// kernel of its consumers: [tokens, heads, dim] -> [heads, tokens, dim]
+// into softmax is one kernel; its operand, when computed, comes from
+// another kernel; a lone transpose is a kernel of its own (a row copy).
+// The GPU test's graph (GpuRuntimeTest.TransposesFoldedIntoMatmulsAndViews)
+// assembles without spills.
+TEST(CompilerTest, TransposesOfRowDimsGatherRows) {
+  Graph a("heads_first");
+  Tensor x = a.input("x", {8, 32, 128}, DType::BF16);
+  a.output(nn::softmax(transpose(x, 0, 1)));
+  auto pa = compileGraph(a);
+  ASSERT_TRUE(pa.ok()) << pa.message();
+  ASSERT_EQ(pa->launches.size(), 1u);
+  EXPECT_EQ(pa->launches[0].rows, 256);
+  // (The input row: r / 8 + (r % 8) * 32.)
+  EXPECT_NE(pa->ptx.find("ld.global.v4"), std::string::npos);
+
+  Graph b("computed");
+  Tensor y = b.input("y", {4, 6, 5, 64}, DType::F32);
+  b.output(-transpose(exp(y), 0, 2));
+  b.output(transpose(y, 1, 2));
+  auto pb = compileGraph(b);
+  ASSERT_TRUE(pb.ok()) << pb.message();
+  EXPECT_EQ(pb->launches.size(), 3u);
+  if (std::string ptxas = ptxasPath(); !ptxas.empty()) {
+    expectAssemblesWithoutSpills(ptxas, pa->ptx, "sm_90a");
+    expectAssemblesWithoutSpills(ptxas, pb->ptx, "sm_90a");
+  }
+}
+
 TEST(CompilerTest, ReshapesAreViewsBetweenKernels) {
   Graph g("heads");
   Tensor x = g.input("x", {6, 4, 32}, DType::BF16);

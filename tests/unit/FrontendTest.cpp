@@ -539,6 +539,36 @@ TEST(FrontendTest, SymbolicDimsInTheOpLibrary) {
 
 // reshape: the same elements under another shape; one -1 inferred;
 // symbolic dims kept in order; the counts must match.
+TEST(FrontendTest, Transpose) {
+  Graph g("transpose");
+  Tensor x = g.input("x", {2, 3, 5}, DType::BF16);
+  Tensor t = transpose(x, 0, 2);
+  EXPECT_EQ(t.shape(), (Shape{5, 3, 2}));
+  EXPECT_EQ(t.dtype(), DType::BF16);
+  const Node &n = g.node(t.id());
+  EXPECT_EQ(n.kind, OpKind::Transpose);
+  EXPECT_EQ(n.axis, 0);
+  EXPECT_EQ(n.axis2, 2);
+  // Negative dims count from the end; the dims are stored in order.
+  Tensor u = transpose(x, -1, -2);
+  EXPECT_EQ(u.shape(), (Shape{2, 5, 3}));
+  EXPECT_EQ(g.node(u.id()).axis, 1);
+  EXPECT_EQ(g.node(u.id()).axis2, 2);
+  EXPECT_EQ(transpose(x, 1, -2).id(), x.id()); // the same dim: no node
+  std::string msg = errorOf([&] { transpose(x, 0, 3); });
+  EXPECT_NE(msg.find("transpose: dim 3 out of range for bf16 [2, 3, 5]"), std::string::npos)
+      << msg;
+  EXPECT_THROW(transpose(x, -4, 0), Error);
+  EXPECT_THROW(transpose(Tensor(), 0, 1), Error);
+  // Symbolic dims move like any other.
+  const int64_t tokens = symbolDim("tokens");
+  Tensor s = transpose(g.input("s", {tokens, 32, 128}, DType::F32), 0, 1);
+  EXPECT_EQ(s.shape(), (Shape{32, tokens, 128}));
+  std::unique_ptr<Graph> bound = g.bind({{"tokens", 7}});
+  EXPECT_EQ(bound->node(s.id()).shape, (Shape{32, 7, 128}));
+  EXPECT_EQ(bound->node(s.id()).axis2, 1);
+}
+
 TEST(FrontendTest, Reshape) {
   Graph g("reshape");
   Tensor x = g.input("x", {6, 4, 32}, DType::BF16);

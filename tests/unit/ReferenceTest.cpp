@@ -476,6 +476,41 @@ TEST(ReferenceTest, SymbolicDimsBindToTheInputs) {
 // reshape keeps the row-major order: merging heads into rows and splitting
 // them again gives back the tensor, and a norm over merged rows is a norm
 // over [heads * dim] per token.
+// transpose against indexing by hand, for every pair of dims of a rank-4
+// tensor (f32, random values), and a transpose applied twice is the input.
+TEST(ReferenceTest, TransposeSwapsDims) {
+  const Shape shape{2, 3, 4, 5};
+  HostTensor xin = HostTensor::random(shape, DType::F32, 11, -3.0f, 3.0f);
+  auto at = [&](const std::vector<int64_t> &i) {
+    return xin.values[((i[0] * 3 + i[1]) * 4 + i[2]) * 5 + i[3]];
+  };
+  for (int d0 = 0; d0 < 4; ++d0)
+    for (int d1 = d0 + 1; d1 < 4; ++d1) {
+      SCOPED_TRACE(std::to_string(d0) + " " + std::to_string(d1));
+      Graph g("transpose");
+      Tensor x = g.input("x", shape, DType::F32);
+      Tensor t = transpose(x, d1, d0);
+      g.output(t);
+      g.output(transpose(t, d0, d1));
+      std::vector<HostTensor> out = evaluateReference(g, {xin});
+      Shape ts = shape;
+      std::swap(ts[d0], ts[d1]);
+      ASSERT_EQ(out[0].shape, ts);
+      EXPECT_EQ(out[1].values, xin.values);
+      int64_t k = 0, bad = 0;
+      std::vector<int64_t> i(4);
+      for (i[0] = 0; i[0] < ts[0]; ++i[0])
+        for (i[1] = 0; i[1] < ts[1]; ++i[1])
+          for (i[2] = 0; i[2] < ts[2]; ++i[2])
+            for (i[3] = 0; i[3] < ts[3]; ++i[3]) {
+              std::vector<int64_t> src = i;
+              std::swap(src[d0], src[d1]);
+              bad += out[0].values[k++] != at(src);
+            }
+      EXPECT_EQ(bad, 0);
+    }
+}
+
 TEST(ReferenceTest, ReshapeKeepsRowMajorOrder) {
   Graph g("heads");
   Tensor x = g.input("x", {3, 4, 8}, DType::F32);

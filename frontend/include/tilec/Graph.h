@@ -79,6 +79,7 @@ enum class OpKind {
   Slice,     // [start, end) along `axis`, step 1
   Concat,    // operands joined along `axis` (other dims equal)
   Reshape,   // the same elements in row-major order, another shape
+  Transpose, // dims `axis` and `axis2` swapped (torch.transpose)
   // reductions along one axis; the reduced dim is kept with size 1;
   // accumulation is always in f32 or wider.
   ReduceSum,
@@ -102,6 +103,7 @@ struct Node {
   std::string name; // Input: the argument name
   double value = 0; // Constant: the value
   int axis = -1;    // Reduce*, Slice, Concat: the (non-negative) axis
+  int axis2 = -1;   // Transpose: the dim swapped with `axis` (axis < axis2)
   int64_t start = 0, end = 0; // Slice: the kept range [start, end)
   bool transposeA = false, transposeB = false; // Matmul: operand transposes
 };
@@ -217,6 +219,16 @@ Tensor concat(const std::vector<Tensor> &parts, int axis);
 /// relabels row dims and joins row kernels; any other is compiled as a
 /// view between kernels (the producer's buffer read under the new shape).
 Tensor reshape(Tensor a, Shape shape);
+/// Dims `dim0` and `dim1` swapped (negative dims count from the end), like
+/// torch.transpose, but a new tensor, not a view: the elements are in the
+/// row-major order of the new shape. Returns `a` when dim0 == dim1. The
+/// compiler gathers a swap of row dims (the last dim kept) in the row
+/// kernel that reads it, takes a swap of the last two dims that feeds a
+/// matmul operand as that operand's transpose (no kernel), and a swap that
+/// keeps the order of the dims larger than 1 as a reshape (a view); a
+/// kernel for other swaps of the last dim is not built yet, so those are
+/// refused by the compiler with a message (the reference evaluates them).
+Tensor transpose(Tensor a, int dim0, int dim1);
 
 // ---- Reductions (keep the reduced dim with size 1; axis may be negative) ----
 Tensor sum(Tensor a, int axis);

@@ -5,14 +5,16 @@
 # split over clusters and the exps made again past the reduction. The
 # second pass is one FMA and one ex2 an element (the default: subtract,
 # multiply by log2 e, ex2, multiply by 1 / s), the first one FMA, ex2 and
-# add. The softmax and schedule GPU tests (they cover fold-into-exp=true),
+# add. The softmax and schedule GPU tests (they cover fold-into-exp=true)
+# and the runtime's (with GpuRuntimeTest.TransposesFoldedIntoMatmulsAndViews,
+# transposes folded into matmul operands and views, not yet run),
 # the SASS of both kernels (opcode counts), the A/B in three alternating
 # passes, and eager and torch.compile on the same shapes last.
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 step "GPU tests"
-TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'Softmax/*:GpuScheduleTest.*'
+TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'Softmax/*:GpuScheduleTest.*:GpuRuntimeTest.*'
 step "SASS opcode counts"
 for v in default fold; do
   for sh in 4096x131072 200x100000; do

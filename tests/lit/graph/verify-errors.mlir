@@ -230,3 +230,19 @@ func.func @reshape_count(%arg0: tensor<4x8xf32>) -> tensor<4x4xf32> {
   %0 = graph.reshape %arg0 : (tensor<4x8xf32>) -> tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+func.func @transpose_shape(%arg0: tensor<4x8x2xf32>) -> tensor<4x8x2xf32> {
+  // expected-error @+1 {{result 'tensor<4x8x2xf32>' is not 'tensor<4x8x2xf32>' with dims 0 and 2 swapped}}
+  %0 = graph.transpose %arg0 {dim0 = 0 : i64, dim1 = 2 : i64} : (tensor<4x8x2xf32>) -> tensor<4x8x2xf32>
+  return %0 : tensor<4x8x2xf32>
+}
+
+// -----
+
+func.func @transpose_dims(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{needs 0 <= dim0 < dim1 < rank, got dims 1 and 1 of 'tensor<4x8xf32>'}}
+  %0 = graph.transpose %arg0 {dim0 = 1 : i64, dim1 = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -4,6 +4,20 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FoldTransposes : Pass<"tilec-fold-transposes", "mlir::ModuleOp"> {
+  let summary = "Fold the graph's transposes that need no kernel";
+  let description = [{
+    Before fusion: a transpose applied twice is its operand; a swap that
+    keeps the order of the dims larger than 1 becomes a graph.reshape (a
+    view); a swap of the last two dims feeding a matmul operand becomes
+    that operand's transpose flag. Swaps of row dims (the last dim kept)
+    are left to tilec-fuse (row kernels gather their rows); any swap of
+    the last dim left with users is an error (that transpose kernel is not
+    built yet).
+  }];
+  let dependentDialects = ["tilec::graph::GraphDialect"];
+}
+
 def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
   let summary = "Group graph operators into graph.fusion regions (one per kernel)";
   let description = [{

@@ -42,6 +42,11 @@ struct RowDomain {
   /// The row of a mapped value that domain row `row` reads: the sum of these
   /// terms (empty when the value has a single row).
   llvm::SmallVector<RowMapTerm> rowMap(llvm::ArrayRef<int64_t> shape) const;
+  /// The row of a buffer of shape `in` that domain row `row` reads through
+  /// a transpose of its row dims d0 < d1 (the last dim kept; the domain's
+  /// row dims are the transpose's result's): the sum of these terms.
+  llvm::SmallVector<RowMapTerm> transposedRowMap(llvm::ArrayRef<int64_t> in, int64_t d0,
+                                                 int64_t d1) const;
   llvm::SmallVector<int64_t> fullShape() const;
   /// classify by the dims alone (no relabeled rows).
   RowRole classifyByDims(llvm::ArrayRef<int64_t> shape) const;

@@ -113,6 +113,31 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_TransposeOp : Graph_Op<"transpose", [Pure]> {
+  let summary = "two dims swapped";
+  let description = [{
+    The operand with dims `dim0` < `dim1` swapped (torch.transpose), its
+    elements in the row-major order of the result's shape. A swap of row
+    dims (dim1 < rank - 1) is a row op: its row kernel gathers the input's
+    rows. Before fusion, tilec-fold-transposes takes a swap of the last two
+    dims feeding a matmul operand as that operand's transpose, and turns a
+    swap that keeps the order of the dims larger than 1 into a
+    graph.reshape (a view); any other swap of the last dim is refused there
+    (that transpose kernel is not built yet).
+
+    Example:
+
+    ```mlir
+    %kt = graph.transpose %k {dim0 = 1 : i64, dim1 = 2 : i64}
+        : (tensor<32x128x64xbf16>) -> tensor<32x64x128xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$input, I64Attr:$dim0, I64Attr:$dim1);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 class Graph_ReduceOp<string mnemonic, string desc> : Graph_Op<mnemonic, [Pure]> {
   let summary = desc;
   let description = [{

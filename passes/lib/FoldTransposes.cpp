@@ -1,0 +1,100 @@
+// tilec-fold-transposes: the transposes that need no kernel.
+//
+// Runs on the graph before fusion. A graph.transpose swapping dims d0 < d1:
+//   - the same swap applied twice is the operand itself;
+//   - a swap that keeps the order of the dims larger than 1 (a [1, 32, 128]
+//     query's [32, 1, 128]) moves no element: it becomes a graph.reshape,
+//     which the launch plan reads as a view of its operand's buffer;
+//   - a swap of the last two dims that feeds a matmul operand becomes that
+//     operand's transpose flag (transpose_a / transpose_b flipped): the GEMM
+//     reads the operand in either layout (attention's q @ k^T), so no
+//     transposed copy is written.
+// A swap of two row dims (the last dim kept) is left to tilec-fuse: a row
+// kernel gathers its rows. A swap of the last dim left with users after
+// this is refused with a message: that transpose kernel (data movement
+// through shared memory) is not built yet.
+#include "tilec/Passes/Passes.h"
+
+namespace tilec {
+#define GEN_PASS_DEF_FOLDTRANSPOSES
+#include "tilec/Passes/Passes.h.inc"
+} // namespace tilec
+
+using namespace mlir;
+
+namespace {
+
+using tilec::graph::MatmulOp;
+using tilec::graph::TransposeOp;
+
+/// Whether swapping dims d0 and d1 of `shape` keeps the dims larger than 1
+/// in order (then the row-major order of the elements is unchanged).
+bool keepsOrder(ArrayRef<int64_t> shape, int64_t d0, int64_t d1) {
+  if (shape[d0] == 1 && shape[d1] == 1)
+    return true;
+  // One of them larger than 1 moves across the dims between: all 1. Both
+  // larger than 1 trade places.
+  bool between = llvm::any_of(shape.slice(d0 + 1, d1 - d0 - 1), [](int64_t d) { return d > 1; });
+  return !between && (shape[d0] == 1 || shape[d1] == 1);
+}
+
+/// Flips the transpose flags of every matmul operand `t` (a swap of the last
+/// two dims) and reads its input there instead.
+void foldIntoMatmuls(TransposeOp t) {
+  for (OpOperand &use : llvm::make_early_inc_range(t->getUses())) {
+    auto matmul = dyn_cast<MatmulOp>(use.getOwner());
+    if (!matmul)
+      continue;
+    if (use.getOperandNumber() == 0)
+      matmul.setTransposeA(!matmul.getTransposeA());
+    else
+      matmul.setTransposeB(!matmul.getTransposeB());
+    use.set(t.getInput());
+  }
+}
+
+struct FoldTransposesPass : tilec::impl::FoldTransposesBase<FoldTransposesPass> {
+  void runOnOperation() override {
+    SmallVector<TransposeOp> transposes;
+    getOperation().walk([&](TransposeOp t) { transposes.push_back(t); });
+    // In program order: an inner transpose is folded before its users.
+    for (TransposeOp t : transposes) {
+      auto in = cast<RankedTensorType>(t.getInput().getType());
+      int64_t d0 = t.getDim0(), d1 = t.getDim1();
+      if (auto inner = t.getInput().getDefiningOp<TransposeOp>();
+          inner && inner.getDim0() == d0 && inner.getDim1() == d1) {
+        t.getResult().replaceAllUsesWith(inner.getInput());
+      } else if (keepsOrder(in.getShape(), d0, d1)) {
+        OpBuilder b(t);
+        t.getResult().replaceAllUsesWith(
+            b.create<tilec::graph::ReshapeOp>(t.getLoc(), t.getType(), t.getInput()));
+      } else if (d0 == in.getRank() - 2 && d1 == in.getRank() - 1) {
+        foldIntoMatmuls(t);
+      }
+    }
+    bool failed = false;
+    for (TransposeOp t : llvm::reverse(transposes)) {
+      if (t->use_empty()) {
+        t.erase();
+        continue;
+      }
+      if (t.getDim1() < t.getInput().getType().getRank() - 1)
+        continue; // rows gathered by a row kernel (tilec-fuse)
+      Operation *user = *t->getUsers().begin();
+      t.emitError() << "transpose of dims " << t.getDim0() << " and " << t.getDim1() << " of "
+                    << t.getInput().getType() << " (used by "
+                    << (isa<func::ReturnOp>(user) ? std::string("the graph's results")
+                                                  : user->getName().getStringRef().str())
+                    << ") is not supported yet: tilec compiles a swap of the last dim only as a "
+                       "matmul operand (a swap of the last two dims, taken as its transpose "
+                       "flag) or where it moves no element (the dims larger than 1 keep their "
+                       "order); the transpose kernel is not built (swaps of other dims are row "
+                       "kernels)";
+      failed = true;
+    }
+    if (failed)
+      signalPassFailure();
+  }
+};
+
+} // namespace
