@@ -7,7 +7,7 @@ const std::vector<std::string> &names() {
   static const std::vector<std::string> n = {"rms_norm",   "softmax",  "layer_norm",
                                              "add_rms_norm", "silu_mul", "elementwise_chain",
                                              "rope", "matmul", "matmul_nn", "matmul_lhs_t",
-                                             "matmul_bias_gelu"};
+                                             "matmul_bias_gelu", "heads_rms_norm"};
   return n;
 }
 
@@ -69,6 +69,14 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       Tensor c = g.input("cos", {rows, 1, headDim}, dtype);
       Tensor s = g.input("sin", {rows, 1, headDim}, dtype);
       g.output(nn::rope(x, c, s));
+    } else if (name == "heads_rms_norm") {
+      // rms_norm over head_dim of x [rows, heads, head_dim] moved heads first
+      // ([heads, rows, head_dim], as attention kernels take it): one row
+      // kernel whose loads gather the rows (head_dim as in rope; w
+      // [head_dim], a q/k norm's weight).
+      int64_t headDim = cols % 128 == 0 ? 128 : cols;
+      Tensor x = g.input("x", {rows, cols / headDim, headDim}, dtype);
+      g.output(nn::rms_norm(transpose(x, 0, 1), g.input("w", {headDim}, dtype), 1e-6));
     } else if (name == "matmul") {
       // a [rows, depth] @ b^T with b [cols, depth]: both operands K-major (the
       // layout of nn.Linear weights; cuBLAS's "TN"), which the wgmma path reads.

@@ -47,7 +47,8 @@ options:
   --help                 this text
 
 examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
-          rope, matmul, matmul_nn, matmul_lhs_t, matmul_bias_gelu
+          rope, matmul, matmul_nn, matmul_lhs_t, matmul_bias_gelu,
+          heads_rms_norm (rms_norm of [tokens, heads, 128] moved heads first)
 )";
 
 int fail(const std::string &message) {

@@ -9,7 +9,8 @@
 # and the runtime's (with GpuRuntimeTest.TransposesFoldedIntoMatmulsAndViews,
 # transposes folded into matmul operands and views, not yet run),
 # the SASS of both kernels (opcode counts), the A/B in three alternating
-# passes, and eager and torch.compile on the same shapes last.
+# passes, and eager and torch.compile on the same shapes; last, heads_rms_norm
+# (a transpose of row dims gathered by the norm's kernel) beside the peers.
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
@@ -43,4 +44,11 @@ python3 tests/gpu/ab_table.py default="$OUT/default_1.csv,$OUT/default_2.csv,$OU
 step "peers"
 timeout 150 python3 tests/gpu/peers.py --ops=softmax --dtypes=bf16 --compile=bf16 --shapes=4096x131072,16384x131072 --csv "$OUT/peers.csv" > "$OUT/peers.txt" 2>&1
 tail -4 "$OUT/peers.txt"
+# The seventeenth session's transposes: rms_norm of [tokens, 32, 128] moved
+# heads first, one row kernel gathering the rows, beside the peers.
+step "heads_rms_norm"
+timeout 60 "$B/bin/tilec-bench" --ops=heads_rms_norm --dtypes=bf16,f32 --shapes=16x4096,4096x4096,16384x4096 --csv="$OUT/heads.csv" 2>&1 | grep -E "^heads|copy"
+timeout 120 python3 tests/gpu/peers.py --ops=heads_rms_norm --dtypes=bf16,f32 --compile=bf16,f32 --shapes=16x4096,4096x4096,16384x4096 --csv "$OUT/peers_heads.csv" > "$OUT/peers_heads.txt" 2>&1
+tail -7 "$OUT/peers_heads.txt"
+python3 tests/gpu/table.py "$OUT/heads.csv" "$OUT/peers_heads.csv" | tee "$OUT/table_heads.txt"
 pack_out

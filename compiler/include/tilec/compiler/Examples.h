@@ -15,7 +15,9 @@ namespace tilec::examples {
 /// multiple of 128; cos and sin [rows, 1, head_dim]), matmul (a [rows, depth]
 /// @ b^T, b [cols, depth]), matmul_nn (a @ b, b [depth, cols]), matmul_lhs_t
 /// (a^T @ b^T, a [depth, rows], b [cols, depth]), matmul_bias_gelu
-/// (gelu(x [rows, depth] @ w^T + bias), w [cols, depth]).
+/// (gelu(x [rows, depth] @ w^T + bias), w [cols, depth]), heads_rms_norm
+/// (rms_norm of x [rows, heads, head_dim] transposed to [heads, rows,
+/// head_dim], head_dim as in rope; w [head_dim]).
 const std::vector<std::string> &names();
 
 /// Adds the named example on [rows, cols] tensors of `dtype` to `graph`
