@@ -861,9 +861,13 @@ private:
       // Strided row `row` of memref<O x K x I>: elements [row / I, :, row % I].
       if (s.vec != 1)
         return load.emitOpError("strided rows need vector_width 1");
+      // (The load's row: the thread's own, or a permuted one, a transpose's.)
+      Value r = load.getRow() ? scalars.lookup(load.getRow()) : row;
+      if (!r)
+        return load.emitOpError("strided row index not computed");
       int64_t inner = memType.getDimSize(2);
-      Value o = b->create<arith::DivUIOp>(loc(), row, index(inner));
-      Value i = b->create<arith::RemUIOp>(loc(), row, index(inner));
+      Value o = b->create<arith::DivUIOp>(loc(), r, index(inner));
+      Value i = b->create<arith::RemUIOp>(loc(), r, index(inner));
       SmallVector<Value> chunks;
       Value zero = splatConst(elem, 0.0);
       for (int64_t k = 0; k < s.chunks; ++k)

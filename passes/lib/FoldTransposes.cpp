@@ -9,10 +9,9 @@
 //     operand's transpose flag (transpose_a / transpose_b flipped): the GEMM
 //     reads the operand in either layout (attention's q @ k^T), so no
 //     transposed copy is written.
-// A swap of two row dims (the last dim kept) is left to tilec-fuse: a row
-// kernel gathers its rows. A swap of the last dim left with users after
-// this is refused with a message: that transpose kernel (data movement
-// through shared memory) is not built yet.
+// The other transposes are left to tilec-fuse: a swap of two row dims (the
+// last dim kept) is gathered by a row kernel, and a swap of the last dim
+// becomes a kernel of strided rows (tilec-lower-fusion-to-tile).
 #include "tilec/Passes/Passes.h"
 
 namespace tilec {
@@ -72,28 +71,10 @@ struct FoldTransposesPass : tilec::impl::FoldTransposesBase<FoldTransposesPass> 
         foldIntoMatmuls(t);
       }
     }
-    bool failed = false;
-    for (TransposeOp t : llvm::reverse(transposes)) {
-      if (t->use_empty()) {
+    // (Users before producers: a transpose of a transpose goes after it.)
+    for (TransposeOp t : llvm::reverse(transposes))
+      if (t->use_empty())
         t.erase();
-        continue;
-      }
-      if (t.getDim1() < t.getInput().getType().getRank() - 1)
-        continue; // rows gathered by a row kernel (tilec-fuse)
-      Operation *user = *t->getUsers().begin();
-      t.emitError() << "transpose of dims " << t.getDim0() << " and " << t.getDim1() << " of "
-                    << t.getInput().getType() << " (used by "
-                    << (isa<func::ReturnOp>(user) ? std::string("the graph's results")
-                                                  : user->getName().getStringRef().str())
-                    << ") is not supported yet: tilec compiles a swap of the last dim only as a "
-                       "matmul operand (a swap of the last two dims, taken as its transpose "
-                       "flag) or where it moves no element (the dims larger than 1 keep their "
-                       "order); the transpose kernel is not built (swaps of other dims are row "
-                       "kernels)";
-      failed = true;
-    }
-    if (failed)
-      signalPassFailure();
   }
 };
 

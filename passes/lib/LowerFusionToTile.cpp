@@ -546,6 +546,8 @@ struct LowerFusionToTilePass
           kernel = lowering.build(mb, name);
         } else if (Operation *reduce = innerAxisReduction(fusion)) {
           kernel = buildStridedReduction(mb, name, fusion, reduce);
+        } else if (auto t = lastDimTranspose(fusion)) {
+          kernel = buildStridedTranspose(mb, name, t);
         } else {
           fusion.emitOpError("has no row domain: ")
               << describe(fusion) << " is not supported by tilec's row kernels yet";
@@ -598,6 +600,68 @@ struct LowerFusionToTilePass
         fusion.getNumResults() != 1)
       return nullptr;
     return found;
+  }
+
+  /// The fusion's only op, if it is a transpose swapping the last dim of
+  /// its region argument (what the fusion pass leaves alone).
+  static graph::TransposeOp lastDimTranspose(graph::FusionOp fusion) {
+    graph::TransposeOp found;
+    for (Operation &op : fusion.getBody().front().without_terminator()) {
+      auto t = dyn_cast<graph::TransposeOp>(op);
+      if (!t || found)
+        return {};
+      found = t;
+    }
+    if (!found || !llvm::isa<BlockArgument>(found.getInput()) || fusion.getNumResults() != 1 ||
+        found.getDim1() != found.getInput().getType().getRank() - 1)
+      return {};
+    return found;
+  }
+
+  /// A transpose of dims d0 and last of [d0..dn-1] as a row kernel over
+  /// strided rows: each output row holds the K = in[d0] elements of one
+  /// strided row of the input viewed as [O, K, I] (O, I: the dims before
+  /// and after d0, the last one included). Output row r = (o * L + p) * M +
+  /// m (L the last dim, M the dims between d0 and it) reads strided row
+  /// o * I + m * L + p. One thread a row, neighbouring threads on
+  /// neighbouring strided rows: the reads are coalesced, each thread's
+  /// writes are a row (the strided-row schedule; correct, not yet tuned:
+  /// a transpose through shared-memory tiles would coalesce both).
+  static FailureOr<func::FuncOp> buildStridedTranspose(OpBuilder &mb, StringRef name,
+                                                        graph::TransposeOp t) {
+    Location loc = t.getLoc();
+    auto inType = llvm::cast<RankedTensorType>(t.getInput().getType());
+    ArrayRef<int64_t> in = inType.getShape();
+    int64_t d0 = t.getDim0(), last = inType.getRank() - 1;
+    int64_t outer = 1, mid = 1, k = in[d0], l = in[last];
+    for (int64_t d = 0; d < d0; ++d)
+      outer *= in[d];
+    for (int64_t d = d0 + 1; d < last; ++d)
+      mid *= in[d];
+    int64_t inner = mid * l;
+    Type elem = inType.getElementType();
+    auto inMem = MemRefType::get({outer, k, inner}, elem);
+    auto outMem = MemRefType::get({ShapedType::kDynamic, k}, elem);
+    auto fn = mb.create<func::FuncOp>(loc, name, mb.getFunctionType({inMem, outMem}, {}));
+    fn->setAttr("tile.kernel", mb.getUnitAttr());
+    fn->setAttr("tile.domain", mb.getDenseI64ArrayAttr({outer * inner, k}));
+    fn->setAttr("tile.row_buffer", mb.getI64IntegerAttr(1));
+    OpBuilder b = OpBuilder::atBlockEnd(fn.addEntryBlock());
+    Value row = b.create<tile::RowIdOp>(loc, b.getIndexType());
+    Value strided = row; // the same row when nothing lies between d0 and the last dim
+    if (mid > 1) {
+      auto idx = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+      Value o = b.create<arith::MulIOp>(
+          loc, b.create<arith::DivUIOp>(loc, row, idx(l * mid)), idx(inner));
+      Value p = b.create<arith::RemUIOp>(loc, b.create<arith::DivUIOp>(loc, row, idx(mid)), idx(l));
+      Value m = b.create<arith::MulIOp>(loc, b.create<arith::RemUIOp>(loc, row, idx(mid)), idx(l));
+      strided = b.create<arith::AddIOp>(loc, b.create<arith::AddIOp>(loc, o, m), p);
+    }
+    Value tile = b.create<tile::LoadOp>(loc, RankedTensorType::get({k}, elem), fn.getArgument(0),
+                                        strided, IntegerAttr());
+    b.create<tile::StoreOp>(loc, tile, fn.getArgument(1), row, IntegerAttr());
+    b.create<func::ReturnOp>(loc);
+    return fn;
   }
 
   /// A reduction along inner axis k of [d0..dn-1] as a row kernel over

@@ -1115,8 +1115,9 @@ TEST(GpuRuntimeTest, ReshapesAreViewsBetweenKernels) {
 
 // Transposes folded into matmul operands and views (tilec-fold-transposes):
 // attention's scores written q @ transpose(k), a transposed lhs, and one
-// token's heads swapped into a norm; and swaps of row dims whose rows the
-// consumers' row kernels gather; against the reference.
+// token's heads swapped into a norm; swaps of row dims whose rows the
+// consumers' row kernels gather; and swaps of the last dim (kernels of
+// strided rows); against the reference.
 TEST(GpuRuntimeTest, TransposesFoldedIntoMatmulsAndViews) {
   for (DType dtype : {DType::BF16, DType::F32}) {
     SCOPED_TRACE(dtypeName(dtype));
@@ -1134,12 +1135,19 @@ TEST(GpuRuntimeTest, TransposesFoldedIntoMatmulsAndViews) {
     Tensor four = g.input("four", {3, 4, 5, 40}, dtype);
     g.output(-transpose(silu(four), 0, 2));
     g.output(transpose(four, 1, 2));
+    // Swaps of the last dim: kernels of strided rows (a 4-D swap with dims
+    // between, and a 2-D one whose rows of 200 are streamed), one feeding
+    // a softmax.
+    g.output(transpose(four, 1, 3));
+    g.output(transpose(g.input("wide", {200, 33}, dtype), 0, 1));
+    g.output(nn::softmax(transpose(heads, 1, 2)));
     // (Compiled here without a GPU too: two GEMMs, the norm, the softmax,
-    // the silu, the neg and the copy; no transpose kernel.)
+    // the silu, the neg, the row copy, three strided transposes and the
+    // second softmax.)
     auto program = compileGraph(g);
     ASSERT_TRUE(program.ok()) << program.message();
-    EXPECT_EQ(program->launches.size(), 7u);
-    expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 7);
+    EXPECT_EQ(program->launches.size(), 11u);
+    expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 11);
   }
 }
 

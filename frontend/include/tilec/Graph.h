@@ -225,9 +225,8 @@ Tensor reshape(Tensor a, Shape shape);
 /// compiler gathers a swap of row dims (the last dim kept) in the row
 /// kernel that reads it, takes a swap of the last two dims that feeds a
 /// matmul operand as that operand's transpose (no kernel), and a swap that
-/// keeps the order of the dims larger than 1 as a reshape (a view); a
-/// kernel for other swaps of the last dim is not built yet, so those are
-/// refused by the compiler with a message (the reference evaluates them).
+/// keeps the order of the dims larger than 1 as a reshape (a view); any
+/// other swap of the last dim is a kernel of its own over strided rows.
 Tensor transpose(Tensor a, int dim0, int dim1);
 
 // ---- Reductions (keep the reduced dim with size 1; axis may be negative) ----

@@ -62,3 +62,31 @@ func.func @both(%x: tensor<4x4x64xf32>) -> tensor<4x4x64xf32> {
   %y = graph.add %t, %e : (tensor<4x4x64xf32>, tensor<4x4x64xf32>) -> tensor<4x4x64xf32>
   return %y : tensor<4x4x64xf32>
 }
+
+// -----
+
+// A swap of the last dim ([6, 5, 7, 40] dims 1 and 3) is a fusion of its
+// own, lowered to strided rows: the input viewed as [O, K, I] = [6, 5,
+// 280]; output row r = (o * 40 + p) * 7 + m reads strided row o * 280 +
+// m * 40 + p (elements [row / 280, :, row % 280]).
+// CHECK-LABEL: func.func @last_dim
+//       CHECK:   graph.fusion(%arg0 : tensor<6x5x7x40xbf16>)
+//   CHECK-NOT:     domain
+//       CHECK:     graph.transpose
+// TILE-LABEL: func.func @last_dim_kernel0(%arg0: memref<6x5x280xbf16>, %arg1: memref<?x5xbf16>)
+//  TILE-SAME:   tile.domain = array<i64: 1680, 5>
+//       TILE:   %[[R:.+]] = tile.row_id
+//       TILE:   %[[O:.+]] = arith.divui %[[R]], %c280
+//       TILE:   %[[OS:.+]] = arith.muli %[[O]], %c280
+//       TILE:   %[[Q:.+]] = arith.divui %[[R]], %c7
+//       TILE:   %[[P:.+]] = arith.remui %[[Q]], %c40
+//       TILE:   %[[M:.+]] = arith.remui %[[R]], %c7
+//       TILE:   %[[MS:.+]] = arith.muli %[[M]], %c40
+//       TILE:   %[[A:.+]] = arith.addi %[[OS]], %[[MS]]
+//       TILE:   %[[S:.+]] = arith.addi %[[A]], %[[P]]
+//       TILE:   %[[V:.+]] = tile.load %arg0[%[[S]]] : memref<6x5x280xbf16> -> tensor<5xbf16>
+//       TILE:   tile.store %[[V]], %arg1[%[[R]]] : tensor<5xbf16> -> memref<?x5xbf16>
+func.func @last_dim(%x: tensor<6x5x7x40xbf16>) -> tensor<6x40x7x5xbf16> {
+  %t = graph.transpose %x {dim0 = 1 : i64, dim1 = 3 : i64} : (tensor<6x5x7x40xbf16>) -> tensor<6x40x7x5xbf16>
+  return %t : tensor<6x40x7x5xbf16>
+}

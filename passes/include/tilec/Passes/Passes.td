@@ -10,10 +10,9 @@ def FoldTransposes : Pass<"tilec-fold-transposes", "mlir::ModuleOp"> {
     Before fusion: a transpose applied twice is its operand; a swap that
     keeps the order of the dims larger than 1 becomes a graph.reshape (a
     view); a swap of the last two dims feeding a matmul operand becomes
-    that operand's transpose flag. Swaps of row dims (the last dim kept)
-    are left to tilec-fuse (row kernels gather their rows); any swap of
-    the last dim left with users is an error (that transpose kernel is not
-    built yet).
+    that operand's transpose flag. The others are left to tilec-fuse:
+    swaps of row dims (the last dim kept) are gathered by row kernels, and
+    swaps of the last dim become kernels of strided rows.
   }];
   let dependentDialects = ["tilec::graph::GraphDialect"];
 }

@@ -122,8 +122,8 @@ def Graph_TransposeOp : Graph_Op<"transpose", [Pure]> {
     rows. Before fusion, tilec-fold-transposes takes a swap of the last two
     dims feeding a matmul operand as that operand's transpose, and turns a
     swap that keeps the order of the dims larger than 1 into a
-    graph.reshape (a view); any other swap of the last dim is refused there
-    (that transpose kernel is not built yet).
+    graph.reshape (a view); any other swap of the last dim is a kernel of
+    its own over strided rows.
 
     Example:
 
