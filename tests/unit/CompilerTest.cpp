@@ -1789,6 +1789,16 @@ TEST(CompilerTest, TransposesOfRowDimsGatherRows) {
     expectAssemblesWithoutSpills(ptxas, pa->ptx, "sm_90a");
     expectAssemblesWithoutSpills(ptxas, pb->ptx, "sm_90a");
   }
+
+  // With a symbolic token count, bound: the static graph's PTX and launch.
+  const int64_t tokens = symbolDim("tokens");
+  Graph s("heads_first");
+  s.output(nn::softmax(transpose(s.input("x", {tokens, 32, 128}, DType::BF16), 0, 1)));
+  std::unique_ptr<Graph> bound = s.bind({{"tokens", 8}});
+  auto ps = compileGraph(*bound);
+  ASSERT_TRUE(ps.ok()) << ps.message();
+  EXPECT_EQ(ps->ptx, pa->ptx);
+  EXPECT_EQ(ps->launches[0].rows, pa->launches[0].rows);
 }
 
 TEST(CompilerTest, ReshapesAreViewsBetweenKernels) {
