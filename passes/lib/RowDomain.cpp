@@ -88,21 +88,26 @@ bool RowDomain::mapsRows(ArrayRef<int64_t> shape) const {
   return shape.drop_back() != ArrayRef<int64_t>(lead);
 }
 
+/// Digit `p` of a domain row (its index along lead dim p), times `mul`:
+/// (row / (product of the lead dims after p)) % lead[p], without the modulo
+/// for the outermost dim larger than 1 (row < rows()).
+static RowMapTerm digitTerm(ArrayRef<int64_t> lead, size_t p, int64_t mul) {
+  int64_t inner = 1;
+  for (int64_t d : lead.drop_front(p + 1))
+    inner *= d;
+  bool outermost = llvm::all_of(lead.take_front(p), [](int64_t d) { return d == 1; });
+  return {inner, outermost ? 0 : lead[p], mul};
+}
+
 SmallVector<RowMapTerm> RowDomain::rowMap(ArrayRef<int64_t> shape) const {
   SmallVector<RowMapTerm> terms;
   ArrayRef<int64_t> rowDims = shape.drop_back();
   size_t offset = lead.size() - rowDims.size();
-  int64_t inner = 1, mul = 1; // domain rows and value rows below dim i
+  int64_t mul = 1; // value rows below dim i
   for (size_t i = lead.size(); i-- > 0;) {
     int64_t own = i >= offset ? rowDims[i - offset] : 1;
-    if (own != 1 && lead[i] != 1) {
-      // Dim i of the row index: (row / inner) % lead[i]; no modulo for the
-      // outermost dim (row < rows()).
-      bool outermost = llvm::all_of(ArrayRef<int64_t>(lead).take_front(i),
-                                    [](int64_t d) { return d == 1; });
-      terms.push_back({inner, outermost ? 0 : lead[i], mul});
-    }
-    inner *= lead[i];
+    if (own != 1 && lead[i] != 1)
+      terms.push_back(digitTerm(lead, i, mul));
     mul *= own;
   }
   return terms;
@@ -111,22 +116,13 @@ SmallVector<RowMapTerm> RowDomain::rowMap(ArrayRef<int64_t> shape) const {
 SmallVector<RowMapTerm> RowDomain::transposedRowMap(ArrayRef<int64_t> in, int64_t d0,
                                                     int64_t d1) const {
   // Input row dim i holds the domain's row digit at i's place after the
-  // swap: digit p = (row / (product of lead dims after p)) % lead[p] (no
-  // modulo for the outermost dim larger than 1), times i's stride in the
-  // input's rows.
+  // swap, times i's stride in the input's rows.
   SmallVector<RowMapTerm> terms;
-  size_t n = lead.size();
   int64_t stride = 1;
-  for (size_t i = n; i-- > 0;) {
+  for (size_t i = lead.size(); i-- > 0;) {
     size_t p = i == static_cast<size_t>(d0) ? d1 : i == static_cast<size_t>(d1) ? d0 : i;
-    if (in[i] != 1) {
-      int64_t inner = 1;
-      for (size_t k = p + 1; k < n; ++k)
-        inner *= lead[k];
-      bool outermost = llvm::all_of(ArrayRef<int64_t>(lead).take_front(p),
-                                    [](int64_t d) { return d == 1; });
-      terms.push_back({inner, outermost ? 0 : lead[p], stride});
-    }
+    if (in[i] != 1)
+      terms.push_back(digitTerm(lead, p, stride));
     stride *= in[i];
   }
   return terms;
