@@ -256,9 +256,10 @@ TEST(GpuScheduleTest, FlushedSubnormalsMatchTheReference) {
 // registers, 4 over many rows, 4 with scalar accesses past the row's end)
 // and, with online-softmax=true, rows over one and over eight warps; the
 // default (auto) on 300 rows of 131072 and 150 of 100000 (the last CTA's
-// slice ends mid-chunk) in clusters of 8 CTAs of 256, and those two with
-// fold-into-exp=true (exp2(x L + (-(M L) - log2 s)) an element; the
-// pair's exps exp2(x L - m L)). Alone and with flushSubnormals. Logits up to 90
+// slice ends mid-chunk) in clusters of 8 CTAs of 256, whose row scalars
+// fold into the exps (fold-into-exp=auto: exp2(x L + (-(M L) - log2 s))
+// an element; the pair's exps exp2(x L - m L)), and those two with
+// fold-into-exp=false. Alone and with flushSubnormals. Logits up to 90
 // (exp(x - M) spans the f32 range); bf16 results within one ulp of the
 // reference plus 1e-4 of the row's largest, element by element.
 TEST(GpuScheduleTest, SoftmaxExpsMadeAgainPastTheReduction) {
@@ -272,8 +273,8 @@ TEST(GpuScheduleTest, SoftmaxExpsMadeAgainPastTheReduction) {
                    Case{1000, 4096, "recompute-exp=true online-softmax=true"},
                    Case{7, 2000, "recompute-exp=true online-softmax=true"},
                    Case{300, 131072, ""}, Case{150, 100000, ""},
-                   Case{300, 131072, "fold-into-exp=true"},
-                   Case{150, 100000, "fold-into-exp=true"}}) {
+                   Case{300, 131072, "fold-into-exp=false"},
+                   Case{150, 100000, "fold-into-exp=false"}}) {
       std::string schedule = c.options;
       SCOPED_TRACE(schedule + (flush ? " flushed " : " ") + std::to_string(c.rows) + "x" +
                    std::to_string(c.cols));
@@ -626,10 +627,10 @@ std::vector<OnlineSoftmaxCase> onlineSoftmaxCases() {
     // Many rows: clusters of 4 CTAs (f32) or 8 (bf16, whose online pair
     // keeps its row packed and makes the exps again past the reduction).
     cases.push_back({dtype, 100, 131072, "", S::Cluster});
-    // The same with its row scalars folded into the exps (bf16 results:
-    // f32 keeps the exact forms).
+    // bf16 folds its row scalars into the exps by default (f32 keeps the
+    // exact forms); the same unfolded.
     if (dtype == DType::BF16)
-      cases.push_back({dtype, 100, 131072, "fold-into-exp=true", S::Cluster});
+      cases.push_back({dtype, 100, 131072, "fold-into-exp=false", S::Cluster});
   }
   return cases;
 }
@@ -640,7 +641,7 @@ std::string onlineSoftmaxCaseName(
   static const char *schedules[] = {"registers", "streamed", "cluster", "cluster_streamed"};
   return std::string(dtypeName(c.dtype)) + "_" + std::to_string(c.rows) + "x" +
          std::to_string(c.cols) + "_" + schedules[c.schedule] +
-         (c.scheduleOptions.find("fold-into-exp=true") != std::string::npos ? "_folded" : "") +
+         (c.scheduleOptions.find("fold-into-exp=false") != std::string::npos ? "_unfolded" : "") +
          (online ? "_online" : "_two_rounds");
 }
 

@@ -1491,18 +1491,21 @@ TEST(RowScheduleTest, ManyWideRowsSplitOverClusters) {
   }
 }
 
-// fold-into-exp=true: the 128k softmax's row scalars folded into the exps
-// recompute-exp makes again (bf16 results). Each exp, the pair's and the
-// output's, is one FMA and one ex2 (no product with log2 e or 1 / s an
-// element), log2 s one lg2.approx a row; the schedule is the default's and
-// ptxas gives it no spills (and 64 registers or fewer at 131072 columns, as
-// the default). An f32 result keeps the exact forms: the same PTX.
+// fold-into-exp (auto by default, and true): the 128k softmax's row scalars
+// folded into the exps recompute-exp makes again (bf16 results). Each exp,
+// the pair's and the output's, is one FMA and one ex2 (no product with
+// log2 e or 1 / s an element), log2 s one lg2.approx a row; the schedule is
+// fold-into-exp=false's and ptxas gives it no spills (and 64 registers or
+// fewer at 131072 columns, as unfolded). An f32 result keeps the exact
+// forms: the same PTX.
 TEST(RowScheduleTest, FoldIntoExpTakesOneFmaAndOneEx2AnExp) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{4096, 131072}, {200, 100000}}) {
     SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
-    CompiledProgram base = compileExample("softmax", rows, cols, DType::BF16, "sm_90a");
-    CompiledProgram fold =
-        compileExample("softmax", rows, cols, DType::BF16, "sm_90a", "fold-into-exp=true");
+    CompiledProgram base =
+        compileExample("softmax", rows, cols, DType::BF16, "sm_90a", "fold-into-exp=false");
+    CompiledProgram fold = compileExample("softmax", rows, cols, DType::BF16, "sm_90a");
+    EXPECT_EQ(fold.ptx,
+              compileExample("softmax", rows, cols, DType::BF16, "sm_90a", "fold-into-exp=true").ptx);
     ASSERT_EQ(fold.launches.size(), 1u);
     EXPECT_EQ(fold.launches[0].clusterM, base.launches[0].clusterM);
     EXPECT_EQ(fold.launches[0].blockSize(), base.launches[0].blockSize());
@@ -1513,7 +1516,7 @@ TEST(RowScheduleTest, FoldIntoExpTakesOneFmaAndOneEx2AnExp) {
     EXPECT_EQ(occurrences(base.ptx, "fma.rn.f32"), 0u);
     EXPECT_EQ(occurrences(fold.ptx, "rcp.approx"), 0u);
     EXPECT_EQ(occurrences(fold.ptx, "lg2.approx.f32"), 1u);
-    // (The default takes x - M and a product with log2 e an exp; the folds
+    // (Unfolded takes x - M and a product with log2 e an exp; the folds
     // add two scalars a thread, M L and -(M L) - log2 s.)
     EXPECT_EQ(occurrences(fold.ptx, "sub.rn.f32") + occurrences(fold.ptx, "mul.rn.f32") + 2 * exps,
               occurrences(base.ptx, "sub.rn.f32") + occurrences(base.ptx, "mul.rn.f32") + 2);
@@ -1528,7 +1531,7 @@ TEST(RowScheduleTest, FoldIntoExpTakesOneFmaAndOneEx2AnExp) {
       }
     }
     EXPECT_EQ(compileExample("softmax", rows, cols, DType::F32, "sm_90a", "fold-into-exp=true").ptx,
-              compileExample("softmax", rows, cols, DType::F32, "sm_90a").ptx);
+              compileExample("softmax", rows, cols, DType::F32, "sm_90a", "fold-into-exp=false").ptx);
   }
 }
 

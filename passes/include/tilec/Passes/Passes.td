@@ -213,13 +213,14 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "x * (1 / s), and (x - m) * r and exp(x - m) as one FMA an element where the "
            "results are f16/bf16 (auto); true: f32 results too; false (default): as written "
            "(auto measured within 1% of it, docs/perf.md, thirteenth session)">,
-    Option<"foldIntoExp", "fold-into-exp", "std::string", "\"false\"",
+    Option<"foldIntoExp", "fold-into-exp", "std::string", "\"auto\"",
            "Where row-scalars' folds run after recompute-exp (true): softmax's division "
            "by the sum folds into the exps made again past the reduction, exp2(x L + "
            "(-(M L) - log2 s)), one FMA and one ex2 an element, and the online pair's own "
-           "exps are exp2(x L - m L) (bf16 results only). false (default): the folds run "
-           "before recompute-exp and its exps keep x - M and the product with 1 / s "
-           "(true is not yet measured on the GPU: tests/gpu/runs/device-s17b.sh; auto is false)">,
+           "exps are exp2(x L - m L) (bf16 results only). auto (default): where "
+           "recompute-exp=auto makes the exps again (measured 1.4-3.6% faster, docs/perf.md, "
+           "eighteenth session). false: the folds run before recompute-exp and its exps keep "
+           "x - M and the product with 1 / s">,
     Option<"welford", "welford", "std::string", "\"true\"",
            "Reduce a row's mean and sum of squared deviations together, as one pair "
            "(layer_norm; tilec-form-welford): true (every row kernel; measured never "
