@@ -7,7 +7,8 @@ const std::vector<std::string> &names() {
   static const std::vector<std::string> n = {"rms_norm",   "softmax",  "layer_norm",
                                              "add_rms_norm", "silu_mul", "elementwise_chain",
                                              "rope", "matmul", "matmul_nn", "matmul_lhs_t",
-                                             "matmul_bias_gelu", "heads_rms_norm"};
+                                             "matmul_bias_gelu", "heads_rms_norm",
+                                             "transpose"};
   return n;
 }
 
@@ -77,6 +78,11 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       int64_t headDim = cols % 128 == 0 ? 128 : cols;
       Tensor x = g.input("x", {rows, cols / headDim, headDim}, dtype);
       g.output(nn::rms_norm(transpose(x, 0, 1), g.input("w", {headDim}, dtype), 1e-6));
+    } else if (name == "transpose") {
+      // x [rows, cols] -> [cols, rows], a new tensor (torch's
+      // x.transpose(0, 1).contiguous()): its own kernel, through
+      // shared-memory tiles.
+      g.output(transpose(g.input("x", {rows, cols}, dtype), 0, 1));
     } else if (name == "matmul") {
       // a [rows, depth] @ b^T with b [cols, depth]: both operands K-major (the
       // layout of nn.Linear weights; cuBLAS's "TN"), which the wgmma path reads.

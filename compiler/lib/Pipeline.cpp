@@ -149,7 +149,8 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
            ",canonicalize,cse,tilec-schedule-row-kernels{target=" + options.target +
            (options.scheduleOptions.empty() ? "" : " " + options.scheduleOptions) + "}";
   case Stage::Gpu:
-    return "tilec-distribute-row-tiles,tilec-distribute-gemm-tiles,canonicalize,cse";
+    return "tilec-distribute-row-tiles,tilec-distribute-transpose-tiles,tilec-distribute-gemm-tiles,"
+           "canonicalize,cse";
   case Stage::Llvm:
     return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
            "nvvm-attach-target{chip=" + options.target +

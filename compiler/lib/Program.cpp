@@ -133,6 +133,11 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
           t.box.assign(box.asArrayRef().begin(), box.asArrayRef().end());
           plan.tensorMaps.push_back(std::move(t));
         }
+    } else if (kernel->hasAttr("tile.transpose_tiles")) {
+      plan.fixedGrid = get("grid");
+      plan.fixedBlock = get("threads");
+      plan.transposeTileK = get("tile_k");
+      plan.transposeTileL = get("tile_l");
     } else {
       plan.vectorWidth = get("vector_width");
       plan.threadsPerRow = get("threads_per_row");
@@ -241,7 +246,10 @@ std::string explainFusion(const CompiledProgram &program) {
       else
         os << "    schedule: " << (l.gemm ? "GEMM, " : "") << count(l.gridSize(), "CTA", "CTAs")
            << " of " << l.blockSize() << " threads";
-      if (l.gemm) {
+      if (l.transposeTileK > 0) {
+        os << ", transposed through " << l.transposeTileK << " x " << l.transposeTileL
+           << " tiles in shared memory";
+      } else if (l.gemm) {
         os << ", " << l.sharedBytes << " bytes of shared memory";
         if (!l.tensorMaps.empty())
           os << (l.tmaStore ? ", TMA loads and stores" : ", TMA");

@@ -48,7 +48,8 @@ options:
 
 examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
           rope, matmul, matmul_nn, matmul_lhs_t, matmul_bias_gelu,
-          heads_rms_norm (rms_norm of [tokens, heads, 128] moved heads first)
+          heads_rms_norm (rms_norm of [tokens, heads, 128] moved heads first),
+          transpose ([rows, cols] -> [cols, rows])
 )";
 
 int fail(const std::string &message) {

@@ -1652,7 +1652,8 @@ struct DistributeRowTilesPass
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> kernels;
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn->hasAttr("tile.kernel") && !fn->hasAttr("tile.gemm"))
+      if (fn->hasAttr("tile.kernel") && !fn->hasAttr("tile.gemm") &&
+          !fn->hasAttr(tilec::kTransposeTilesAttr))
         kernels.push_back(fn);
     if (kernels.empty())
       return;

@@ -5,6 +5,9 @@
 //   - a swap that keeps the order of the dims larger than 1 (a [1, 32, 128]
 //     query's [32, 1, 128]) moves no element: it becomes a graph.reshape,
 //     which the launch plan reads as a view of its operand's buffer;
+//   - (neither of these where the transpose is returned and would become
+//     an input, a constant or a view of one: an output no kernel computes;
+//     it stays a kernel, a copy);
 //   - a swap of the last two dims that feeds a matmul operand becomes that
 //     operand's transpose flag (transpose_a / transpose_b flipped): the GEMM
 //     reads the operand in either layout (attention's q @ k^T), so no
@@ -37,6 +40,19 @@ bool keepsOrder(ArrayRef<int64_t> shape, int64_t d0, int64_t d1) {
   return !between && (shape[d0] == 1 || shape[d1] == 1);
 }
 
+/// Whether `t` is returned and `replacement` (what would stand for it) is
+/// an input or a constant, or a view of one: no kernel would compute the
+/// output then. A transpose is a new tensor, so such a one stays a kernel
+/// (a copy) rather than fold into a view that could not be returned.
+bool returnedAsAView(TransposeOp t, Value replacement) {
+  if (!llvm::any_of(t->getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); }))
+    return false;
+  while (auto view = replacement.getDefiningOp<tilec::graph::ReshapeOp>())
+    replacement = view.getInput();
+  return isa<BlockArgument>(replacement) ||
+         replacement.getDefiningOp<tilec::graph::ConstantOp>();
+}
+
 /// Flips the transpose flags of every matmul operand `t` (a swap of the last
 /// two dims) and reads its input there instead.
 void foldIntoMatmuls(TransposeOp t) {
@@ -60,10 +76,14 @@ struct FoldTransposesPass : tilec::impl::FoldTransposesBase<FoldTransposesPass> 
     for (TransposeOp t : transposes) {
       auto in = cast<RankedTensorType>(t.getInput().getType());
       int64_t d0 = t.getDim0(), d1 = t.getDim1();
-      if (auto inner = t.getInput().getDefiningOp<TransposeOp>();
-          inner && inner.getDim0() == d0 && inner.getDim1() == d1) {
-        t.getResult().replaceAllUsesWith(inner.getInput());
+      auto inner = t.getInput().getDefiningOp<TransposeOp>();
+      if (inner && static_cast<int64_t>(inner.getDim0()) == d0 &&
+          static_cast<int64_t>(inner.getDim1()) == d1) {
+        if (!returnedAsAView(t, inner.getInput()))
+          t.getResult().replaceAllUsesWith(inner.getInput());
       } else if (keepsOrder(in.getShape(), d0, d1)) {
+        if (returnedAsAView(t, t.getInput()))
+          continue;
         OpBuilder b(t);
         t.getResult().replaceAllUsesWith(
             b.create<tilec::graph::ReshapeOp>(t.getLoc(), t.getType(), t.getInput()));

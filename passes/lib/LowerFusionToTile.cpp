@@ -613,7 +613,7 @@ struct LowerFusionToTilePass
       found = t;
     }
     if (!found || !llvm::isa<BlockArgument>(found.getInput()) || fusion.getNumResults() != 1 ||
-        found.getDim1() != found.getInput().getType().getRank() - 1)
+        static_cast<int64_t>(found.getDim1()) != found.getInput().getType().getRank() - 1)
       return {};
     return found;
   }
@@ -625,8 +625,9 @@ struct LowerFusionToTilePass
   /// m (L the last dim, M the dims between d0 and it) reads strided row
   /// o * I + m * L + p. One thread a row, neighbouring threads on
   /// neighbouring strided rows: the reads are coalesced, each thread's
-  /// writes are a row (the strided-row schedule; correct, not yet tuned:
-  /// a transpose through shared-memory tiles would coalesce both).
+  /// writes are a row (the strided-row schedule). Marked kTransposeAttr
+  /// ([O, K, M, L]): the scheduler gives it tiles through shared memory
+  /// instead where it can (tilec-distribute-transpose-tiles).
   static FailureOr<func::FuncOp> buildStridedTranspose(OpBuilder &mb, StringRef name,
                                                         graph::TransposeOp t) {
     Location loc = t.getLoc();
@@ -646,6 +647,7 @@ struct LowerFusionToTilePass
     fn->setAttr("tile.kernel", mb.getUnitAttr());
     fn->setAttr("tile.domain", mb.getDenseI64ArrayAttr({outer * inner, k}));
     fn->setAttr("tile.row_buffer", mb.getI64IntegerAttr(1));
+    fn->setAttr(tilec::kTransposeAttr, mb.getDenseI64ArrayAttr({outer, k, mid, l}));
     OpBuilder b = OpBuilder::atBlockEnd(fn.addEntryBlock());
     Value row = b.create<tile::RowIdOp>(loc, b.getIndexType());
     Value strided = row; // the same row when nothing lies between d0 and the last dim

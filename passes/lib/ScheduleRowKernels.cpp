@@ -14,6 +14,7 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <limits>
 #include <numeric>
 
 namespace tilec {
@@ -691,6 +692,38 @@ struct ScheduleRowKernelsPass
     return success();
   }
 
+  /// A swap of dims K and L of [O, K, M, L] through shared-memory tiles
+  /// (tilec-distribute-transpose-tiles): 32-bit words of p elements (2 for
+  /// 16-bit types, paired across two input rows; 1 for f32), tiles of 32
+  /// words along K by 64 elements along L (8 KB), 256 threads, one CTA a
+  /// tile. Where p = 2 needs K and L even (aligned words), and where either
+  /// dim is under 8 elements (a tile would be mostly masked), false: the
+  /// strided rows stay.
+  bool scheduleTransposeTiles(func::FuncOp fn, ArrayRef<int64_t> dims) {
+    if (dims.size() != 4)
+      return false;
+    auto in = llvm::cast<MemRefType>(fn.getArgumentTypes().front());
+    int64_t bytes = in.getElementTypeBitWidth() / 8;
+    if (bytes != 2 && bytes != 4)
+      return false;
+    int64_t p = 4 / bytes, o = dims[0], k = dims[1], m = dims[2], l = dims[3];
+    if (k < 8 || l < 8 || k % p != 0 || l % p != 0)
+      return false;
+    int64_t tileK = 32 * p, tileL = 64;
+    int64_t grid = o * m * llvm::divideCeil(k, tileK) * llvm::divideCeil(l, tileL);
+    if (grid > std::numeric_limits<int32_t>::max())
+      return false;
+    Builder b(fn.getContext());
+    fn->setAttr("tile.schedule",
+                b.getDictionaryAttr({b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
+                                     b.getNamedAttr("tile_l", b.getI64IntegerAttr(tileL)),
+                                     b.getNamedAttr("word_elements", b.getI64IntegerAttr(p)),
+                                     b.getNamedAttr("threads", b.getI64IntegerAttr(256)),
+                                     b.getNamedAttr("grid", b.getI64IntegerAttr(grid))}));
+    fn->setAttr(tilec::kTransposeTilesAttr, b.getUnitAttr());
+    return true;
+  }
+
   /// Strided rows (a reduction along an inner axis): consecutive rows are
   /// consecutive in memory, so one thread per row and neighbouring threads
   /// on neighbouring rows keep every warp's loads coalesced; each thread
@@ -725,6 +758,9 @@ struct ScheduleRowKernelsPass
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");
     int64_t cols = domain.asArrayRef().back();
+    if (auto t = fn->getAttrOfType<DenseI64ArrayAttr>(tilec::kTransposeAttr);
+        t && transposeTiles && scheduleTransposeTiles(fn, t.asArrayRef()))
+      return success();
     bool strided = llvm::any_of(fn.getArgumentTypes(), [](Type t) {
       return llvm::cast<MemRefType>(t).getRank() == 3;
     });

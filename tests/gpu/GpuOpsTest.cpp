@@ -1138,17 +1138,87 @@ TEST(GpuRuntimeTest, TransposesFoldedIntoMatmulsAndViews) {
     g.output(transpose(four, 1, 2));
     // Swaps of the last dim: kernels of strided rows (a 4-D swap with dims
     // between, and a 2-D one whose rows of 200 are streamed), one feeding
-    // a softmax.
+    // a softmax. (LastDimTransposesThroughTilesAreExact: the tiles.)
     g.output(transpose(four, 1, 3));
     g.output(transpose(g.input("wide", {200, 33}, dtype), 0, 1));
     g.output(nn::softmax(transpose(heads, 1, 2)));
     // (Compiled here without a GPU too: two GEMMs, the norm, the softmax,
-    // the silu, the neg, the row copy, three strided transposes and the
+    // the silu, the neg, the row copy, three last-dim transposes and the
     // second softmax.)
     auto program = compileGraph(g);
     ASSERT_TRUE(program.ok()) << program.message();
     EXPECT_EQ(program->launches.size(), 11u);
     expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 11);
+  }
+}
+
+// Transposes returned as they are that would fold into an input or a view
+// of one (a swap that moves no element, a transpose of a transpose) are
+// copies, each element written (runOnHost poisons outputs with NaN).
+TEST(GpuRuntimeTest, ReturnedTransposesOfInputsAreCopies) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Graph g("returned_views");
+    g.output(transpose(g.input("x", {1, 32, 128}, dtype), 0, 1));
+    g.output(transpose(transpose(g.input("y", {3, 5}, dtype), 0, 1), 0, 1));
+    g.output(transpose(exp(g.input("z", {1, 7}, dtype)), 0, 1));
+    expectMatchesReference(g, dtype == DType::F32 ? 1e-6 : 1e-2, 4);
+  }
+}
+
+// Swaps of the last dim through shared-memory tiles (transpose-tiles=true),
+// bitwise equal to the reference on fresh random data: whole tiles, tiles
+// cut short along K, L or both, slabs (dims before and between the two),
+// each 16-bit type and f32; and the strided rows kept where a 16-bit dim
+// is odd, and by default. runOnHost poisons outputs with NaN, so an
+// element no CTA writes fails too.
+TEST(GpuRuntimeTest, LastDimTransposesThroughTilesAreExact) {
+  struct Case {
+    DType dtype;
+    Shape shape;
+    int64_t dim0, dim1;
+    const char *options;
+    bool tiles;
+  };
+  const char *tiles = "transpose-tiles=true";
+  for (const Case &c : {Case{DType::BF16, {1024, 4096}, 0, 1, tiles, true},
+                        Case{DType::F32, {2048, 1000}, 0, 1, tiles, true},
+                        Case{DType::F16, {130, 66}, 0, 1, tiles, true},
+                        Case{DType::F32, {33, 65}, 0, 1, tiles, true},
+                        Case{DType::BF16, {3, 70, 5, 200}, 1, 3, tiles, true},
+                        Case{DType::F32, {2, 8, 3, 4, 100}, 1, 4, tiles, true},
+                        Case{DType::BF16, {8, 64, 128}, 0, 2, tiles, true},
+                        Case{DType::BF16, {64, 33}, 0, 1, tiles, false},
+                        Case{DType::BF16, {300, 200}, 0, 1, "", false}}) {
+    SCOPED_TRACE(std::string(dtypeName(c.dtype)) + " " + shapeString(c.shape) + " " +
+                 std::to_string(c.dim0) + "<->" + std::to_string(c.dim1) + " " + c.options);
+    Graph g("transpose");
+    g.output(transpose(g.input("x", c.shape, c.dtype), c.dim0, c.dim1));
+    TILEC_REQUIRE_GPU(ctx);
+    CompileOptions options;
+    options.scheduleOptions = c.options;
+    auto exe = Executable::compile(g, ctx, options);
+    ASSERT_TRUE(exe.ok()) << exe.message();
+    ASSERT_EQ((*exe)->program().launches.size(), 1u);
+    EXPECT_EQ((*exe)->program().launches[0].transposeTileK > 0, c.tiles);
+    uint64_t seed = tilec::testing::freshSeed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<HostTensor> inputs{HostTensor::random(c.shape, c.dtype, seed, -3.0f, 3.0f)};
+    auto stream = rt::Stream::create(ctx);
+    ASSERT_TRUE(stream.ok()) << stream.message();
+    auto got = (*exe)->runOnHost(inputs, **stream);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    ASSERT_EQ(got->size(), 1u);
+    ASSERT_EQ((*got)[0].shape, ref[0].shape);
+    int64_t wrong = 0, first = -1;
+    for (size_t i = 0; i < ref[0].values.size(); ++i)
+      if (!((*got)[0].values[i] == ref[0].values[i])) {
+        wrong += 1;
+        if (first < 0)
+          first = static_cast<int64_t>(i);
+      }
+    EXPECT_EQ(wrong, 0) << "first at " << first;
   }
 }
 

@@ -59,6 +59,11 @@ def heads_rms_norm(x, w):
     return rms_norm(x.transpose(0, 1), w)
 
 
+def transpose(x):
+    # [rows, cols] -> [cols, rows], a new tensor.
+    return x.transpose(0, 1).contiguous()
+
+
 def shape_of(kind, r, c):
     """Like tilec's examples: rope is [r, c / 128 heads, 128], cos/sin [r, 1, 128]."""
     hd = 128 if c % 128 == 0 else c
@@ -75,8 +80,9 @@ OPS = {
     "elementwise_chain": (elementwise_chain, ["rc", "rc"]),
     "rope": (rope, ["x3", "t3", "t3"]),
     "heads_rms_norm": (heads_rms_norm, ["x3", "hd"]),
+    "transpose": (transpose, ["rc"]),
 }
-# Issue 3's ops (the default); heads_rms_norm runs when asked for.
+# Issue 3's ops (the default); heads_rms_norm and transpose run when asked for.
 ISSUE3_OPS = ["rms_norm", "add_rms_norm", "layer_norm", "softmax", "silu_mul",
               "elementwise_chain", "rope"]
 DTYPES = {"bf16": torch.bfloat16, "f32": torch.float32, "f16": torch.float16}

@@ -54,7 +54,11 @@ TEST(FusionTest, EveryLibraryOpBecomesOneKernel) {
     CompiledProgram p = compileExample(name, 64, 256, DType::BF16);
     EXPECT_EQ(p.launches.size(), 1u) << name;
     EXPECT_EQ(p.fusions.size(), 1u) << name;
-    EXPECT_GT(p.graphOps, name == "matmul" || name == "matmul_nn" || name == "matmul_lhs_t" ? 0 : 1) << name;
+    EXPECT_GT(p.graphOps, name == "matmul" || name == "matmul_nn" || name == "matmul_lhs_t" ||
+                                  name == "transpose"
+                              ? 0
+                              : 1)
+        << name;
   }
 }
 
@@ -455,7 +459,9 @@ TEST_P(PtxasTest, AssemblesWithoutSpills) {
         EXPECT_NE(p.ptx.find("fma.rn.f32"), std::string::npos);
       }
     }
-  } else if (c.cols % 8 == 0 && c.dtype == DType::BF16) {
+  } else if (c.cols % 8 == 0 && c.dtype == DType::BF16 && c.op != "transpose") {
+    // (A transpose moves 2-byte elements, strided rows, or 4-byte words,
+    // tiles: LastDimTransposesGoThroughSharedMemoryTiles.)
     EXPECT_NE(p.ptx.find("ld.global.v4"), std::string::npos) << "expected 16-byte loads";
   }
   // Row kernels split over clusters ask for them and read the partials of
@@ -1740,20 +1746,46 @@ TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
     b.output(nn::rms_norm(reshape(bx, {32, 1, 128}), b.input("w", {128}, DType::BF16)));
     same(a, b);
   }
-  // A swap of the last dim that is not a matmul operand is a kernel of
-  // strided rows (one thread a row), before the softmax's own kernel; one
-  // also returned is written by that kernel, and its matmul use is folded.
+  // A swap of the last dim that is not a matmul operand is a kernel of its
+  // own, before the softmax's: with transpose-tiles=true through
+  // shared-memory tiles (8 slabs of [32, 128]: two tiles of 64 x 64 each),
+  // by default strided rows (one thread a row). One also returned is
+  // written by that kernel, and its matmul use is folded.
   Graph c("last_dim");
   Tensor cx = c.input("x", {8, 32, 128}, DType::BF16);
   c.output(nn::softmax(transpose(cx, 1, 2)));
-  auto pc = compileGraph(c);
+  CompileOptions tiles;
+  tiles.scheduleOptions = "transpose-tiles=true";
+  auto pc = compileGraph(c, tiles);
   ASSERT_TRUE(pc.ok()) << pc.message();
   ASSERT_EQ(pc->launches.size(), 2u);
-  EXPECT_EQ(pc->launches[0].threadsPerRow, 1);
-  EXPECT_EQ(pc->launches[0].vectorWidth, 1);
-  EXPECT_EQ(pc->launches[0].rows, 8 * 128);
-  if (std::string ptxas = ptxasPath(); !ptxas.empty())
+  EXPECT_EQ(pc->launches[0].transposeTileK, 64);
+  EXPECT_EQ(pc->launches[0].transposeTileL, 64);
+  EXPECT_EQ(pc->launches[0].gridSize(), 8 * 2);
+  EXPECT_EQ(pc->launches[0].blockSize(), 256);
+  auto ps = compileGraph(c);
+  ASSERT_TRUE(ps.ok()) << ps.message();
+  ASSERT_EQ(ps->launches.size(), 2u);
+  EXPECT_EQ(ps->launches[0].transposeTileK, 0);
+  EXPECT_EQ(ps->launches[0].threadsPerRow, 1);
+  EXPECT_EQ(ps->launches[0].vectorWidth, 1);
+  EXPECT_EQ(ps->launches[0].rows, 8 * 128);
+  if (std::string ptxas = ptxasPath(); !ptxas.empty()) {
     expectAssemblesWithoutSpills(ptxas, pc->ptx, "sm_90a");
+    expectAssemblesWithoutSpills(ptxas, ps->ptx, "sm_90a");
+  }
+  // Returned as they are, a swap that moves no element and a transpose of
+  // a transpose would be an input or a view of one, outputs no kernel
+  // computes: they stay kernels (copies). A view of a computed value is
+  // still returned as a view.
+  Graph r("returned_views");
+  r.output(transpose(r.input("x", {1, 32, 128}, DType::BF16), 0, 1));
+  Tensor ry = r.input("y", {3, 5}, DType::F32);
+  r.output(transpose(transpose(ry, 0, 1), 0, 1));
+  r.output(transpose(exp(r.input("z", {1, 7}, DType::F32)), 0, 1));
+  auto pr = compileGraph(r);
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  EXPECT_EQ(pr->launches.size(), 4u);
   Graph d("returned");
   Tensor dx = d.input("x", {8, 16}, DType::F32);
   Tensor dt = transpose(dx, 0, 1);
@@ -1762,6 +1794,67 @@ TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
   auto pd = compileGraph(d);
   ASSERT_TRUE(pd.ok()) << pd.message();
   EXPECT_EQ(pd->launches.size(), 2u);
+}
+
+// Swaps of the last dim through shared-memory tiles: one CTA of 256
+// threads a tile of 32 words along K by 64 elements along L (16-bit
+// elements paired into words: 64 x 64; f32: 32 x 64), a grid of every
+// (slab, tile); the PTX moves 32-bit words (8 global loads and stores a
+// thread, through 8 KB of shared memory, a barrier), and partial tiles
+// add a masked copy of the body. Odd 16-bit dims (words would straddle
+// rows) and dims under 8 keep the strided rows; so does the default
+// (transpose-tiles=false until the tiles' GPU tests have run).
+TEST(CompilerTest, LastDimTransposesGoThroughSharedMemoryTiles) {
+  struct Case {
+    DType dtype;
+    Shape shape;
+    int64_t dim0, dim1;
+    int64_t tileK, grid; // 0: strided rows
+    bool partial;
+  };
+  for (const Case &c : {Case{DType::BF16, {4096, 4096}, 0, 1, 64, 64 * 64, false},
+                        Case{DType::F32, {4096, 4096}, 0, 1, 32, 128 * 64, false},
+                        Case{DType::F16, {130, 66}, 0, 1, 64, 3 * 2, true},
+                        Case{DType::F32, {3, 70, 5, 200}, 1, 3, 32, 3 * 5 * 3 * 4, true},
+                        Case{DType::BF16, {64, 33}, 0, 1, 0, 0, false},
+                        Case{DType::BF16, {6, 5, 7, 40}, 1, 3, 0, 0, false}}) {
+    SCOPED_TRACE(std::string(dtypeName(c.dtype)) + " " + shapeString(c.shape));
+    Graph g("transpose");
+    g.output(transpose(g.input("x", c.shape, c.dtype), c.dim0, c.dim1));
+    auto byDefault = compileGraph(g);
+    ASSERT_TRUE(byDefault.ok()) << byDefault.message();
+    EXPECT_EQ(byDefault->launches[0].transposeTileK, 0);
+    CompileOptions tiles;
+    tiles.scheduleOptions = "transpose-tiles=true";
+    auto p = compileGraph(g, tiles);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u);
+    const KernelLaunchPlan &l = p->launches[0];
+    EXPECT_EQ(l.transposeTileK, c.tileK);
+    if (c.tileK == 0) {
+      EXPECT_EQ(l.threadsPerRow, 1);
+      EXPECT_EQ(p->ptx.find("bar.sync"), std::string::npos);
+      continue;
+    }
+    EXPECT_EQ(l.transposeTileL, 64);
+    EXPECT_EQ(l.gridSize(), c.grid);
+    EXPECT_EQ(l.blockSize(), 256);
+    EXPECT_EQ(l.sharedBytes, 0); // (static shared memory)
+    // (LLVM may merge parts of the masked copy with the whole-tile body.)
+    const char *load = c.dtype == DType::F32 ? "ld.global.b32" : "ld.global.v2.b16";
+    for (const char *op : {load, "st.global.b32", "ld.shared.b32"}) {
+      if (c.partial)
+        EXPECT_GE(occurrences(p->ptx, op), 8u) << op;
+      else
+        EXPECT_EQ(occurrences(p->ptx, op), 8u) << op;
+    }
+    EXPECT_EQ(p->ptx.find("ld.global.v4"), std::string::npos);
+    EXPECT_GE(occurrences(p->ptx, "bar.sync"), 1u);
+    EXPECT_NE(p->ptx.find("__wg_transpose_kernel0_0[8192]"),
+              std::string::npos);
+    if (std::string ptxas = ptxasPath(); !ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+  }
 }
 
 // A transpose of two row dims (the last dim kept) gathers rows in the row

@@ -27,13 +27,42 @@ func.func @into_matmul(%q: tensor<32x16x64xbf16>, %k: tensor<32x128x64xbf16>, %a
 //       CHECK:   %[[V:.+]] = graph.reshape %arg0 : (tensor<1x32x128xbf16>) -> tensor<32x1x128xbf16>
 //       CHECK:   %[[W:.+]] = graph.reshape %arg1 : (tensor<4x1x1x8xf32>) -> tensor<4x8x1x1xf32>
 //   CHECK-NOT:   graph.transpose
-//       CHECK:   return %[[V]], %[[W]], %arg2
+//       CHECK:   %[[A:.+]] = graph.exp %[[V]]
+//       CHECK:   %[[B:.+]] = graph.exp %[[W]]
+//       CHECK:   %[[C:.+]] = graph.exp %arg2
+//       CHECK:   return %[[A]], %[[B]], %[[C]]
 func.func @views(%x: tensor<1x32x128xbf16>, %y: tensor<4x1x1x8xf32>, %z: tensor<3x5xf32>) -> (tensor<32x1x128xbf16>, tensor<4x8x1x1xf32>, tensor<3x5xf32>) {
   %v = graph.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<1x32x128xbf16>) -> tensor<32x1x128xbf16>
   %w = graph.transpose %y {dim0 = 1 : i64, dim1 = 3 : i64} : (tensor<4x1x1x8xf32>) -> tensor<4x8x1x1xf32>
   %zt = graph.transpose %z {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<3x5xf32>) -> tensor<5x3xf32>
   %ztt = graph.transpose %zt {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<5x3xf32>) -> tensor<3x5xf32>
-  return %v, %w, %ztt : tensor<32x1x128xbf16>, tensor<4x8x1x1xf32>, tensor<3x5xf32>
+  %a = graph.exp %v : (tensor<32x1x128xbf16>) -> tensor<32x1x128xbf16>
+  %b = graph.exp %w : (tensor<4x8x1x1xf32>) -> tensor<4x8x1x1xf32>
+  %c = graph.exp %ztt : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  return %a, %b, %c : tensor<32x1x128xbf16>, tensor<4x8x1x1xf32>, tensor<3x5xf32>
+}
+
+// -----
+
+// The same transposes returned as they are would fold into an input or a
+// view of one, an output no kernel computes: they stay transposes (each a
+// kernel, a copy). A view of a computed value is returned as a view.
+// CHECK-LABEL: func.func @returned
+//       CHECK:   %[[V:.+]] = graph.transpose %arg0 {dim0 = 0 : i64, dim1 = 1 : i64}
+//       CHECK:   %[[W:.+]] = graph.transpose %arg1 {dim0 = 1 : i64, dim1 = 3 : i64}
+//       CHECK:   %[[ZT:.+]] = graph.transpose %arg2 {dim0 = 0 : i64, dim1 = 1 : i64}
+//       CHECK:   %[[ZTT:.+]] = graph.transpose %[[ZT]] {dim0 = 0 : i64, dim1 = 1 : i64}
+//       CHECK:   %[[E:.+]] = graph.exp %arg0
+//       CHECK:   %[[EV:.+]] = graph.reshape %[[E]] : (tensor<1x32x128xbf16>) -> tensor<32x1x128xbf16>
+//       CHECK:   return %[[V]], %[[W]], %[[ZTT]], %[[EV]]
+func.func @returned(%x: tensor<1x32x128xbf16>, %y: tensor<4x1x1x8xf32>, %z: tensor<3x5xf32>) -> (tensor<32x1x128xbf16>, tensor<4x8x1x1xf32>, tensor<3x5xf32>, tensor<32x1x128xbf16>) {
+  %v = graph.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<1x32x128xbf16>) -> tensor<32x1x128xbf16>
+  %w = graph.transpose %y {dim0 = 1 : i64, dim1 = 3 : i64} : (tensor<4x1x1x8xf32>) -> tensor<4x8x1x1xf32>
+  %zt = graph.transpose %z {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<3x5xf32>) -> tensor<5x3xf32>
+  %ztt = graph.transpose %zt {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<5x3xf32>) -> tensor<3x5xf32>
+  %e = graph.exp %x : (tensor<1x32x128xbf16>) -> tensor<1x32x128xbf16>
+  %ev = graph.transpose %e {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<1x32x128xbf16>) -> tensor<32x1x128xbf16>
+  return %v, %w, %ztt, %ev : tensor<32x1x128xbf16>, tensor<4x8x1x1xf32>, tensor<3x5xf32>, tensor<32x1x128xbf16>
 }
 
 // -----

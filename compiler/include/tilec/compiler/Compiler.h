@@ -132,6 +132,9 @@ struct KernelLaunchPlan {
   // Row kernels whose weight and bias vectors are copied into shared memory
   // (sharedBytes) at the start (stage-weights).
   bool stagedWeights = false;
+  // Transposes through shared-memory tiles (a fixedGrid of CTAs, one a tile
+  // of tileK x tileL elements); 0 for other kernels.
+  int64_t transposeTileK = 0, transposeTileL = 0;
   std::vector<KernelBuffer> buffers; // inputs, then outputs
   std::vector<TensorMapPlan> tensorMaps; // TMA GEMM kernels, after the buffers
   int64_t gridSize() const {

@@ -145,6 +145,19 @@ inline constexpr llvm::StringLiteral kFlushExpAttr = "tile.flush_exp";
 /// f32 copy of the row is live between the two.
 inline constexpr llvm::StringLiteral kPackedMaxAttr = "tile.packed_max";
 
+/// A kernel that swaps dims d0 and the last of its input (LowerFusionToTile,
+/// a lone transpose that folds into no matmul): `array<i64: O, K, M, L>`,
+/// the input viewed as [O, K, M, L] (K = dim d0, L the last dim, O and M
+/// the dims before and between them) and the output as [O, L, M, K]. Its
+/// body reads each output row as a strided row of the input; the scheduler
+/// may instead give it tiles (kTransposeTilesAttr).
+inline constexpr llvm::StringLiteral kTransposeAttr = "tile.transpose";
+/// Set by tilec-schedule-row-kernels on a kTransposeAttr kernel it gives
+/// tiles through shared memory (tile.schedule: tile_k, tile_l,
+/// word_elements, threads, grid): tilec-distribute-transpose-tiles lowers
+/// it, not tilec-distribute-row-tiles.
+inline constexpr llvm::StringLiteral kTransposeTilesAttr = "tile.transpose_tiles";
+
 /// In a row kernel, each online-softmax pair over a widened bf16 row that
 /// also gives its exp tile gives only (max, sum); the tile's users take
 /// exp(x - M) made again past the reduction from the packed row (widened

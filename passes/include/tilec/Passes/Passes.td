@@ -213,6 +213,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "x * (1 / s), and (x - m) * r and exp(x - m) as one FMA an element where the "
            "results are f16/bf16 (auto); true: f32 results too; false (default): as written "
            "(auto measured within 1% of it, docs/perf.md, thirteenth session)">,
+    Option<"transposeTiles", "transpose-tiles", "bool", "false",
+           "Swaps of the last dim (tile.transpose kernels) go through 32-bit words in "
+           "swizzled shared-memory tiles (tilec-distribute-transpose-tiles): coalesced "
+           "reads and writes (true; off by default until its GPU tests have run: "
+           "tests/gpu/runs/device-s18b.sh). false, or where the dims are under 8 elements "
+           "or a 16-bit swap has an odd dim: strided rows (coalesced reads, a row a thread)">,
     Option<"foldIntoExp", "fold-into-exp", "std::string", "\"auto\"",
            "Where row-scalars' folds run after recompute-exp (true): softmax's division "
            "by the sum folds into the exps made again past the reduction, exp2(x L + "
@@ -278,6 +284,25 @@ def DistributeRowTiles : Pass<"tilec-distribute-row-tiles", "mlir::ModuleOp"> {
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect",
                            "mlir::NVVM::NVVMDialect", "mlir::LLVM::LLVMDialect",
                            "mlir::nvgpu::NVGPUDialect"];
+}
+
+def DistributeTransposeTiles : Pass<"tilec-distribute-transpose-tiles", "mlir::ModuleOp"> {
+  let summary = "Lower transposes given tiles (tile.transpose_tiles) to gpu.func through shared memory";
+  let description = [{
+    A kernel swapping dims K and L of its input viewed as [O, K, M, L]
+    (tile.transpose, given tiles by tilec-schedule-row-kernels) becomes one
+    CTA of 256 threads a tile of tile_k x tile_l elements of one (o, m)
+    slab. Threads move 32-bit words: a warp reads 32 consecutive words of
+    an input row (coalesced), 16-bit elements are paired across two input
+    rows in registers (a 2 x 2 transpose, one byte permute a word), the
+    words go to shared memory at column kw ^ (row / p mod 32) (an XOR
+    swizzle: no bank conflicts on either side), and after a barrier a warp
+    writes 32 consecutive words of an output row. Full tiles are unmasked;
+    the last tiles of K and L mask each word.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::vector::VectorDialect",
+                           "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def DistributeGemmTiles : Pass<"tilec-distribute-gemm-tiles", "mlir::ModuleOp"> {
