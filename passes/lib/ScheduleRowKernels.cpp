@@ -419,6 +419,16 @@ struct ScheduleRowKernelsPass
   /// GEMM kernels (tile.gemm): CTA tile, warp tiles, k step and pipeline
   /// depth of the tensor-core schedule (tilec-distribute-gemm-tiles), plus
   /// the launch shape: a 1-D grid of CTA tiles and the dynamic shared memory.
+  /// The contraction depth K of a GEMM kernel's products (0 if none).
+  static int64_t kDepth(func::FuncOp fn) {
+    int64_t k = 0;
+    fn.walk([&](tilec::tile::MatmulOp mm) {
+      auto lhs = llvm::cast<MemRefType>(mm.getLhs().getType());
+      k = mm.getTransposeA() ? lhs.getDimSize(lhs.getRank() - 2) : lhs.getShape().back();
+    });
+    return k;
+  }
+
   LogicalResult scheduleGemm(func::FuncOp fn) {
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
@@ -642,6 +652,13 @@ struct ScheduleRowKernelsPass
       bm = 32, bn = 64, bk = 128, wm = 1, wn = 2, stages = 4; // warp tiles 32 x 32
     } else if (rows <= 32) { // f32 decode: 48 KB in flight a CTA
       bm = 32, bn = 64, bk = 32, wm = 1, wn = 2, stages = 4;
+      // A depth of one k step (K <= 32) leaves no loop: ptxas schedules the
+      // 1024 FMAs a thread of the straight-line code with 255 registers and
+      // spills (360-1344 bytes of stack, found by FuzzTest at 32 x 40 x 1).
+      // Steps of 16 (two of them past K = 16) by warp tiles of 16 x 32: no
+      // spills, 80-163 registers.
+      if (kDepth(fn) <= bk)
+        bk = 16, wm = 2;
     } else if (rows <= 64) {
       bm = 64, wm = 1, wn = 4; // warp tiles 64 x 32
     }

@@ -1,6 +1,7 @@
 // GPU tests: every example op, f32 and bf16, at small, odd and large shapes,
 // against the CPU reference on fresh random data with poisoned outputs.
 #include "GpuTestSupport.h"
+#include "RandomGraphs.h"
 #include "SliceGraphs.h"
 
 #include "tilec/Reference.h"
@@ -1150,6 +1151,51 @@ TEST(GpuRuntimeTest, TransposesFoldedIntoMatmulsAndViews) {
     EXPECT_EQ(program->launches.size(), 11u);
     expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 11);
   }
+}
+
+// Differential testing: random graphs (RandomGraphs.h: chains of the DSL's
+// ops on random shapes and dtypes, fresh seeds each run, printed on
+// failure) run against the reference evaluator on fresh random inputs.
+// Graphs the compiler refuses with a message (FuzzTest checks those) are
+// counted, not run; most must run. Every output element must be written
+// (runOnHost poisons outputs with NaN) and match: relative (norm) error
+// under 1e-4 for graphs of f32 only, 5e-2 where 16-bit values round.
+TEST(GpuFuzzTest, RandomGraphsMatchTheReference) {
+  TILEC_REQUIRE_GPU(ctx);
+  auto stream = rt::Stream::create(ctx);
+  ASSERT_TRUE(stream.ok()) << stream.message();
+  const char *env = std::getenv("TILEC_GPU_FUZZ_GRAPHS");
+  int graphs = env && std::atoi(env) > 0 ? std::atoi(env) : 150;
+  int ran = 0, refused = 0;
+  for (int i = 0; i < graphs; ++i) {
+    uint64_t seed = tilec::testing::freshSeed();
+    Graph g("fuzz");
+    std::string ops = testgraphs::RandomGraphBuilder(seed).build(g);
+    SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + ops);
+    auto exe = Executable::compile(g, ctx);
+    if (!exe.ok()) {
+      EXPECT_EQ(exe.message().find("internal error"), std::string::npos) << exe.message();
+      refused += 1;
+      continue;
+    }
+    bool only32 = true;
+    for (const Node &n : g.nodes())
+      only32 = only32 && n.dtype == DType::F32;
+    std::vector<HostTensor> inputs;
+    for (size_t j = 0; j < g.inputs().size(); ++j) {
+      const Node &n = g.node(g.inputs()[j]);
+      inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + 1 + j, -3.0f, 3.0f));
+    }
+    auto got = (*exe)->runOnHost(inputs, **stream);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    ASSERT_EQ(got->size(), ref.size());
+    for (size_t j = 0; j < ref.size(); ++j)
+      EXPECT_LT(relativeError((*got)[j], ref[j]), only32 ? 1e-4 : 5e-2) << "output " << j;
+    ran += 1;
+  }
+  std::printf("random graphs: %d run against the reference, %d refused\n", ran, refused);
+  EXPECT_GE(ran, graphs * 8 / 10);
 }
 
 // Transposes returned as they are that would fold into an input or a view

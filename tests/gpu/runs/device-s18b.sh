@@ -4,8 +4,9 @@
 # tiles (tilec-distribute-transpose-tiles, transpose-tiles=true, off by
 # default until this has run; the default is strided rows: coalesced
 # reads, a row a thread). The GPU tests (the runtime's, with
-# LastDimTransposesThroughTilesAreExact, and the softmax ones on the new
-# default fold-into-exp=auto), the SASS of the tile kernels, their shared
+# LastDimTransposesThroughTilesAreExact, the differential test of random
+# graphs against the reference, GpuFuzzTest, and the softmax ones on the
+# new default fold-into-exp=auto), the SASS of the tile kernels, their shared
 # memory bank conflicts and DRAM bytes (Nsight Compute), tiles against
 # strided rows, and transpose beside eager (x.transpose(0, 1).contiguous())
 # and torch.compile.
@@ -13,7 +14,8 @@ source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 step "GPU tests"
-TILEC_TESTS_TIMEOUT=150 run_gpu_tests 'GpuRuntimeTest.*:GpuScheduleTest.SoftmaxExpsMadeAgainPastTheReduction:Softmax/*'
+TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'GpuRuntimeTest.*:GpuFuzzTest.*:GpuScheduleTest.SoftmaxExpsMadeAgainPastTheReduction:Softmax/*'
+grep -E "^random graphs" "$OUT/gpu_tests.log"
 step "SASS of the transpose kernels"
 for dt in bf16 f32; do
   n=transpose_$dt
