@@ -1657,11 +1657,7 @@ struct DistributeRowTilesPass
         kernels.push_back(fn);
     if (kernels.empty())
       return;
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(module.getContext()));
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    auto gpuModule = mb.create<gpu::GPUModuleOp>(module.getLoc(), "tilec_kernels");
-    OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    OpBuilder kb = OpBuilder::atBlockBegin(kernelModule(module).getBody());
     for (func::FuncOp fn : kernels) {
       FailureOr<RowSchedule> s = readSchedule(fn);
       if (failed(s))

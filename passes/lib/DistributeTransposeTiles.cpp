@@ -244,17 +244,7 @@ struct DistributeTransposeTilesPass
         kernels.push_back(fn);
     if (kernels.empty())
       return;
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    UnitAttr::get(module.getContext()));
-    gpu::GPUModuleOp gpuModule;
-    for (auto g : module.getOps<gpu::GPUModuleOp>())
-      if (g.getName() == "tilec_kernels")
-        gpuModule = g;
-    if (!gpuModule) {
-      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-      gpuModule = mb.create<gpu::GPUModuleOp>(module.getLoc(), "tilec_kernels");
-    }
-    OpBuilder kb = OpBuilder::atBlockEnd(gpuModule.getBody());
+    OpBuilder kb = OpBuilder::atBlockEnd(kernelModule(module).getBody());
     for (func::FuncOp fn : kernels) {
       TransposeTileLowering lowering(fn);
       if (failed(lowering.run(kb)))

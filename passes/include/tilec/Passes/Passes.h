@@ -145,6 +145,19 @@ inline constexpr llvm::StringLiteral kFlushExpAttr = "tile.flush_exp";
 /// f32 copy of the row is live between the two.
 inline constexpr llvm::StringLiteral kPackedMaxAttr = "tile.packed_max";
 
+/// The gpu.module every distribution pass puts its kernels in
+/// (@tilec_kernels, at the end of `module`, which becomes a container
+/// module), created by the first pass that needs it.
+inline mlir::gpu::GPUModuleOp kernelModule(mlir::ModuleOp module) {
+  module->setAttr(mlir::gpu::GPUDialect::getContainerModuleAttrName(),
+                  mlir::UnitAttr::get(module.getContext()));
+  for (auto g : module.getOps<mlir::gpu::GPUModuleOp>())
+    if (g.getName() == "tilec_kernels")
+      return g;
+  mlir::OpBuilder mb = mlir::OpBuilder::atBlockEnd(module.getBody());
+  return mb.create<mlir::gpu::GPUModuleOp>(module.getLoc(), "tilec_kernels");
+}
+
 /// A kernel that swaps dims d0 and the last of its input (LowerFusionToTile,
 /// a lone transpose that folds into no matmul): `array<i64: O, K, M, L>`,
 /// the input viewed as [O, K, M, L] (K = dim d0, L the last dim, O and M
