@@ -47,8 +47,9 @@ public:
       if (!groups[g].domain)
         continue; // not a row op: stays alone
       // No prologues: a GEMM reads its operands from memory, and a
-      // transpose gathers its rows from memory.
-      if (isa<graph::MatmulOp, graph::TransposeOp>(op))
+      // transpose of row dims or a slice along one gathers its rows from
+      // memory.
+      if (isa<graph::MatmulOp, graph::TransposeOp>(op) || gathersRows(op))
         continue;
       // Absorb the latest operand groups first: they are the most likely to
       // be needed to keep the merge acyclic.
@@ -198,12 +199,12 @@ private:
       return;
     if (!gemmMergeAllowed(g, h, *chosen))
       return;
-    // A transpose's rows are gathered from memory: its operand is made by
-    // another kernel (or is a graph input).
+    // Gathered rows (a transpose of row dims, a slice along one) come from
+    // memory: their operand is made by another kernel (or is a graph input).
     for (int k : {g, h})
       for (Operation *op : groups[k].ops)
-        if (auto t = dyn_cast<graph::TransposeOp>(op))
-          if (int p = groupOfValue(t.getInput()); p == g || p == h)
+        if (gathersRows(op))
+          if (int p = groupOfValue(op->getOperand(0)); p == g || p == h)
             return;
     // A group outside the merge that both feeds it and depends on it would
     // make a cycle.

@@ -71,10 +71,17 @@ public:
     Block &body = fusion.getBody().front();
     for (auto [in, arg] : llvm::zip(fusion.getInputs(), body.getArguments())) {
       FailureOr<MemRefType> ty = failure();
+      auto inType = llvm::cast<RankedTensorType>(in.getType());
       if (llvm::any_of(arg.getUsers(), [](Operation *u) { return isa<graph::MatmulOp>(u); }))
         ty = matmulOperandType(arg);
+      else if (llvm::any_of(arg.getUsers(), [](Operation *u) {
+                 return isa<graph::SliceOp>(u) && gathersRows(u);
+               }))
+        // (Rows of a slice along a row dim: more rows than the domain's.)
+        ty = MemRefType::get({ShapedType::kDynamic, inType.getShape().back()},
+                             inType.getElementType());
       else
-        ty = bufferType(llvm::cast<RankedTensorType>(in.getType()));
+        ty = bufferType(inType);
       if (failed(ty))
         return failure();
       args.push_back(*ty);
@@ -121,10 +128,11 @@ public:
       // Per-row and shared scalars are loaded up front; row tiles when first
       // needed (slices read them at column offsets), except whole rows that
       // some op reads as they are.
-      // (Read by the GEMM's own tile loads, or by a transpose's loads of
-      // permuted rows.)
-      if (llvm::all_of(arg.getUsers(),
-                       [](Operation *u) { return isa<graph::MatmulOp, graph::TransposeOp>(u); }))
+      // (Read by the GEMM's own tile loads, or by the loads of gathered
+      // rows: a transpose's permuted rows, a row slice's offset rows.)
+      if (llvm::all_of(arg.getUsers(), [](Operation *u) {
+            return isa<graph::MatmulOp, graph::TransposeOp>(u) || gathersRows(u);
+          }))
         continue;
       bool wholeRow = role(arg) == RowRole::Full && !domain.mapsRows(shapeOf(arg)) &&
                       llvm::any_of(arg.getUsers(), [](Operation *u) {
@@ -224,12 +232,18 @@ private:
     Value sum;
     for (const RowMapTerm &t : terms) {
       Value v = row;
-      if (t.div != 1)
-        v = b.create<arith::DivUIOp>(loc, v, idx(t.div));
-      if (t.mod != 0)
-        v = b.create<arith::RemUIOp>(loc, v, idx(t.mod));
-      if (t.mul != 1)
-        v = b.create<arith::MulIOp>(loc, v, idx(t.mul));
+      if (t.mul == 0) {
+        v = idx(t.add);
+      } else {
+        if (t.div != 1)
+          v = b.create<arith::DivUIOp>(loc, v, idx(t.div));
+        if (t.mod != 0)
+          v = b.create<arith::RemUIOp>(loc, v, idx(t.mod));
+        if (t.mul != 1)
+          v = b.create<arith::MulIOp>(loc, v, idx(t.mul));
+        if (t.add != 0)
+          v = b.create<arith::AddIOp>(loc, v, idx(t.add));
+      }
       sum = sum ? b.create<arith::AddIOp>(loc, sum, v) : v;
     }
     return sum ? sum : idx(0);
@@ -274,6 +288,22 @@ private:
       } else if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
         // Fused only when it keeps the last dim: the same row tile.
         result = at(b, view.getInput(), shift);
+      } else if (auto slice = dyn_cast<graph::SliceOp>(op); slice && gathersRows(slice)) {
+        // Rows gathered from the input's buffer: domain row r reads the
+        // input row at r's digits, `start` added at the sliced dim.
+        auto arg = llvm::dyn_cast<BlockArgument>(slice.getInput());
+        if (!arg) {
+          slice.emitOpError("operand must be an input of the fusion (a slice along a row dim "
+                            "gathers rows from memory)");
+          return Value();
+        }
+        Value mem = argBuffer.lookup(arg);
+        Value r = rowIndex(b, loc, domain.slicedRowMap(shapeOf(arg), slice.getAxis(),
+                                                       slice.getStart()));
+        auto load = b.create<tile::LoadOp>(loc, tileType(slice.getType()), mem, r, IntegerAttr());
+        if (shift != 0)
+          load.setColOffsetAttr(b.getI64IntegerAttr(shift));
+        result = load;
       } else if (auto slice = dyn_cast<graph::SliceOp>(op)) {
         result = at(b, slice.getInput(), shift + slice.getStart());
         if (result && !isTile(v)) {

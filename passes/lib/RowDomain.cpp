@@ -128,6 +128,26 @@ SmallVector<RowMapTerm> RowDomain::transposedRowMap(ArrayRef<int64_t> in, int64_
   return terms;
 }
 
+SmallVector<RowMapTerm> RowDomain::slicedRowMap(ArrayRef<int64_t> in, int64_t axis,
+                                                int64_t start) const {
+  // Input row dim i holds the domain's row digit i (plus `start` at the
+  // sliced dim), times i's stride in the input's rows.
+  SmallVector<RowMapTerm> terms;
+  int64_t stride = 1;
+  for (size_t i = lead.size(); i-- > 0;) {
+    int64_t add = i == static_cast<size_t>(axis) ? start * stride : 0;
+    if (lead[i] != 1) {
+      RowMapTerm t = digitTerm(lead, i, stride);
+      t.add = add;
+      terms.push_back(t);
+    } else if (add != 0) {
+      terms.push_back({1, 0, 0, add});
+    }
+    stride *= in[i];
+  }
+  return terms;
+}
+
 static bool isReduction(Operation *op) {
   return isa<graph::ReduceSumOp, graph::ReduceMaxOp, graph::ReduceMeanOp>(op);
 }
@@ -155,8 +175,10 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
     return RowDomain::fromFullShape(in);
   }
   if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
-    if (reductionAxis(op) != lastAxis(op->getResult(0)))
-      return std::nullopt; // along a row dim: not a row op
+    // A slice along a row dim gathers rows of its input, like a transpose;
+    // a concatenation along one is not a row op.
+    if (reductionAxis(op) != lastAxis(op->getResult(0)) && isa<graph::ConcatOp>(op))
+      return std::nullopt;
     return RowDomain::fromFullShape(shapeOf(op->getResult(0)));
   }
   if (auto t = dyn_cast<graph::TransposeOp>(op)) {
@@ -200,6 +222,14 @@ static bool unmappedRow(const RowDomain &d, Value v) {
   return (role == RowRole::Full || role == RowRole::Part) && !d.mapsRows(shapeOf(v));
 }
 
+bool gathersRows(Operation *op) {
+  if (auto t = dyn_cast<graph::TransposeOp>(op))
+    return t.getDim1() != lastAxis(t.getInput());
+  if (auto s = dyn_cast<graph::SliceOp>(op))
+    return s.getAxis() != lastAxis(s.getInput());
+  return false;
+}
+
 bool isGemmEpilogueOp(Operation *op) {
   return isa<graph::ConstantOp, graph::BroadcastOp, graph::CastOp>(op) || isElementwise(op);
 }
@@ -225,6 +255,10 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
             (in == RowRole::SharedVector || in == RowRole::RowScalar)) ||
            (out == RowRole::Part && in == RowRole::RowScalar);
   }
+  if (gathersRows(op))
+    // Rows gathered from a fusion input (FuseRowOps keeps the producer
+    // out), in the domain of the result's own rows.
+    return naturalRowDomain(op) == d;
   if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
     // Along the last axis; a piece one column wide is a per-row scalar.
     auto rowScalar = [&](Value v) {
@@ -238,11 +272,6 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
     return llvm::all_of(op->getOperands(), [&](Value v) {
       return unmappedRow(d, v) || (!isSlice && rowScalar(v));
     });
-  }
-  if (auto t = dyn_cast<graph::TransposeOp>(op)) {
-    // Rows gathered from a fusion input (FuseRowOps keeps the producer
-    // out), in the domain of the result's own rows.
-    return naturalRowDomain(op) == d;
   }
   if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
     // The same rows of the domain on both sides (row r is row r): both

@@ -118,14 +118,56 @@ TEST(FusionTest, SixteenBitValuesAreRoundedAtStoresUnlessAskedPerOp) {
   EXPECT_GT(roundings(true).first, atStores);
 }
 
-TEST(FusionTest, SliceAlongARowDimIsAClearError) {
+// A slice along a row dim gathers rows in its consumers' row kernel: rows
+// 2-4 of x through exp are one kernel of 3 rows (16-byte loads at the
+// offset rows); of a computed value, the producer is a kernel of its own.
+// A concatenation along a row dim is still a clear error.
+TEST(FusionTest, SliceAlongARowDimGathersRows) {
   Graph g("rows");
   Tensor x = g.input("x", {8, 64}, DType::F32);
   g.output(exp(slice(x, 0, 2, 5)));
   auto p = compileGraph(g);
-  ASSERT_FALSE(p.ok());
-  EXPECT_NE(p.message().find("'graph.slice' along axis 0"), std::string::npos) << p.message();
-  EXPECT_NE(p.message().find("not supported"), std::string::npos) << p.message();
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->launches.size(), 1u);
+  EXPECT_EQ(p->launches[0].rows, 3);
+  EXPECT_NE(p->ptx.find("ld.global.v4"), std::string::npos);
+
+  Graph h("heads");
+  Tensor q = h.input("q", {4, 32, 12, 128}, DType::BF16);
+  h.output(nn::rms_norm(slice(silu(q), 2, 4, 8), h.input("w", {128}, DType::BF16)));
+  auto ph = compileGraph(h);
+  ASSERT_TRUE(ph.ok()) << ph.message();
+  ASSERT_EQ(ph->launches.size(), 2u);
+  EXPECT_EQ(ph->launches[1].rows, 4 * 32 * 4);
+  if (std::string ptxas = ptxasPath(); !ptxas.empty()) {
+    expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+    expectAssemblesWithoutSpills(ptxas, ph->ptx, "sm_90a");
+  }
+
+  // The GPU test's graph (GpuRuntimeTest.SlicesAlongRowDimsGatherRows).
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    Graph s("row_slices");
+    Tensor sx = s.input("x", {8, 64}, dtype);
+    s.output(exp(slice(sx, 0, 2, 5)));
+    Tensor sq = s.input("q", {4, 32, 12, 128}, dtype);
+    s.output(nn::rms_norm(slice(silu(sq), 2, 4, 8), s.input("w", {128}, dtype)));
+    Tensor sy = s.input("y", {3, 8, 64}, dtype);
+    s.output(-slice(slice(sy, 1, 6, 7), 2, 16, 48));
+    s.output(slice(s.input("z", {5, 7, 100}, dtype), 0, 1, 4));
+    auto ps = compileGraph(s);
+    ASSERT_TRUE(ps.ok()) << ps.message();
+    EXPECT_EQ(ps->launches.size(), 5u);
+    if (std::string ptxas = ptxasPath(); !ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, ps->ptx, "sm_90a");
+  }
+
+  Graph c("concat_rows");
+  Tensor a = c.input("a", {8, 64}, DType::F32), b = c.input("b", {4, 64}, DType::F32);
+  c.output(exp(concat({a, b}, 0)));
+  auto pc = compileGraph(c);
+  ASSERT_FALSE(pc.ok());
+  EXPECT_NE(pc.message().find("'graph.concat' along axis 0"), std::string::npos) << pc.message();
+  EXPECT_NE(pc.message().find("not supported"), std::string::npos) << pc.message();
 }
 
 TEST(FusionTest, ExplainFusionNamesTheGroupAndTheBytesSaved) {
@@ -344,18 +386,6 @@ TEST(DiagnosticsTest, ReturningAnInputIsAnError) {
 }
 
 // ---- PTX through ptxas ----
-
-/// ptxas must assemble `ptx` for `arch` without spills (and, with
-/// `noInjectedSyncs`, without warpgroup syncs it had to inject).
-void expectAssemblesWithoutSpills(const std::string &ptxas, const std::string &ptx,
-                                  const std::string &arch, bool noInjectedSyncs = false) {
-  int status = 0;
-  std::string log = assemble(ptxas, ptx, arch, status);
-  ASSERT_EQ(status, 0) << log;
-  expectNoSpills(log);
-  if (noInjectedSyncs)
-    EXPECT_EQ(log.find("is injected"), std::string::npos) << log;
-}
 
 struct PtxCase {
   std::string op;

@@ -70,4 +70,17 @@ inline void expectNoSpills(const std::string &log) {
   EXPECT_GT(functions, 0u) << log;
 }
 
+/// ptxas must assemble `ptx` for `arch` without spills (and, with
+/// `noInjectedSyncs`, without warpgroup syncs it had to inject).
+inline void expectAssemblesWithoutSpills(const std::string &ptxas, const std::string &ptx,
+                                  const std::string &arch, bool noInjectedSyncs = false) {
+  int status = 0;
+  std::string log = assemble(ptxas, ptx, arch, status);
+  ASSERT_EQ(status, 0) << log;
+  expectNoSpills(log);
+  if (noInjectedSyncs) {
+    EXPECT_EQ(log.find("is injected"), std::string::npos) << log;
+  }
+}
+
 } // namespace tilec::ptxtest

@@ -1,5 +1,6 @@
 // RowDomain's row maps against brute force: the row of the input buffer
-// that each domain row reads through a transpose of two row dims.
+// that each domain row reads through a transpose of two row dims, or
+// through a slice along a row dim.
 #include "tilec/Passes/RowDomain.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@ int64_t apply(const llvm::SmallVector<RowMapTerm> &terms, int64_t row) {
     int64_t v = row / t.div;
     if (t.mod != 0)
       v %= t.mod;
-    sum += v * t.mul;
+    sum += v * t.mul + t.add;
   }
   return sum;
 }
@@ -60,6 +61,48 @@ TEST(RowDomainTest, TransposedRowMapGathersThePermutedRow) {
           bad += apply(terms, r) != want;
         }
         EXPECT_EQ(bad, 0);
+      }
+  }
+}
+
+// Every row dim of several shapes (dims of 1 among them), sliced at the
+// start, in the middle and at the end, one element or several: domain row
+// r (row-major over the slice's row dims) reads the input row whose digits
+// are r's, `start` added at the sliced dim.
+TEST(RowDomainTest, SlicedRowMapOffsetsOneDigit) {
+  for (const std::vector<int64_t> &in :
+       std::vector<std::vector<int64_t>>{{8, 128}, {3, 4, 5, 16}, {1, 6, 1, 7, 8},
+                                         {5, 2, 3, 4}, {7, 3, 8}}) {
+    size_t rowDims = in.size() - 1;
+    for (size_t axis = 0; axis < rowDims; ++axis)
+      for (auto [start, end] : std::vector<std::pair<int64_t, int64_t>>{
+               {0, 1}, {1, in[axis]}, {in[axis] / 2, in[axis] / 2 + 1}, {in[axis] - 1, in[axis]}}) {
+        if (start >= end || end > in[axis] || (start == 0 && end == in[axis]))
+          continue;
+        SCOPED_TRACE(std::to_string(in.size()) + "-d axis " + std::to_string(axis) + " [" +
+                     std::to_string(start) + ", " + std::to_string(end) + ")");
+        std::vector<int64_t> out = in;
+        out[axis] = end - start;
+        auto domain = RowDomain::fromFullShape(out);
+        ASSERT_TRUE(domain.has_value());
+        auto terms = domain->slicedRowMap(in, axis, start);
+        int64_t rows = 1;
+        for (size_t i = 0; i < rowDims; ++i)
+          rows *= out[i];
+        for (int64_t r = 0; r < rows; ++r) {
+          // r's digits over the output's row dims, then the input row.
+          std::vector<int64_t> digit(rowDims);
+          int64_t rest = r;
+          for (size_t i = rowDims; i-- > 0;) {
+            digit[i] = rest % out[i];
+            rest /= out[i];
+          }
+          digit[axis] += start;
+          int64_t want = 0;
+          for (size_t i = 0; i < rowDims; ++i)
+            want = want * in[i] + digit[i];
+          ASSERT_EQ(apply(terms, r), want) << "row " << r;
+        }
       }
   }
 }

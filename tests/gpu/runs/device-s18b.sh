@@ -4,9 +4,9 @@
 # tiles (tilec-distribute-transpose-tiles, transpose-tiles=true, off by
 # default until this has run; the default is strided rows: coalesced
 # reads, a row a thread). The GPU tests (the runtime's, with
-# LastDimTransposesThroughTilesAreExact, the differential test of random
-# graphs against the reference, GpuFuzzTest, and the softmax ones on the
-# new default fold-into-exp=auto), the SASS of the tile kernels, their shared
+# LastDimTransposesThroughTilesAreExact, SlicesAlongRowDimsGatherRows, the
+# differential test of random graphs against the reference, GpuFuzzTest,
+# and the softmax ones on the new default fold-into-exp=auto), the SASS of the tile kernels, their shared
 # memory bank conflicts and DRAM bytes (Nsight Compute), tiles against
 # strided rows, and transpose beside eager (x.transpose(0, 1).contiguous())
 # and torch.compile.

@@ -20,9 +20,10 @@ namespace tilec {
 
 enum class RowRole { Full, RowScalar, Part, SharedVector, Scalar, None };
 
-/// One term of a mapped row index: ((row / div) % mod) * mul (mod 0: none).
+/// One term of a mapped row index: ((row / div) % mod) * mul + add (mod 0:
+/// none; mul 0: the constant `add`).
 struct RowMapTerm {
-  int64_t div = 1, mod = 0, mul = 1;
+  int64_t div = 1, mod = 0, mul = 1, add = 0;
 };
 
 struct RowDomain {
@@ -47,6 +48,11 @@ struct RowDomain {
   /// row dims are the transpose's result's): the sum of these terms.
   llvm::SmallVector<RowMapTerm> transposedRowMap(llvm::ArrayRef<int64_t> in, int64_t d0,
                                                  int64_t d1) const;
+  /// The row of a buffer of shape `in` that domain row `row` reads through
+  /// a slice of row dim `axis` from `start` (the domain's row dims are the
+  /// slice's result's): the sum of these terms.
+  llvm::SmallVector<RowMapTerm> slicedRowMap(llvm::ArrayRef<int64_t> in, int64_t axis,
+                                             int64_t start) const;
   llvm::SmallVector<int64_t> fullShape() const;
   /// classify by the dims alone (no relabeled rows).
   RowRole classifyByDims(llvm::ArrayRef<int64_t> shape) const;
@@ -63,6 +69,11 @@ std::optional<RowDomain> naturalRowDomain(mlir::Operation *op);
 
 /// Whether op's operands and results all take a valid role in `domain`.
 bool fitsRowDomain(mlir::Operation *op, const RowDomain &domain);
+
+/// Whether `op` reads whole rows of its operand at other row indices than
+/// its own (a transpose of row dims, a slice along a row dim): its operand
+/// comes from memory, never from the same kernel.
+bool gathersRows(mlir::Operation *op);
 
 /// Ops a GEMM kernel applies to its accumulators (elementwise math, casts,
 /// broadcasts, constants): what may join a graph.matmul's fusion.
