@@ -1153,23 +1153,17 @@ TEST(GpuRuntimeTest, TransposesFoldedIntoMatmulsAndViews) {
   }
 }
 
-// Slices along row dims gather rows in their consumers' row kernels: of
-// an input, of a computed value (its producer a kernel of its own), one
-// element of the sliced dim with a column slice on top, and returned as
-// they are (a row copy). Against the reference; every element written.
+// A slice along a row dim of a computed value: its producer (silu) is a
+// kernel of its own, and the norm's kernel gathers four of the twelve
+// heads. Against the reference; every element written. (Slices of
+// inputs: GpuSliceTest, SliceGraphs.h.)
 TEST(GpuRuntimeTest, SlicesAlongRowDimsGatherRows) {
   for (DType dtype : {DType::BF16, DType::F32}) {
     SCOPED_TRACE(dtypeName(dtype));
     Graph g("row_slices");
-    Tensor x = g.input("x", {8, 64}, dtype);
-    g.output(exp(slice(x, 0, 2, 5)));
     Tensor q = g.input("q", {4, 32, 12, 128}, dtype);
     g.output(nn::rms_norm(slice(silu(q), 2, 4, 8), g.input("w", {128}, dtype)));
-    Tensor y = g.input("y", {3, 8, 64}, dtype);
-    g.output(-slice(slice(y, 1, 6, 7), 2, 16, 48));
-    g.output(slice(g.input("z", {5, 7, 100}, dtype), 0, 1, 4));
-    // (exp, silu, the norm, the neg, the copy.)
-    expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 5);
+    expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 2e-2, 2);
   }
 }
 

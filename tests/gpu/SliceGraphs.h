@@ -95,6 +95,25 @@ inline std::vector<SliceGraph> sliceGraphs() {
                         g.output(nn::rope(x, c, s));
                       },
                       r.dtype == DType::F32 ? 1e-5 : 2e-2});
+  // Slices along row dims gather rows (of an input: one kernel): rows 2-4
+  // through exp; one element of the sliced dim with a column slice on top;
+  // a slice returned as it is (a row copy).
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    double tol = dtype == DType::F32 ? 1e-5 : 2e-2;
+    std::string suffix = std::string("_") + dtypeName(dtype);
+    graphs.push_back({"row_slice" + suffix,
+                      [dtype](Graph &g) { g.output(exp(slice(g.input("x", {8, 64}, dtype), 0, 2, 5))); },
+                      tol});
+    graphs.push_back({"row_and_col_slice" + suffix,
+                      [dtype](Graph &g) {
+                        Tensor y = g.input("y", {3, 8, 64}, dtype);
+                        g.output(-slice(slice(y, 1, 6, 7), 2, 16, 48));
+                      },
+                      tol});
+    graphs.push_back({"row_slice_copy" + suffix,
+                      [dtype](Graph &g) { g.output(slice(g.input("z", {5, 7, 100}, dtype), 0, 1, 4)); },
+                      tol});
+  }
   // A rotated row (windows at offsets) reduced: streamed by one CTA a row
   // (clusters off), or on sm_90a split over a cluster of 8 CTAs, each
   // loading its windows' columns.

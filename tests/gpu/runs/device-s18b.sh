@@ -14,7 +14,7 @@ source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 step "GPU tests"
-TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'GpuRuntimeTest.*:GpuFuzzTest.*:GpuScheduleTest.SoftmaxExpsMadeAgainPastTheReduction:Softmax/*'
+TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'GpuRuntimeTest.*:GpuSliceTest.*:GpuFuzzTest.*:GpuScheduleTest.SoftmaxExpsMadeAgainPastTheReduction:Softmax/*'
 grep -E "^random graphs" "$OUT/gpu_tests.log"
 step "SASS of the transpose kernels"
 for dt in bf16 f32; do
