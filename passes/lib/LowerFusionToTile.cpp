@@ -270,40 +270,33 @@ private:
       result = load;
     } else {
       Operation *op = v.getDefiningOp();
-      if (auto t = dyn_cast<graph::TransposeOp>(op)) {
+      if (gathersRows(op)) {
         // Rows gathered from the input's buffer: domain row r reads the
-        // input row at r's digits with dims d0 and d1 swapped.
-        auto arg = llvm::dyn_cast<BlockArgument>(t.getInput());
+        // input row at r's digits with dims d0 and d1 swapped (a transpose
+        // of row dims) or `start` added at the sliced dim (a slice along a
+        // row dim).
+        auto t = dyn_cast<graph::TransposeOp>(op);
+        auto arg = llvm::dyn_cast<BlockArgument>(op->getOperand(0));
         if (!arg) {
-          t.emitOpError("operand must be an input of the fusion (a transpose gathers rows from "
-                        "memory)");
+          op->emitOpError("operand must be an input of the fusion (a ")
+              << (t ? "transpose" : "slice along a row dim") << " gathers rows from memory)";
           return Value();
         }
-        Value mem = argBuffer.lookup(arg);
-        Value r = rowIndex(b, loc, domain.transposedRowMap(shapeOf(arg), t.getDim0(), t.getDim1()));
-        auto load = b.create<tile::LoadOp>(loc, tileType(t.getType()), mem, r, IntegerAttr());
+        SmallVector<RowMapTerm> terms;
+        if (t) {
+          terms = domain.transposedRowMap(shapeOf(arg), t.getDim0(), t.getDim1());
+        } else {
+          auto slice = cast<graph::SliceOp>(op);
+          terms = domain.slicedRowMap(shapeOf(arg), slice.getAxis(), slice.getStart());
+        }
+        auto load = b.create<tile::LoadOp>(loc, tileType(v.getType()), argBuffer.lookup(arg),
+                                           rowIndex(b, loc, terms), IntegerAttr());
         if (shift != 0)
           load.setColOffsetAttr(b.getI64IntegerAttr(shift));
         result = load;
       } else if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
         // Fused only when it keeps the last dim: the same row tile.
         result = at(b, view.getInput(), shift);
-      } else if (auto slice = dyn_cast<graph::SliceOp>(op); slice && gathersRows(slice)) {
-        // Rows gathered from the input's buffer: domain row r reads the
-        // input row at r's digits, `start` added at the sliced dim.
-        auto arg = llvm::dyn_cast<BlockArgument>(slice.getInput());
-        if (!arg) {
-          slice.emitOpError("operand must be an input of the fusion (a slice along a row dim "
-                            "gathers rows from memory)");
-          return Value();
-        }
-        Value mem = argBuffer.lookup(arg);
-        Value r = rowIndex(b, loc, domain.slicedRowMap(shapeOf(arg), slice.getAxis(),
-                                                       slice.getStart()));
-        auto load = b.create<tile::LoadOp>(loc, tileType(slice.getType()), mem, r, IntegerAttr());
-        if (shift != 0)
-          load.setColOffsetAttr(b.getI64IntegerAttr(shift));
-        result = load;
       } else if (auto slice = dyn_cast<graph::SliceOp>(op)) {
         result = at(b, slice.getInput(), shift + slice.getStart());
         if (result && !isTile(v)) {

@@ -113,31 +113,20 @@ SmallVector<RowMapTerm> RowDomain::rowMap(ArrayRef<int64_t> shape) const {
   return terms;
 }
 
-SmallVector<RowMapTerm> RowDomain::transposedRowMap(ArrayRef<int64_t> in, int64_t d0,
-                                                    int64_t d1) const {
-  // Input row dim i holds the domain's row digit at i's place after the
-  // swap, times i's stride in the input's rows.
+/// The row of a buffer of shape `in` whose row dim i holds the domain's
+/// row digit at dim `source(i)` (plus `offset` at dim `offsetDim`), as
+/// terms: each digit times i's stride in the input's rows. A digit of a
+/// domain dim of 1 is 0: only its offset, if any, stays (a constant term).
+static SmallVector<RowMapTerm> gatheredRowMap(ArrayRef<int64_t> lead, ArrayRef<int64_t> in,
+                                              llvm::function_ref<size_t(size_t)> source,
+                                              int64_t offsetDim, int64_t offset) {
   SmallVector<RowMapTerm> terms;
   int64_t stride = 1;
   for (size_t i = lead.size(); i-- > 0;) {
-    size_t p = i == static_cast<size_t>(d0) ? d1 : i == static_cast<size_t>(d1) ? d0 : i;
-    if (in[i] != 1)
-      terms.push_back(digitTerm(lead, p, stride));
-    stride *= in[i];
-  }
-  return terms;
-}
-
-SmallVector<RowMapTerm> RowDomain::slicedRowMap(ArrayRef<int64_t> in, int64_t axis,
-                                                int64_t start) const {
-  // Input row dim i holds the domain's row digit i (plus `start` at the
-  // sliced dim), times i's stride in the input's rows.
-  SmallVector<RowMapTerm> terms;
-  int64_t stride = 1;
-  for (size_t i = lead.size(); i-- > 0;) {
-    int64_t add = i == static_cast<size_t>(axis) ? start * stride : 0;
-    if (lead[i] != 1) {
-      RowMapTerm t = digitTerm(lead, i, stride);
+    size_t p = source(i);
+    int64_t add = i == static_cast<size_t>(offsetDim) ? offset * stride : 0;
+    if (lead[p] != 1) {
+      RowMapTerm t = digitTerm(lead, p, stride);
       t.add = add;
       terms.push_back(t);
     } else if (add != 0) {
@@ -146,6 +135,25 @@ SmallVector<RowMapTerm> RowDomain::slicedRowMap(ArrayRef<int64_t> in, int64_t ax
     stride *= in[i];
   }
   return terms;
+}
+
+SmallVector<RowMapTerm> RowDomain::transposedRowMap(ArrayRef<int64_t> in, int64_t d0,
+                                                    int64_t d1) const {
+  // Input row dim i holds the domain's row digit at i's place after the
+  // swap.
+  return gatheredRowMap(
+      lead, in,
+      [&](size_t i) -> size_t {
+        return i == static_cast<size_t>(d0) ? d1 : i == static_cast<size_t>(d1) ? d0 : i;
+      },
+      /*offsetDim=*/-1, /*offset=*/0);
+}
+
+SmallVector<RowMapTerm> RowDomain::slicedRowMap(ArrayRef<int64_t> in, int64_t axis,
+                                                int64_t start) const {
+  // Input row dim i holds the domain's row digit i, plus `start` at the
+  // sliced dim.
+  return gatheredRowMap(lead, in, [](size_t i) { return i; }, axis, start);
 }
 
 static bool isReduction(Operation *op) {

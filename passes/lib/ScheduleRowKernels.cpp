@@ -419,16 +419,6 @@ struct ScheduleRowKernelsPass
   /// GEMM kernels (tile.gemm): CTA tile, warp tiles, k step and pipeline
   /// depth of the tensor-core schedule (tilec-distribute-gemm-tiles), plus
   /// the launch shape: a 1-D grid of CTA tiles and the dynamic shared memory.
-  /// The contraction depth K of a GEMM kernel's products (0 if none).
-  static int64_t kDepth(func::FuncOp fn) {
-    int64_t k = 0;
-    fn.walk([&](tilec::tile::MatmulOp mm) {
-      auto lhs = llvm::cast<MemRefType>(mm.getLhs().getType());
-      k = mm.getTransposeA() ? lhs.getDimSize(lhs.getRank() - 2) : lhs.getShape().back();
-    });
-    return k;
-  }
-
   LogicalResult scheduleGemm(func::FuncOp fn) {
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
@@ -441,7 +431,7 @@ struct ScheduleRowKernelsPass
     // thread), 32-deep k steps, 4 stages: 64 KB of shared memory, so three
     // CTAs fit an SM. Few rows (decode) take 64- or 32-row tiles.
     int64_t bm = 128, bn = 128, bk = 32, wm = 2, wn = 2, stages = 4;
-    int64_t elemBytes = 2, products = 0, batch = 1;
+    int64_t elemBytes = 2, products = 0, batch = 1, depth = 0; // depth: K
     // Layouts wgmma reads: a K-major lhs [M, K] and rhs [N, K], or (with
     // gemm-wgmma-mn) either operand MN-major from 64-column blocks: a [K, N]
     // rhs, or a transposed lhs [K, M] (that one through TMA only).
@@ -456,6 +446,7 @@ struct ScheduleRowKernelsPass
       ++products;
       auto rhs = llvm::cast<MemRefType>(mm.getRhs().getType());
       auto lhs = llvm::cast<MemRefType>(mm.getLhs().getType());
+      depth = transA ? lhs.getDimSize(lhs.getRank() - 2) : lhs.getShape().back();
       if (rhs.getRank() == 3 || lhs.getRank() == 3) {
         batched = true;
         batch = rhs.getRank() == 3 ? rhs.getDimSize(0) : lhs.getDimSize(0);
@@ -657,7 +648,7 @@ struct ScheduleRowKernelsPass
       // spills (360-1344 bytes of stack, found by FuzzTest at 32 x 40 x 1).
       // Steps of 16 (two of them past K = 16) by warp tiles of 16 x 32: no
       // spills, 80-163 registers.
-      if (kDepth(fn) <= bk)
+      if (depth <= bk)
         bk = 16, wm = 2;
     } else if (rows <= 64) {
       bm = 64, wm = 1, wn = 4; // warp tiles 64 x 32

@@ -99,7 +99,7 @@ private:
     return s;
   }
 
-  bool any_computed(const Tensor &t) const {
+  bool isComputed(const Tensor &t) const {
     for (const Live &l : live_)
       if (l.t.id() == t.id())
         return l.computed;
@@ -232,7 +232,7 @@ private:
         s.insert(s.begin() + i + 1, f);
       }
       // (A view: computed only where its operand is.)
-      bool computed = any_computed(a);
+      bool computed = isComputed(a);
       add(reshape(a, s), "reshape " + shapeString(s), computed);
       return;
     }

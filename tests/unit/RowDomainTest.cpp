@@ -25,6 +25,24 @@ int64_t apply(const llvm::SmallVector<RowMapTerm> &terms, int64_t row) {
   return sum;
 }
 
+/// Row r's digits over row dims `dims` (row-major).
+std::vector<int64_t> digitsOf(int64_t r, const std::vector<int64_t> &dims, size_t rowDims) {
+  std::vector<int64_t> digit(rowDims);
+  for (size_t i = rowDims; i-- > 0;) {
+    digit[i] = r % dims[i];
+    r /= dims[i];
+  }
+  return digit;
+}
+
+/// The row-major row index of `digit` over row dims `dims`.
+int64_t rowOf(const std::vector<int64_t> &digit, const std::vector<int64_t> &dims) {
+  int64_t row = 0;
+  for (size_t i = 0; i < digit.size(); ++i)
+    row = row * dims[i] + digit[i];
+  return row;
+}
+
 } // namespace
 
 // Every pair of row dims of several shapes (dims of 1 among them): domain
@@ -48,17 +66,9 @@ TEST(RowDomainTest, TransposedRowMapGathersThePermutedRow) {
         for (int64_t r = 0; r < rows; ++r) {
           // r's digits over the output's row dims, swapped, then the
           // input's row-major index.
-          std::vector<int64_t> digit(rowDims);
-          int64_t rest = r;
-          for (size_t i = rowDims; i-- > 0;) {
-            digit[i] = rest % out[i];
-            rest /= out[i];
-          }
+          std::vector<int64_t> digit = digitsOf(r, out, rowDims);
           std::swap(digit[d0], digit[d1]);
-          int64_t want = 0;
-          for (size_t i = 0; i < rowDims; ++i)
-            want = want * in[i] + digit[i];
-          bad += apply(terms, r) != want;
+          bad += apply(terms, r) != rowOf(digit, in);
         }
         EXPECT_EQ(bad, 0);
       }
@@ -91,17 +101,9 @@ TEST(RowDomainTest, SlicedRowMapOffsetsOneDigit) {
           rows *= out[i];
         for (int64_t r = 0; r < rows; ++r) {
           // r's digits over the output's row dims, then the input row.
-          std::vector<int64_t> digit(rowDims);
-          int64_t rest = r;
-          for (size_t i = rowDims; i-- > 0;) {
-            digit[i] = rest % out[i];
-            rest /= out[i];
-          }
+          std::vector<int64_t> digit = digitsOf(r, out, rowDims);
           digit[axis] += start;
-          int64_t want = 0;
-          for (size_t i = 0; i < rowDims; ++i)
-            want = want * in[i] + digit[i];
-          ASSERT_EQ(apply(terms, r), want) << "row " << r;
+          ASSERT_EQ(apply(terms, r), rowOf(digit, in)) << "row " << r;
         }
       }
   }
