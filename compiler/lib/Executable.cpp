@@ -117,7 +117,7 @@ Executable::compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
     if (it != c.modules.end())
       module = it->second;
   }
-  if (!module) {
+  if (!module && !program->launches.empty()) {
     auto loaded = rt::Module::loadPTX(ctx, program->ptx);
     if (!loaded)
       return loaded.status();
@@ -194,6 +194,7 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
                              " of graph '" + p.name + "' share one buffer");
   }
   std::vector<uint64_t> pointers(p.values.size(), 0);
+  std::vector<const rt::DeviceBuffer *> buffers(p.values.size(), nullptr);
   for (size_t i = 0; i < p.values.size(); ++i) {
     const ProgramValue &v = p.values[i];
     const rt::DeviceBuffer *buffer =
@@ -210,6 +211,7 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
                            " bytes for " + dtypeName(v.dtype) + " " + shapeString(v.shape) +
                            ", its buffer has " + std::to_string(buffer->size()));
     pointers[i] = buffer->devicePtr();
+    buffers[i] = buffer;
   }
   for (size_t k = 0; k < kernels_.size(); ++k) {
     const KernelLaunchPlan &plan = p.launches[k];
@@ -275,6 +277,12 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
         !s.ok())
       return s;
   }
+  // Outputs returned as copies of an input or of another output.
+  for (const ProgramValue &v : p.values)
+    if (v.copyOf >= 0)
+      if (Status s = outputs[v.index]->copyFromDeviceAsync(*buffers[v.copyOf], byteSizeOf(v), stream);
+          !s.ok())
+        return s;
   return Status::success();
 }
 

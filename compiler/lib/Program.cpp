@@ -74,16 +74,23 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
   auto ret = llvm::cast<func::ReturnOp>(host.getBody().front().getTerminator());
   DenseMap<Value, int> outputIndex;
   DenseMap<Value, Shape> outputShape;
+  // Outputs no kernel writes: copies (after the kernels) of an input or of
+  // another output, as torch would return the tensor itself.
+  SmallVector<std::pair<int, Value>> copies; // (output index, returned value)
   for (auto [i, returned] : llvm::enumerate(ret.getOperands())) {
     Value v = viewed(returned);
+    if (llvm::isa<BlockArgument>(v)) {
+      copies.push_back({static_cast<int>(i), returned});
+      continue;
+    }
     if (!v.getDefiningOp<tile::LaunchOp>())
-      return Status::error("output " + std::to_string(i) +
-                           " of graph '" + program.name +
-                           "' is not computed by any kernel (an input or a constant "
-                           "returned as is, or a reshape of one); return a computed tensor");
-    if (!outputIndex.try_emplace(v, static_cast<int>(i)).second)
-      return Status::error("graph '" + program.name +
-                           "' returns the same tensor twice (or two views of it)");
+      return Status::error("output " + std::to_string(i) + " of graph '" + program.name +
+                           "' is a constant (or a reshape of one), which no kernel computes "
+                           "and no buffer holds; broadcast it to the output's shape");
+    if (!outputIndex.try_emplace(v, static_cast<int>(i)).second) {
+      copies.push_back({static_cast<int>(i), returned});
+      continue;
+    }
     auto t = llvm::cast<RankedTensorType>(returned.getType());
     outputShape[v] = Shape(t.getShape().begin(), t.getShape().end());
   }
@@ -178,6 +185,16 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
     }
     program.launches.push_back(std::move(plan));
   }
+  for (auto [index, returned] : copies) {
+    auto t = llvm::cast<RankedTensorType>(returned.getType());
+    ProgramValue pv;
+    pv.kind = ProgramValue::Kind::Output;
+    pv.index = index;
+    pv.shape.assign(t.getShape().begin(), t.getShape().end());
+    pv.dtype = dtypeOf(t.getElementType());
+    pv.copyOf = valueIds.lookup(viewed(returned)); // (the input, or the first output)
+    program.values.push_back(pv);
+  }
   return Status::success();
 }
 
@@ -211,6 +228,9 @@ Expected<CompiledProgram> compileGraph(const Graph &graph, const CompileOptions 
     return s;
   for (KernelLaunchPlan &plan : program.launches)
     plan.dependentLaunch = usesDependentLaunch(options);
+  // (A graph that only returns its inputs is copies alone: no PTX.)
+  if (program.launches.empty())
+    return program;
   if (Status s = lowerBetween(*module, Stage::Tile, Stage::Ptx, options); !s.ok())
     return s;
   auto ptx = extractPTX(*module);

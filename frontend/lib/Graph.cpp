@@ -265,10 +265,6 @@ Tensor Graph::constant(double value, DType dtype) {
 
 void Graph::output(Tensor t) {
   checkOwned(t, "output");
-  if (std::find(outputs_.begin(), outputs_.end(), t.id()) != outputs_.end())
-    throw Error("output: tensor %" + std::to_string(t.id()) + " (" +
-                opKindName(nodes_[t.id()].kind) +
-                ") is already an output of graph '" + name_ + "'");
   outputs_.push_back(t.id());
 }
 

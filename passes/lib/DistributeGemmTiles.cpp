@@ -929,8 +929,14 @@ private:
     IndexMath m{b, loc};
     int64_t chunksPerRow = p.cols / kChunk;
     int64_t total = p.rows * chunksPerRow;
-    // 16-byte copies need 16-byte aligned rows.
-    bool async = colLimit % kChunk == 0;
+    // cp.async copies 16, 8 or 4 bytes from an address aligned to as many:
+    // a chunk takes one copy where rows are 16-byte aligned, else two of 8
+    // bytes or four of 4 (16-bit rows of an odd length: masked element
+    // loads through registers).
+    int64_t granule = kChunk; // elements of one copy
+    while (granule * elemBytes > 4 && colLimit % granule != 0)
+      granule /= 2;
+    bool async = colLimit % granule == 0;
     for (int64_t i = 0; i * s.threads() < total; ++i) {
       Value id = m.add(tid, i * s.threads());
       Value r = m.div(id, chunksPerRow), ch = m.rem(id, chunksPerRow);
@@ -955,7 +961,7 @@ private:
           idx.append({srcRow, col});
           return idx;
         };
-        if (async) {
+        if (async && granule == kChunk) {
           // Elements past the edge are zero-filled (srcElements < 8).
           Value left = bb.create<arith::SelectOp>(
               loc, mm2.lt(gc, colLimit), mm2.sub(mm2.c(colLimit), srcCol), mm2.c(0));
@@ -965,6 +971,19 @@ private:
               loc, nvgpu::DeviceAsyncTokenType::get(bb.getContext()), p.smem,
               ValueRange{stage, dstRow, dstCol}, global, srcAt(srcCol),
               bb.getIndexAttr(kChunk), n, bb.getUnitAttr()); // .cg: bypass L1
+        } else if (async) {
+          // Each granule past the edge reads nothing (srcElements 0) from
+          // the last whole granule of the row (aligned, inside the matrix).
+          for (int64_t j = 0; j < kChunk; j += granule) {
+            Value col = mm2.add(gc, j);
+            Value in = mm2.andi(rowOk, mm2.lt(col, colLimit));
+            Value n = bb.create<arith::SelectOp>(loc, in, mm2.c(granule), mm2.c(0));
+            bb.create<nvgpu::DeviceAsyncCopyOp>(
+                loc, nvgpu::DeviceAsyncTokenType::get(bb.getContext()), p.smem,
+                ValueRange{stage, dstRow, mm2.add(dstCol, j)}, global,
+                srcAt(mm2.min(col, colLimit - granule)), bb.getIndexAttr(granule), n,
+                UnitAttr()); // (.ca: .cg copies 16 bytes only)
+          }
         } else {
           // Masked element loads (rows not 16-byte aligned).
           SmallVector<Value> elems;

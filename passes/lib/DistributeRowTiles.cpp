@@ -38,6 +38,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace tilec {
@@ -205,6 +206,14 @@ public:
   /// into allocated and aligned pointers, offset, sizes and strides) of the
   /// aligned pointers of the memrefs the kernel only loads from.
   SmallVector<int64_t> readonlyParams() {
+    // (Directly, or through the selects that pick a concatenation's piece.)
+    std::function<bool(Value)> onlyLoadedFrom = [&](Value v) {
+      return llvm::all_of(v.getUsers(), [&](Operation *u) {
+        if (auto select = dyn_cast<arith::SelectOp>(u))
+          return select.getCondition() != v && onlyLoadedFrom(select.getResult());
+        return isa<tile::LoadOp>(u);
+      });
+    };
     SmallVector<int64_t> params;
     int64_t next = 0;
     for (BlockArgument arg : fn.getArguments()) {
@@ -213,7 +222,7 @@ public:
         next += 1;
         continue;
       }
-      if (!arg.use_empty() && llvm::all_of(arg.getUsers(), llvm::IsaPred<tile::LoadOp>))
+      if (!arg.use_empty() && onlyLoadedFrom(arg))
         params.push_back(next + 1);
       next += 3 + 2 * memref.getRank();
     }

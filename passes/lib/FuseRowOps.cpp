@@ -47,8 +47,8 @@ public:
       if (!groups[g].domain)
         continue; // not a row op: stays alone
       // No prologues: a GEMM reads its operands from memory, and a
-      // transpose of row dims or a slice along one gathers its rows from
-      // memory.
+      // transpose of row dims or a slice or concatenation along one gathers
+      // its rows from memory.
       if (isa<graph::MatmulOp, graph::TransposeOp>(op) || gathersRows(op))
         continue;
       // Absorb the latest operand groups first: they are the most likely to
@@ -204,8 +204,9 @@ private:
     for (int k : {g, h})
       for (Operation *op : groups[k].ops)
         if (gathersRows(op))
-          if (int p = groupOfValue(op->getOperand(0)); p == g || p == h)
-            return;
+          for (Value in : op->getOperands())
+            if (int p = groupOfValue(in); p == g || p == h)
+              return;
     // A group outside the merge that both feeds it and depends on it would
     // make a cycle.
     DenseSet<int> merged{g, h};

@@ -75,9 +75,11 @@ public:
       if (llvm::any_of(arg.getUsers(), [](Operation *u) { return isa<graph::MatmulOp>(u); }))
         ty = matmulOperandType(arg);
       else if (llvm::any_of(arg.getUsers(), [](Operation *u) {
-                 return isa<graph::SliceOp>(u) && gathersRows(u);
+                 return isa<graph::SliceOp, graph::ConcatOp>(u) && gathersRows(u);
                }))
-        // (Rows of a slice along a row dim: more rows than the domain's.)
+        // (Rows of a slice along a row dim: more rows than the domain's; of
+        // a concatenation's piece: fewer. One type for all pieces, so that
+        // a load reads the piece chosen by the row's digit.)
         ty = MemRefType::get({ShapedType::kDynamic, inType.getShape().back()},
                              inType.getElementType());
       else
@@ -271,26 +273,51 @@ private:
     } else {
       Operation *op = v.getDefiningOp();
       if (gathersRows(op)) {
-        // Rows gathered from the input's buffer: domain row r reads the
+        // Rows gathered from the inputs' buffers: domain row r reads the
         // input row at r's digits with dims d0 and d1 swapped (a transpose
-        // of row dims) or `start` added at the sliced dim (a slice along a
-        // row dim).
+        // of row dims), `start` added at the sliced dim (a slice along a
+        // row dim), or, of a concatenation along a row dim, the piece that
+        // holds r's digit d there, at d less the piece's offset: the piece
+        // and its row are selected, and one load reads them.
         auto t = dyn_cast<graph::TransposeOp>(op);
-        auto arg = llvm::dyn_cast<BlockArgument>(op->getOperand(0));
-        if (!arg) {
-          op->emitOpError("operand must be an input of the fusion (a ")
-              << (t ? "transpose" : "slice along a row dim") << " gathers rows from memory)";
+        auto concat = dyn_cast<graph::ConcatOp>(op);
+        if (!llvm::all_of(op->getOperands(), llvm::IsaPred<BlockArgument>)) {
+          op->emitOpError("operands must be inputs of the fusion (a ")
+              << (t ? "transpose" : concat ? "concatenation along a row dim" : "slice along a row dim")
+              << " gathers rows from memory)";
           return Value();
         }
-        SmallVector<RowMapTerm> terms;
+        auto arg = llvm::cast<BlockArgument>(op->getOperand(0));
+        Value source = argBuffer.lookup(arg), sourceRow;
         if (t) {
-          terms = domain.transposedRowMap(shapeOf(arg), t.getDim0(), t.getDim1());
+          sourceRow =
+              rowIndex(b, loc, domain.transposedRowMap(shapeOf(arg), t.getDim0(), t.getDim1()));
+        } else if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+          sourceRow = rowIndex(
+              b, loc, domain.slicedRowMap(shapeOf(arg), slice.getAxis(), slice.getStart()));
         } else {
-          auto slice = cast<graph::SliceOp>(op);
-          terms = domain.slicedRowMap(shapeOf(arg), slice.getAxis(), slice.getStart());
+          int64_t axis = concat.getAxis();
+          Value digit = rowIndex(b, loc, {domain.digitAt(axis)});
+          int64_t offset = 0;
+          for (Value piece : concat.getInputs()) {
+            auto pieceArg = llvm::cast<BlockArgument>(piece);
+            Value pieceRow =
+                rowIndex(b, loc, domain.slicedRowMap(shapeOf(piece), axis, -offset));
+            Value buffer = argBuffer.lookup(pieceArg);
+            if (offset > 0) { // digit >= offset: this piece
+              Value past = b.create<arith::CmpIOp>(
+                  loc, arith::CmpIPredicate::uge, digit,
+                  b.create<arith::ConstantIndexOp>(loc, offset));
+              pieceRow = b.create<arith::SelectOp>(loc, past, pieceRow, sourceRow);
+              buffer = b.create<arith::SelectOp>(loc, past, buffer, source);
+            }
+            sourceRow = pieceRow;
+            source = buffer;
+            offset += shapeOf(piece)[axis];
+          }
         }
-        auto load = b.create<tile::LoadOp>(loc, tileType(v.getType()), argBuffer.lookup(arg),
-                                           rowIndex(b, loc, terms), IntegerAttr());
+        auto load = b.create<tile::LoadOp>(loc, tileType(v.getType()), source, sourceRow,
+                                           IntegerAttr());
         if (shift != 0)
           load.setColOffsetAttr(b.getI64IntegerAttr(shift));
         result = load;

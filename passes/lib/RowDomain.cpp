@@ -156,6 +156,10 @@ SmallVector<RowMapTerm> RowDomain::slicedRowMap(ArrayRef<int64_t> in, int64_t ax
   return gatheredRowMap(lead, in, [](size_t i) { return i; }, axis, start);
 }
 
+RowMapTerm RowDomain::digitAt(int64_t axis) const {
+  return digitTerm(lead, static_cast<size_t>(axis), 1);
+}
+
 static bool isReduction(Operation *op) {
   return isa<graph::ReduceSumOp, graph::ReduceMaxOp, graph::ReduceMeanOp>(op);
 }
@@ -183,10 +187,8 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
     return RowDomain::fromFullShape(in);
   }
   if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
-    // A slice along a row dim gathers rows of its input, like a transpose;
-    // a concatenation along one is not a row op.
-    if (reductionAxis(op) != lastAxis(op->getResult(0)) && isa<graph::ConcatOp>(op))
-      return std::nullopt;
+    // A slice or concatenation along a row dim gathers rows of its inputs,
+    // like a transpose: a row kernel over its result.
     return RowDomain::fromFullShape(shapeOf(op->getResult(0)));
   }
   if (auto t = dyn_cast<graph::TransposeOp>(op)) {
@@ -235,6 +237,8 @@ bool gathersRows(Operation *op) {
     return t.getDim1() != lastAxis(t.getInput());
   if (auto s = dyn_cast<graph::SliceOp>(op))
     return s.getAxis() != lastAxis(s.getInput());
+  if (auto c = dyn_cast<graph::ConcatOp>(op))
+    return c.getAxis() != lastAxis(c.getResult());
   return false;
 }
 

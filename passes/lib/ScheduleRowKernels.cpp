@@ -342,7 +342,7 @@ struct ScheduleRowKernelsPass
   /// tiles ordered in groups of that many block rows; gemm-group-m, else
   /// `groupM`) and the register cap. Entries with value -1 are left out.
   void setGemmSchedule(func::FuncOp fn, ArrayRef<std::pair<StringRef, int64_t>> entries,
-                       int64_t groupM = 8) {
+                       int64_t groupM = 8, int64_t registers = 0) {
     Builder b(fn.getContext());
     SmallVector<NamedAttribute> attrs{
         b.getNamedAttr("group_m", b.getI64IntegerAttr(gemmGroupM > 0 ? gemmGroupM : groupM))};
@@ -350,8 +350,8 @@ struct ScheduleRowKernelsPass
       if (value != -1)
         attrs.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(value)));
     fn->setAttr("tile.schedule", b.getDictionaryAttr(attrs));
-    if (maxRegisters > 0)
-      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+    if (int64_t cap = maxRegisters > 0 ? static_cast<int64_t>(maxRegisters) : registers)
+      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(cap));
   }
 
   /// One tile.tma entry: the kernel argument, the tensor's dims and the box
@@ -467,6 +467,11 @@ struct ScheduleRowKernelsPass
     // 4 stages: 193 KB of shared memory, one CTA an SM.
     // A transposed lhs is copied by TMA alone (the cp.async copies of the
     // wgmma path write K-major rows): every operand must have a tensor map.
+    // Whether some operand's rows are of an odd number of 16-bit elements:
+    // cp.async needs 4-byte aligned rows, so such panels are copied by
+    // masked element loads through registers (DistributeGemmTiles).
+    bool elementCopies = elemBytes == 2 && (depth % 2 != 0 || (!transB && cols % 2 != 0) ||
+                                            (transA && rows % 2 != 0));
     bool lhsCopies = !transA || (gemmTma != 0 && !tensorMaps(fn, rows, batch, 64, 64, 1).empty());
     bool wgmma = target == "sm_90a" && gemmWgmma != 0 && elemBytes == 2 && wgmmaLayouts &&
                  lhsCopies && rows > 64;
@@ -543,6 +548,13 @@ struct ScheduleRowKernelsPass
         if (!gemmBlockM)
           bm = 128;
       }
+      // Operand rows of an odd number of 16-bit elements are copied element
+      // by element (masked loads through registers, no cp.async): with
+      // 256-column tiles those copies and the 128 accumulators a thread
+      // spill (12-44 bytes at 255 registers, found by FuzzTest at 260 x 128
+      // x 499); 128-column tiles take 128-146.
+      if (!tma && elementCopies && !gemmBlockN && bn > 128)
+        bn = 128;
       int64_t mmaGroups = pingpong ? 2 : bm / (64 * chains);
       int64_t threads = mmaGroups * 128 + (tma ? 128 : 0);
       int64_t kMaxSharedBytes = maxSharedBytes(target);
@@ -641,6 +653,10 @@ struct ScheduleRowKernelsPass
       // for N >= 8448) with 128-deep, 4-stage pipelines keep 96 KB in flight
       // a CTA (docs/perf.md: 31.7 us vs 52 us for 16 x 14336 x 4096).
       bm = 32, bn = 64, bk = 128, wm = 1, wn = 2, stages = 4; // warp tiles 32 x 32
+      // Element copies hold a k step's 24 chunks a thread in registers
+      // (192 values): 32-deep steps hold 6.
+      if (elementCopies)
+        bk = 32;
     } else if (rows <= 32) { // f32 decode: 48 KB in flight a CTA
       bm = 32, bn = 64, bk = 32, wm = 1, wn = 2, stages = 4;
       // A depth of one k step (K <= 32) leaves no loop: ptxas schedules the
@@ -662,6 +678,18 @@ struct ScheduleRowKernelsPass
     if (gemmWarpsN) wn = gemmWarpsN;
     if (gemmStages) stages = gemmStages;
     int64_t threads = wm * wn * 32;
+    // Register cap (nvvm.maxnreg) of the schedule; 0: ptxas's own choice.
+    // A grid of one wave (at most a CTA an SM of the H200) has no occupancy
+    // to gain from fewer registers a thread, yet ptxas, left to itself,
+    // aims at a count that would fit more CTAs an SM (96, 128 or 168) and
+    // spills there: 4-8 bytes for decode GEMMs narrower than a tile whose K
+    // is not a multiple of 128 (8 x 40 x 1000), 4-12 for f32 GEMMs of 33-64
+    // rows (33 x 40 x 16, 64 x 40 x 33); found by FuzzTest. Capped at 255
+    // it takes what it needs (128-254) and spills nothing. Larger grids
+    // keep ptxas's choice (the wide decode GEMMs measured in docs/perf.md,
+    // 224 CTAs, do not spill).
+    int64_t grid = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+    int64_t registers = grid <= kHopperSms ? 255 : 0;
     bool ok = bm > 0 && bn > 0 && bk > 0 && wm > 0 && wn > 0 && stages >= 2 &&
               bm % wm == 0 && bn % wn == 0 && (bm / wm) % 16 == 0 && (bn / wn) % 16 == 0 &&
               bk % 16 == 0 && threads <= 1024 && (bm * bk / chunk) % threads == 0 &&
@@ -694,9 +722,10 @@ struct ScheduleRowKernelsPass
                          {"warps_m", wm},
                          {"warps_n", wn},
                          {"stages", stages},
-                         {"grid", batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn)},
+                         {"grid", grid},
                          {"threads", threads},
-                         {"shared_bytes", sharedBytes}});
+                         {"shared_bytes", sharedBytes}},
+                    /*groupM=*/8, registers);
     return success();
   }
 
@@ -934,8 +963,14 @@ struct ScheduleRowKernelsPass
     // values, up to 64 a thread of 512 (measured, run zo: bf16 [16, 131072]
     // in clusters of 6, six vectors of 8 a thread in 80 registers, no
     // spills; streamed, each slice would be read twice).
-    // (Not rows with a weight and a bias, as above.)
-    if (cluster > 1 && widestBytes < 4 && !weighted)
+    // (Not rows with a weight and a bias, as above, nor rows of three row
+    // inputs or more: a layer_norm of one row, its weight and bias full
+    // rows of the domain too, kept 64 values of each at the 128 registers
+    // 512 threads have, and spilled 368 bytes; found by FuzzTest. Two, as
+    // add_rms_norm's x and residual, fit: bf16 [16, 131072] in clusters of
+    // 6, 48 values of each a thread, 116 registers, measured 8.0 us.)
+    if (cluster > 1 && widestBytes < 4 && !weighted &&
+        tilec::stagedRowInputs(fn, cols).size() <= 2)
       residentChunks = std::min<int64_t>(2 * residentChunks, maxChunksPerThread);
     // A row with reductions that would keep 64 values a thread or more in
     // registers, unstreamed, (f32 rows of 32768 at 512 threads) takes 1024 threads, 32

@@ -124,7 +124,22 @@ std::vector<GemmCase> gemmCases() {
                                           {1024, 1024, 1024, false, false, DType::BF16},
                                           // wgmma (K-major) edges: N % 256, M % 128, K % 64
                                           {300, 200, 72, false, true, DType::BF16},
-                                          {513, 520, 4104, false, true, DType::F16}})
+                                          {513, 520, 4104, false, true, DType::F16},
+                                          // Rows 8- or 4-byte aligned (cp.async of 8 or
+                                          // 4 bytes), odd rows (element copies), and a
+                                          // decode of a partial k step (register cap):
+                                          // GemmScheduleTest.UnalignedRowsCopyWithoutSpills
+                                          {8, 40, 1000, false, true, DType::BF16},
+                                          {8, 40, 500, false, true, DType::BF16},
+                                          {8, 40, 1001, false, true, DType::BF16},
+                                          {260, 128, 500, false, true, DType::BF16},
+                                          {260, 512, 1001, false, true, DType::BF16},
+                                          {130, 250, 66, false, false, DType::BF16},
+                                          {66, 130, 250, true, false, DType::F16},
+                                          {33, 37, 37, false, true, DType::F32},
+                                          {40, 50, 102, false, false, DType::F32},
+                                          {33, 40, 16, false, true, DType::F32},
+                                          {64, 40, 33, false, true, DType::F32}})
     cases.push_back(c);
   return cases;
 }

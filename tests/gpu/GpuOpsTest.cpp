@@ -1167,6 +1167,28 @@ TEST(GpuRuntimeTest, SlicesAlongRowDimsGatherRows) {
   }
 }
 
+// Concatenations along row dims of computed values: the pieces' producers
+// are kernels of their own, and the consumer's kernel reads each row from
+// the piece that holds it: new keys (silu of a projection's output) after
+// the cached ones along the sequence dim, rms_norm'd; and three pieces
+// along the heads dim, one of them computed, into a softmax. (Of inputs
+// alone: GpuSliceTest, SliceGraphs.h.)
+TEST(GpuRuntimeTest, ConcatenationsAlongRowDimsGatherRows) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    double tol = dtype == DType::F32 ? 1e-5 : 2e-2;
+    Graph g("kv_append");
+    Tensor cache = g.input("cache", {2, 8, 100, 128}, dtype);
+    Tensor k = silu(g.input("k", {2, 8, 1, 128}, dtype));
+    g.output(nn::rms_norm(concat({cache, k}, 2), g.input("w", {128}, dtype)));
+    expectMatchesReference(g, tol, 2);
+    Graph h("heads");
+    Tensor a = h.input("a", {5, 3, 200}, dtype), b = h.input("b", {5, 2, 200}, dtype);
+    h.output(nn::softmax(concat({a, exp(b), a}, 1)));
+    expectMatchesReference(h, tol, 2);
+  }
+}
+
 // Differential testing: random graphs (RandomGraphs.h: chains of the DSL's
 // ops on random shapes and dtypes, fresh seeds each run, printed on
 // failure) run against the reference evaluator on fresh random inputs.
@@ -1223,6 +1245,30 @@ TEST(GpuRuntimeTest, ReturnedTransposesOfInputsAreCopies) {
     g.output(transpose(transpose(g.input("y", {3, 5}, dtype), 0, 1), 0, 1));
     g.output(transpose(exp(g.input("z", {1, 7}, dtype)), 0, 1));
     expectMatchesReference(g, dtype == DType::F32 ? 1e-6 : 1e-2, 4);
+  }
+}
+
+// Outputs no kernel writes are device copies after the kernels: an input
+// returned as is and through a reshape, a kernel's result returned three
+// times (once through a reshape), and a graph of copies alone (no kernel,
+// no module). runOnHost poisons every output with NaN first.
+TEST(GpuRuntimeTest, OutputsNoKernelWritesAreCopies) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    Graph g("copies");
+    Tensor x = g.input("x", {37, 200}, dtype);
+    Tensor y = nn::softmax(x);
+    g.output(reshape(y, {200, 37}));
+    g.output(x);
+    g.output(y);
+    g.output(reshape(x, {7400}));
+    g.output(y);
+    expectMatchesReference(g, dtype == DType::F32 ? 1e-5 : 1e-2, 1);
+    Graph id("identity");
+    Tensor z = id.input("z", {3, 1000}, dtype);
+    id.output(z);
+    id.output(reshape(z, {1000, 3}));
+    expectMatchesReference(id, 1e-7, 0);
   }
 }
 

@@ -44,7 +44,8 @@ public:
     int steps = 1 + pick(7);
     for (int i = 0; i < steps; ++i)
       step();
-    // Outputs: the last computed tensor and maybe an earlier one.
+    // Outputs: the last computed tensor and maybe an earlier one (maybe
+    // the same one again: a copy).
     std::vector<int> computed;
     for (size_t i = 0; i < live_.size(); ++i)
       if (live_[i].computed)
@@ -57,8 +58,7 @@ public:
     g.output(live_[computed.back()].t);
     if (computed.size() > 1 && pick(2) == 0) {
       int other = computed[pick(static_cast<int>(computed.size()) - 1)];
-      if (live_[other].t.id() != live_[computed.back()].t.id())
-        g.output(live_[other].t);
+      g.output(live_[other].t);
     }
     return log_;
   }
@@ -236,8 +236,19 @@ private:
       add(reshape(a, s), "reshape " + shapeString(s), computed);
       return;
     }
-    case 10: { // slice, or a cast to another float type
-      if (pick(2) == 0) {
+    case 10: { // slice, concatenation, or a cast to another float type
+      int k = pick(3);
+      if (k == 2) { // a before (or after) a new input of 1-8 along the axis, or itself
+        int axis = pick(rank);
+        Shape s = a.shape();
+        s[axis] = 1 + pick(8);
+        Tensor other = pick(3) == 0 ? a : input(s, a.dtype());
+        bool first = pick(2) == 0;
+        add(concat(first ? std::vector<Tensor>{a, other} : std::vector<Tensor>{other, a}, axis),
+            "concat axis " + std::to_string(axis) + " with " + shapeString(other.shape()));
+        return;
+      }
+      if (k == 0) {
         int axis = pick(rank);
         int64_t d = a.dim(axis);
         if (d < 2)

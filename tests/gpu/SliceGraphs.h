@@ -113,6 +113,29 @@ inline std::vector<SliceGraph> sliceGraphs() {
     graphs.push_back({"row_slice_copy" + suffix,
                       [dtype](Graph &g) { g.output(slice(g.input("z", {5, 7, 100}, dtype), 0, 1, 4)); },
                       tol});
+    // Concatenations along row dims gather rows from their pieces (inputs:
+    // one kernel): three pieces of rows through exp; the KV-cache append
+    // (one new position after the cached ones, along the sequence dim)
+    // returned as is (a row copy); pieces of one row dim of 1 joined along
+    // the outer dim, under a slice of columns.
+    graphs.push_back({"row_concat" + suffix,
+                      [dtype](Graph &g) {
+                        Tensor a = g.input("a", {8, 64}, dtype), b = g.input("b", {3, 64}, dtype);
+                        g.output(exp(concat({a, b, a}, 0)));
+                      },
+                      tol});
+    graphs.push_back({"kv_append" + suffix,
+                      [dtype](Graph &g) {
+                        Tensor cache = g.input("cache", {2, 4, 37, 128}, dtype);
+                        g.output(concat({cache, g.input("k", {2, 4, 1, 128}, dtype)}, 2));
+                      },
+                      tol});
+    graphs.push_back({"outer_concat_col_slice" + suffix,
+                      [dtype](Graph &g) {
+                        Tensor a = g.input("a", {1, 3, 100}, dtype), b = g.input("b", {2, 3, 100}, dtype);
+                        g.output(-slice(concat({a, b}, 0), 2, 8, 72));
+                      },
+                      tol});
   }
   // A rotated row (windows at offsets) reduced: streamed by one CTA a row
   // (clusters off), or on sm_90a split over a cluster of 8 CTAs, each

@@ -143,7 +143,8 @@ public:
   Tensor input(const std::string &name, Shape shape, DType dtype);
   /// A rank-0 constant of the given dtype.
   Tensor constant(double value, DType dtype);
-  /// Marks t as a graph result (in call order). A tensor may be an output once.
+  /// Marks t as a graph result (in call order). Each result has its own
+  /// buffer: a tensor returned twice, or an input returned as is, is copied.
   void output(Tensor t);
 
   const std::vector<Node> &nodes() const { return nodes_; }

@@ -660,11 +660,12 @@ func.func @kn_rhs(%x: memref<?x64xbf16>, %w: memref<64x256xbf16>, %y: memref<?x2
 // K = 129: rows of 258 bytes, not 16-byte aligned, so no tensor map: even
 // by default the wgmma kernel of 256 threads without TMA (no pointer
 // parameters, no mbarrier), its panels filled by the MMA warps (element
-// loads: not even cp.async's 16-byte chunks line up), with the proxy fence.
+// loads: rows of an odd number of elements fit no cp.async), with the
+// proxy fence; 128 x 128 tiles (4 * 256 * 64 * 2 + 1024 bytes).
 // TMA-LABEL: gpu.func @k_129
 // TMA-SAME:    (%{{[^:]+}}: memref<?x129xbf16>, %{{[^:]+}}: memref<256x129xbf16>, %{{[^:]+}}: memref<?x256xf32>) kernel
 // TMA-SAME:    known_block_size = array<i32: 256, 1, 1>
-// TMA-SAME:    persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64
+// TMA-SAME:    persistent = 0 : i64, shared_bytes = 132096 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64
 // TMA-NOT:       tile.tma_params
 // TMA-NOT:       mbarrier
 // TMA-NOT:       setmaxregister

@@ -155,21 +155,22 @@ func.func @trans_a(%a: memref<64x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x
 
 // -----
 
-// K = 36: rows of A [M, K] and B [N, K] are not 16-byte aligned, so no
-// cp.async: each 8-element chunk is 8 masked (clamped, selected) element
-// loads, stored to shared memory as one vector<8>. The pipeline and the
+// K = 35: rows of A [M, K] and B [N, K] of an odd number of elements fit
+// no cp.async (it needs 4-byte aligned sources): each 8-element chunk is 8
+// masked (clamped, selected) element loads, stored to shared memory as one
+// vector<8>. The pipeline and the
 // tensor-core loop are unchanged.
 // CHECK-LABEL: gpu.func @k_odd
-// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x36xbf16>, %[[W:[^:]+]]: memref<64x36xbf16>, %{{[^:]+}}: memref<?x64xbf16>)
+// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x35xbf16>, %[[W:[^:]+]]: memref<64x35xbf16>, %{{[^:]+}}: memref<?x64xbf16>)
 // CHECK-NOT:     nvgpu.device_async_copy
 // CHECK:         %[[PA:.+]] = memref.view {{.+}} to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
 // CHECK:         %[[PB:.+]] = memref.view {{.+}} to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
 // CHECK-NOT:     nvgpu.device_async_copy
-// CHECK-COUNT-8: memref.load %[[X]][{{.+}}] : memref<?x36xbf16>
+// CHECK-COUNT-8: memref.load %[[X]][{{.+}}] : memref<?x35xbf16>
 // CHECK:         %[[V:.+]] = vector.from_elements {{.+}} : vector<8xbf16>
 // CHECK-NEXT:    vector.store %[[V]], %[[PA]][{{.+}}] : memref<2x32x16xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK-NOT:     nvgpu.device_async_copy
-// CHECK:         memref.load %[[W]][{{.+}}] : memref<64x36xbf16>
+// CHECK:         memref.load %[[W]][{{.+}}] : memref<64x35xbf16>
 // CHECK:         vector.store %{{.+}}, %[[PB]][{{.+}}] : memref<2x32x16xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK-NOT:     nvgpu.device_async_copy
 // CHECK:         nvgpu.device_async_create_group
@@ -184,7 +185,31 @@ func.func @trans_a(%a: memref<64x64xbf16>, %w: memref<64x64xbf16>, %y: memref<?x
 // CHECK:           nvvm.mma.sync
 // CHECK-NOT:     nvgpu.device_async_copy
 // CHECK:         gpu.return
-func.func @k_odd(%x: memref<?x36xbf16>, %w: memref<64x36xbf16>, %y: memref<?x64xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 2 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+func.func @k_odd(%x: memref<?x35xbf16>, %w: memref<64x35xbf16>, %y: memref<?x64xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 2 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+  %r = tile.row_id
+  %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x35xbf16>, memref<64x35xbf16> -> tensor<64xf32>
+  %t = arith.truncf %p : tensor<64xf32> to tensor<64xbf16>
+  tile.store %t, %y[%r] : tensor<64xbf16> -> memref<?x64xbf16>
+  return
+}
+
+// -----
+
+// K = 36: rows of 72 bytes, 8-byte aligned: each 8-element chunk is two
+// cp.async of 4 elements (8 bytes, .ca: no bypassL1), each reading 4 or 0
+// elements (past K) from an aligned address inside the row (the column
+// clamped to K - 4), into the chunk's two halves.
+// CHECK-LABEL: gpu.func @k_36
+// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x36xbf16>, %[[W:[^:]+]]: memref<64x36xbf16>, %{{[^:]+}}: memref<?x64xbf16>)
+// CHECK-NOT:     memref.load %[[X]]
+// CHECK:         %[[C:.+]] = arith.minui %{{.+}}, %c32
+// CHECK:         nvgpu.device_async_copy %[[X]][%{{.+}}, %[[C]]], %{{.+}}, 4, %{{[a-z0-9_]+}} : memref<?x36xbf16> to memref<2x32x16xbf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[C4:.+]] = arith.minui %{{.+}}, %c32
+// CHECK:         nvgpu.device_async_copy %[[X]][%{{.+}}, %[[C4]]], %{{.+}}, 4, %{{[a-z0-9_]+}} : memref<?x36xbf16>
+// CHECK:         nvgpu.device_async_copy %[[W]]{{.+}}, 4, %{{[a-z0-9_]+}} : memref<64x36xbf16>
+// CHECK-NOT:     memref.load %[[X]]
+// CHECK:         gpu.return
+func.func @k_36(%x: memref<?x36xbf16>, %w: memref<64x36xbf16>, %y: memref<?x64xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 64>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 2 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
   %r = tile.row_id
   %p = tile.matmul %x, %w[%r] {transpose_b = true} : memref<?x36xbf16>, memref<64x36xbf16> -> tensor<64xf32>
   %t = arith.truncf %p : tensor<64xf32> to tensor<64xbf16>
@@ -451,26 +476,26 @@ func.func @batched(%x: memref<?x64xbf16>, %w: memref<2x64x64xbf16>, %y: memref<?
 
 // -----
 
-// A batched rhs [2, K, N] whose rows are not 16-byte aligned (K = 36, N =
-// 20): masked element loads, the rhs's at the batch first. One column block:
+// A batched rhs [2, K, N] whose rows are of an odd number of elements (K =
+// 35, N = 21): masked element loads, the rhs's at the batch first. One column block:
 // a batch is 2 CTAs.
 // CHECK-LABEL: gpu.func @batched_masked
-// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x36xbf16>, %[[W:[^:]+]]: memref<2x36x20xbf16>, %[[Y:[^:]+]]: memref<?x20xf32>) kernel
+// CHECK-SAME:    (%[[X:[^:]+]]: memref<?x35xbf16>, %[[W:[^:]+]]: memref<2x35x21xbf16>, %[[Y:[^:]+]]: memref<?x21xf32>) kernel
 // CHECK:         %[[BID:.+]] = gpu.block_id x
 // CHECK:         %[[C2:.+]] = arith.constant 2 : index
 // CHECK-NEXT:    %[[BATCH:.+]] = arith.divui %[[BID]], %[[C2]] : index
 // CHECK-NEXT:    %[[C40:.+]] = arith.constant 40 : index
 // CHECK-NEXT:    arith.muli %[[BATCH]], %[[C40]] : index
 // CHECK-NOT:     nvgpu.device_async_copy
-// CHECK:         memref.load %[[X]][%{{[^],]+}}, %{{[^],]+}}] : memref<?x36xbf16>
+// CHECK:         memref.load %[[X]][%{{[^],]+}}, %{{[^],]+}}] : memref<?x35xbf16>
 // CHECK-NOT:     nvgpu.device_async_copy
-// CHECK:         memref.load %[[W]][%[[BATCH]], %{{[^],]+}}, %{{[^],]+}}] : memref<2x36x20xbf16>
+// CHECK:         memref.load %[[W]][%[[BATCH]], %{{[^],]+}}, %{{[^],]+}}] : memref<2x35x21xbf16>
 // CHECK-NOT:     nvgpu.device_async_copy
 // CHECK:         gpu.return
-func.func @batched_masked(%x: memref<?x36xbf16>, %w: memref<2x36x20xbf16>, %y: memref<?x20xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 2, 40, 20>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
+func.func @batched_masked(%x: memref<?x35xbf16>, %w: memref<2x35x21xbf16>, %y: memref<?x21xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 2, 40, 21>, tile.schedule = {block_m = 32 : i64, block_n = 32 : i64, block_k = 16 : i64, warps_m = 1 : i64, warps_n = 1 : i64, stages = 2 : i64, group_m = 8 : i64, grid = 4 : i64, threads = 32 : i64, shared_bytes = 4096 : i64}} {
   %r = tile.row_id
-  %p = tile.matmul %x, %w[%r] : memref<?x36xbf16>, memref<2x36x20xbf16> -> tensor<20xf32>
-  tile.store %p, %y[%r] : tensor<20xf32> -> memref<?x20xf32>
+  %p = tile.matmul %x, %w[%r] : memref<?x35xbf16>, memref<2x35x21xbf16> -> tensor<21xf32>
+  tile.store %p, %y[%r] : tensor<21xf32> -> memref<?x21xf32>
   return
 }
 

@@ -293,19 +293,21 @@ func.func @batched_nk(%a: memref<?x136xbf16>, %b: memref<2x320x136xbf16>, %c: me
 
 // K = 63: the rows of x and w are 126 bytes, not a multiple of 16, so no
 // tensor map can describe them: wgmma without TMA (tma = 0, persistent = 0,
-// 256 threads, 197632 bytes, no tile.tma) even by default, and with the
-// WGOPTS tile (128 threads, 50176 bytes).
+// 256 threads, no tile.tma) even by default, and with the WGOPTS tile (128
+// threads, 50176 bytes). Rows of an odd number of 16-bit elements are
+// copied element by element, so the default tile is 128 x 128 (256 columns
+// spill): 4 * (128 + 128) * 64 * 2 + 1024 = 132096 bytes, 2 CTAs.
 // WGMMA-LABEL: func.func @k_63
-//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+//  WGMMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 132096 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 // TMA-LABEL: func.func @k_63
-//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 1 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 197632 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
+//  TMA-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 2 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 132096 : i64, stages = 4 : i64, threads = 256 : i64, tma = 0 : i64, warps_m = 8 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 //   TMA-NOT:   tile.tma
 // WGOPTS-LABEL: func.func @k_63
 //  WGOPTS-SAME:   tile.schedule = {block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 8 : i64, group_m = 16 : i64, {{(mma_pending = 1 : i64, )?}}persistent = 0 : i64, shared_bytes = 50176 : i64, stages = 3 : i64, threads = 128 : i64, tma = 0 : i64, warps_m = 4 : i64, warps_n = 1 : i64, wgmma = 1 : i64}}
 //   WGOPTS-NOT:   tile.tma
 // No TMA (K = 63), no cluster.
 // CLUSTER-LABEL: func.func @k_63
-//  CLUSTER-SAME:   cluster_m = 1 : i64, grid = 1 : i64
+//  CLUSTER-SAME:   cluster_m = 1 : i64, grid = 2 : i64
 //  CLUSTER-SAME:   tma = 0 : i64
 func.func @k_63(%a: memref<?x63xbf16>, %b: memref<256x63xbf16>, %c: memref<?x256xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 256>} {
   %r = tile.row_id

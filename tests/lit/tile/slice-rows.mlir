@@ -41,3 +41,34 @@ func.func @one(%x: tensor<3x8x64xf32>) -> tensor<3x1x32xf32> {
   %n = graph.neg %c : (tensor<3x1x32xf32>) -> tensor<3x1x32xf32>
   return %n : tensor<3x1x32xf32>
 }
+
+// -----
+
+// A concatenation along a row dim gathers rows from its pieces: the kernel
+// runs over the concatenation's rows ([2, 6] here), and domain row r = 6 b
+// + s (s its digit at the axis) reads row s + 4 b of x for s < 4, row (s -
+// 4) + 2 b of y past it: both rows computed, the piece (its buffer) and its
+// row selected by s >= 4, one load of the selected pair. Both pieces'
+// buffers have their own row counts ([?, 64]).
+// CHECK-LABEL: func.func @kv_kernel0
+//  CHECK-SAME:   (%[[X:.+]]: memref<?x64xf32>, %[[Y:.+]]: memref<?x64xf32>, %[[O:.+]]: memref<?x64xf32>)
+//  CHECK-SAME:   tile.domain = array<i64: 2, 6, 64>
+//       CHECK:   %[[R:.+]] = tile.row_id
+//       CHECK:   %[[S:.+]] = arith.remui %[[R]], %c6
+//       CHECK:   %[[B:.+]] = arith.divui %[[R]], %c6
+//       CHECK:   %[[B4:.+]] = arith.muli %[[B]], %c4
+//       CHECK:   %[[XR:.+]] = arith.addi %[[S]], %[[B4]]
+//       CHECK:   %[[S4:.+]] = arith.addi %[[S]], %c-4
+//       CHECK:   %[[B2:.+]] = arith.muli %[[B]], %c2
+//       CHECK:   %[[YR:.+]] = arith.addi %[[S4]], %[[B2]]
+//       CHECK:   %[[PAST:.+]] = arith.cmpi uge, %[[S]], %c4
+//       CHECK:   %[[ROW:.+]] = arith.select %[[PAST]], %[[YR]], %[[XR]] : index
+//       CHECK:   %[[BUF:.+]] = arith.select %[[PAST]], %[[Y]], %[[X]] : memref<?x64xf32>
+//       CHECK:   %[[T:.+]] = tile.load %[[BUF]][%[[ROW]]] : memref<?x64xf32> -> tensor<64xf32>
+//       CHECK:   math.exp %[[T]]
+//       CHECK:   tile.store %{{.+}}, %[[O]][%[[R]]]
+func.func @kv(%x: tensor<2x4x64xf32>, %y: tensor<2x2x64xf32>) -> tensor<2x6x64xf32> {
+  %c = graph.concat %x, %y {axis = 1 : i64} : (tensor<2x4x64xf32>, tensor<2x2x64xf32>) -> tensor<2x6x64xf32>
+  %e = graph.exp %c : (tensor<2x6x64xf32>) -> tensor<2x6x64xf32>
+  return %e : tensor<2x6x64xf32>
+}

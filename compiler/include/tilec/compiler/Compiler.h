@@ -153,6 +153,10 @@ struct ProgramValue {
   int index = 0; // position among inputs or outputs
   Shape shape;
   DType dtype = DType::F32;
+  // >= 0: an output that no kernel writes, a device copy of values[copyOf]
+  // made after the kernels: an input returned as is (or a view of one), or
+  // a tensor returned twice (or two views of it).
+  int copyOf = -1;
 };
 
 struct FusionReport {

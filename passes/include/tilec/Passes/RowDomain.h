@@ -53,6 +53,9 @@ struct RowDomain {
   /// slice's result's): the sum of these terms.
   llvm::SmallVector<RowMapTerm> slicedRowMap(llvm::ArrayRef<int64_t> in, int64_t axis,
                                              int64_t start) const;
+  /// Domain row `row`'s digit at row dim `axis` (a concatenation along it
+  /// reads the piece that holds that digit).
+  RowMapTerm digitAt(int64_t axis) const;
   llvm::SmallVector<int64_t> fullShape() const;
   /// classify by the dims alone (no relabeled rows).
   RowRole classifyByDims(llvm::ArrayRef<int64_t> shape) const;
