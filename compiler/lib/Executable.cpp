@@ -38,6 +38,8 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
       os << '=' << std::hexfloat << n.value << std::defaultfloat;
     if (n.axis >= 0)
       os << '@' << n.axis;
+    if (n.axis2 >= 0) // (a transpose's second dim: x[4, 4, 4] swaps 0 and 1 or 0 and 2)
+      os << '^' << n.axis2;
     if (n.kind == OpKind::Slice)
       os << '[' << n.start << ':' << n.end << ']';
     if (n.kind == OpKind::Matmul)

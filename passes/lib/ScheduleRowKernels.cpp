@@ -669,6 +669,11 @@ struct ScheduleRowKernelsPass
     } else if (rows <= 64) {
       bm = 64, wm = 1, wn = 4; // warp tiles 64 x 32
     }
+    // Element copies beside 64 x 64 or 64 x 32 warp tiles: 16-deep steps
+    // (4 chunks a thread of each panel instead of 8: 32-deep steps spilled
+    // 4 bytes at 255 registers, a transposed lhs of 261 odd columns).
+    if (elementCopies && rows > 32)
+      bk = 16;
     if (products > 1 && elemBytes == 2 && rows > 32)
       bn = 64; // 2 x 64 accumulators a thread
     if (gemmBlockM) bm = gemmBlockM;

@@ -138,6 +138,7 @@ std::vector<GemmCase> gemmCases() {
                                           {66, 130, 250, true, false, DType::F16},
                                           {33, 37, 37, false, true, DType::F32},
                                           {40, 50, 102, false, false, DType::F32},
+                                          {261, 501, 1001, true, true, DType::BF16},
                                           {33, 40, 16, false, true, DType::F32},
                                           {64, 40, 33, false, true, DType::F32}})
     cases.push_back(c);

@@ -5,6 +5,8 @@
 #include "tilec/compiler/Executable.h"
 
 #include "../gpu/SliceGraphs.h"
+#include "TileInterpreter.h"
+#include "tilec/Reference.h"
 #include "Ptxas.h"
 
 #include <gtest/gtest.h>
@@ -906,6 +908,19 @@ TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {
     ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
     EXPECT_EQ(p->launches[0].streamBlocks > 0, c.streamed);
     EXPECT_EQ(p->launches[0].clusterM, c.cluster);
+    // The tile stage, interpreted, against the reference (the GPU test's
+    // check less the distribution over threads).
+    std::vector<HostTensor> inputs;
+    for (size_t j = 0; j < g.inputs().size(); ++j) {
+      const Node &n = g.node(g.inputs()[j]);
+      inputs.push_back(HostTensor::random(n.shape, n.dtype, 11 + j, -3.0f, 3.0f));
+    }
+    auto got = tiletest::runAtTileStage(g, inputs, options);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    ASSERT_EQ(got->size(), ref.size());
+    for (size_t j = 0; j < ref.size(); ++j)
+      EXPECT_LT(relativeError((*got)[j], ref[j]), c.tolerance) << "output " << j;
     if (ptxas.empty())
       continue;
     expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
@@ -1157,6 +1172,8 @@ TEST(GemmScheduleTest, UnalignedRowsCopyWithoutSpills) {
                                          {8, 501, 1001, false, false, DType::BF16, 0, 64, 8},
                                          {33, 37, 37, false, true, DType::F32, 4, 128, 1},
                                          {40, 50, 102, false, false, DType::F32, 8, 128, 1},
+                                         // a transposed lhs of odd columns, 16-deep steps
+                                         {261, 501, 1001, true, true, DType::BF16, 0, 128, 12},
                                          // f32, 33-64 rows, one k step
                                          {33, 40, 16, false, true, DType::F32, 16, 128, 1},
                                          {64, 40, 33, false, true, DType::F32, 4, 128, 1},

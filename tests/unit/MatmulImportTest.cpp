@@ -56,3 +56,22 @@ TEST(MatmulImportTest, FingerprintIncludesTransposes) {
   EXPECT_NE(f01, f10);
   EXPECT_EQ(f01, graphFingerprint(g01again, options));
 }
+
+// Transposes of a cube swap different dims into the same result shape: the
+// fingerprint (the program cache's key) names both dims, so that one graph
+// never runs the other's program.
+TEST(MatmulImportTest, FingerprintIncludesBothTransposedDims) {
+  auto build = [](Graph &g, int d0, int d1) {
+    g.output(transpose(g.input("x", {4, 4, 4}, DType::F32), d0, d1));
+  };
+  CompileOptions options;
+  Graph g01("t"), g02("t"), g12("t");
+  build(g01, 0, 1);
+  build(g02, 0, 2);
+  build(g12, 1, 2);
+  std::string f01 = graphFingerprint(g01, options), f02 = graphFingerprint(g02, options),
+              f12 = graphFingerprint(g12, options);
+  EXPECT_NE(f01, f02);
+  EXPECT_NE(f01, f12);
+  EXPECT_NE(f02, f12);
+}
