@@ -25,6 +25,14 @@ Type elementType(MLIRContext &ctx, DType dtype) {
   return {};
 }
 
+DType dtypeOf(Type type) {
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  return DType::F32;
+}
+
 std::string symbolName(const std::string &name) {
   std::string s;
   for (char c : name)

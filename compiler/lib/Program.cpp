@@ -17,14 +17,6 @@ namespace tilec {
 
 namespace {
 
-DType dtypeOf(Type t) {
-  if (t.isF16())
-    return DType::F16;
-  if (t.isBF16())
-    return DType::BF16;
-  return DType::F32;
-}
-
 std::string shapeText(ArrayRef<int64_t> shape) {
   return shapeString(Shape(shape.begin(), shape.end()));
 }

@@ -27,31 +27,16 @@
 
 namespace tilec::testgraphs {
 
-/// How far a random graph's output is from the reference's: the relative
-/// (norm) error ||got - ref|| / ||ref||, the norm of ref taken as at least
-/// `floor` a value (RMS). A reference of (nearly) zeros is compared at that
-/// scale instead of its own: the reference rounds every op's result to its
-/// dtype, tilec keeps f32 inside a kernel, and a 16-bit value the
+/// How far a random graph's output is from what it is compared with:
+/// relativeError with a floor (the norm of `ref` taken as at least `floor`
+/// a value). A reference of (nearly) zeros is compared at that scale
+/// instead of its own: the reference evaluator rounds every op's result to
+/// its dtype, tilec keeps f32 inside a kernel, and a 16-bit value the
 /// reference rounds away (log(1 + s^2) of a softmax's s over 1500 columns
 /// in f16: log(1) = 0) is a small number in tilec, infinitely far from 0
-/// relative to 0. Non-finite values must match exactly (inf otherwise).
+/// relative to 0.
 inline double graphError(const HostTensor &got, const HostTensor &ref, double floor) {
-  const double inf = std::numeric_limits<double>::infinity();
-  if (got.shape != ref.shape || got.values.size() != ref.values.size())
-    return inf;
-  double num = 0, den = 0;
-  for (size_t i = 0; i < ref.values.size(); ++i) {
-    double g = got.values[i], r = ref.values[i];
-    if (!std::isfinite(r) || !std::isfinite(g)) {
-      if ((std::isnan(r) && std::isnan(g)) || g == r)
-        continue;
-      return inf;
-    }
-    num += (g - r) * (g - r);
-    den += r * r;
-  }
-  double scale = std::max(std::sqrt(den), floor * std::sqrt(static_cast<double>(ref.values.size())));
-  return scale == 0 ? (num == 0 ? 0.0 : inf) : std::sqrt(num) / scale;
+  return relativeError(got, ref, floor);
 }
 
 /// The bound on graphError for a random graph: 1e-4 for graphs of f32

@@ -220,4 +220,14 @@ TEST(HostTensorTest, RelativeError) {
   EXPECT_TRUE(std::isinf(relativeError(other, ref))); // shape differs
   HostTensor zeros({3}, DType::F32);
   EXPECT_EQ(relativeError(zeros, zeros), 0.0);
+  // A floor: ||ref|| taken as at least floor * sqrt(n). Against zeros a
+  // small difference is small at that scale; a large reference is
+  // unaffected.
+  HostTensor tiny({4}, DType::F32);
+  tiny.values = {2e-3f, 0.0f, 0.0f, 0.0f}; // ||diff|| = 2e-3
+  HostTensor zero4({4}, DType::F32);
+  EXPECT_TRUE(std::isinf(relativeError(tiny, zero4)));
+  EXPECT_NEAR(relativeError(tiny, zero4, 1e-2), 0.1, 1e-7); // (2e-3 as a float)
+  got.values = {3.0f, 1.0f, 0.0f, 4.0f};
+  EXPECT_NEAR(relativeError(got, ref, 1e-2), 0.2, 1e-12);
 }

@@ -41,19 +41,11 @@ struct Val {
   Buffer *mem = nullptr;
 };
 
-DType dtypeOfType(Type t) {
-  if (t.isBF16())
-    return DType::BF16;
-  if (t.isF16())
-    return DType::F16;
-  return DType::F32;
-}
-
 /// `v` rounded to the float type `t` (f32 included).
 double roundAs(Type t, double v) {
   if (!llvm::isa<FloatType>(t))
     return v;
-  return roundTo(dtypeOfType(t), static_cast<float>(v));
+  return roundTo(dtypeOf(t), static_cast<float>(v));
 }
 
 Type elemOf(Type t) {
@@ -81,7 +73,7 @@ public:
           bound.push_back(buffers.lookup(in));
         for (Value r : launch.getResults()) {
           auto t = llvm::cast<RankedTensorType>(r.getType());
-          Buffer *b = newBuffer(dtypeOfType(t.getElementType()),
+          Buffer *b = newBuffer(dtypeOf(t.getElementType()),
                                 std::vector<float>(t.getNumElements(), NAN));
           buffers[r] = b;
           bound.push_back(b);
@@ -102,7 +94,7 @@ public:
           auto t = llvm::cast<RankedTensorType>(v.getType());
           HostTensor h;
           h.shape.assign(t.getShape().begin(), t.getShape().end());
-          h.dtype = dtypeOfType(t.getElementType());
+          h.dtype = dtypeOf(t.getElementType());
           h.values = b->data;
           out.push_back(std::move(h));
         }

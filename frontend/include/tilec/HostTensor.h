@@ -43,7 +43,10 @@ struct HostTensor {
 HostTensor causalMask(int64_t sq, int64_t sk, DType dtype = DType::F32);
 
 /// ||got - ref||_2 / ||ref||_2 in double; +inf if shapes differ or got has a
-/// NaN/inf where ref is finite. 0 when both are all zeros.
-double relativeError(const HostTensor &got, const HostTensor &ref);
+/// NaN/inf where ref is finite (a non-finite ref matches only itself). 0
+/// when both are all zeros. `floor` > 0: ||ref||_2 is taken as at least
+/// floor * sqrt(n), i.e. floor a value (RMS), so that a reference of
+/// (nearly) zeros is compared at that scale instead of its own.
+double relativeError(const HostTensor &got, const HostTensor &ref, double floor = 0);
 
 } // namespace tilec

@@ -15,6 +15,8 @@ Expected<mlir::OwningOpRef<mlir::ModuleOp>> importGraph(mlir::MLIRContext &ctx,
 Status lowerBetween(mlir::ModuleOp module, Stage from, Stage to,
                     const CompileOptions &options);
 mlir::Type elementType(mlir::MLIRContext &ctx, DType dtype);
+/// The DType of an f32, f16 or bf16 element type (f32 for any other).
+DType dtypeOf(mlir::Type type);
 /// `name` with every character that is not [A-Za-z0-9_] replaced by '_'.
 std::string symbolName(const std::string &name);
 
