@@ -41,6 +41,8 @@ std::vector<FusionReport> reportFusions(func::FuncOp host) {
   return reports;
 }
 
+} // namespace
+
 Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program) {
   DenseMap<Value, int> valueIds;
   auto addValue = [&](Value v, ProgramValue::Kind kind, int index) {
@@ -189,8 +191,6 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
   }
   return Status::success();
 }
-
-} // namespace
 
 Expected<CompiledProgram> compileGraph(const Graph &graph, const CompileOptions &options) {
   if (Status s = validateTarget(options.target); !s.ok())

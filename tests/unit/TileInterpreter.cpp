@@ -58,52 +58,62 @@ class Interpreter {
 public:
   explicit Interpreter(ModuleOp module) : module(module), symbols(module) {}
 
-  Expected<std::vector<HostTensor>> run(func::FuncOp host, const std::vector<HostTensor> &inputs) {
-    if (inputs.size() != host.getNumArguments())
-      return Status::error("interpreter: " + std::to_string(host.getNumArguments()) +
-                           " inputs expected");
-    llvm::DenseMap<Value, Buffer *> buffers;
-    for (auto [arg, in] : llvm::zip(host.getArguments(), inputs)) {
-      buffers[arg] = newBuffer(in.dtype, in.values);
-    }
-    for (Operation &op : host.getBody().front()) {
-      if (auto launch = dyn_cast<tile::LaunchOp>(op)) {
-        std::vector<Buffer *> bound;
-        for (Value in : launch.getInputs())
-          bound.push_back(buffers.lookup(in));
-        for (Value r : launch.getResults()) {
-          auto t = llvm::cast<RankedTensorType>(r.getType());
-          Buffer *b = newBuffer(dtypeOf(t.getElementType()),
-                                std::vector<float>(t.getNumElements(), NAN));
-          buffers[r] = b;
-          bound.push_back(b);
-        }
-        auto kernel = symbols.lookup<func::FuncOp>(launch.getCallee());
-        if (!kernel)
-          return Status::error("interpreter: no kernel " + launch.getCallee().str());
-        if (Status s = runKernel(kernel, bound); !s.ok())
-          return s;
-      } else if (auto view = dyn_cast<graph::ReshapeOp>(op)) {
-        buffers[view.getResult()] = buffers.lookup(view.getInput());
-      } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-        std::vector<HostTensor> out;
-        for (Value v : ret.getOperands()) {
-          Buffer *b = buffers.lookup(v);
-          if (!b)
-            return Status::error("interpreter: an output has no buffer");
-          auto t = llvm::cast<RankedTensorType>(v.getType());
-          HostTensor h;
-          h.shape.assign(t.getShape().begin(), t.getShape().end());
-          h.dtype = dtypeOf(t.getElementType());
-          h.values = b->data;
-          out.push_back(std::move(h));
-        }
-        return out;
-      } else {
-        return unsupported(op);
+  /// Runs `program`'s launch plan (planLaunches' values and launches, as
+  /// Executable::run binds them) with the kernels' row programs.
+  Expected<std::vector<HostTensor>> run(const CompiledProgram &program,
+                                        const std::vector<HostTensor> &inputs) {
+    std::vector<Buffer *> buffers(program.values.size(), nullptr);
+    std::vector<const ProgramValue *> outputs;
+    for (size_t i = 0; i < program.values.size(); ++i) {
+      const ProgramValue &v = program.values[i];
+      if (v.kind == ProgramValue::Kind::Input) {
+        if (v.index >= static_cast<int>(inputs.size()) || inputs[v.index].shape != v.shape ||
+            inputs[v.index].dtype != v.dtype)
+          return Status::error("interpreter: input " + std::to_string(v.index) + " must be " +
+                               dtypeName(v.dtype) + " " + shapeString(v.shape));
+        buffers[i] = newBuffer(v.dtype, inputs[v.index].values);
+        continue;
+      }
+      // Outputs and temporaries start as NaN: an element no kernel writes
+      // shows up.
+      buffers[i] = newBuffer(v.dtype, std::vector<float>(numElements(v.shape), NAN));
+      if (v.kind == ProgramValue::Kind::Output) {
+        if (outputs.size() <= static_cast<size_t>(v.index))
+          outputs.resize(v.index + 1, nullptr);
+        outputs[v.index] = &v;
       }
     }
-    return Status::error("interpreter: the host function does not return");
+    for (const KernelLaunchPlan &plan : program.launches) {
+      auto kernel = symbols.lookup<func::FuncOp>(plan.name);
+      if (!kernel)
+        return Status::error("interpreter: no kernel " + plan.name);
+      std::vector<Buffer *> bound;
+      for (auto [kb, type] : llvm::zip(plan.buffers, kernel.getArgumentTypes())) {
+        auto m = llvm::cast<MemRefType>(type);
+        if (m.getRank() > 0 && m.getShape().back() != kb.cols)
+          return Status::error("interpreter: kernel " + plan.name + " binds a buffer of " +
+                               std::to_string(kb.cols) + " columns to " +
+                               std::to_string(m.getShape().back()));
+        bound.push_back(buffers[kb.value]);
+      }
+      if (Status s = runKernel(kernel, bound, plan.rows); !s.ok())
+        return s;
+    }
+    for (size_t i = 0; i < program.values.size(); ++i)
+      if (program.values[i].copyOf >= 0)
+        buffers[i]->data = buffers[program.values[i].copyOf]->data;
+    std::vector<HostTensor> out;
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const ProgramValue *v = outputs[o];
+      if (!v)
+        return Status::error("interpreter: no output " + std::to_string(o));
+      HostTensor h;
+      h.shape = v->shape;
+      h.dtype = v->dtype;
+      h.values = buffers[v - program.values.data()]->data;
+      out.push_back(std::move(h));
+    }
+    return out;
   }
 
 private:
@@ -131,13 +141,27 @@ private:
     return at;
   }
 
-  Status runKernel(func::FuncOp kernel, const std::vector<Buffer *> &bound) {
+  /// Runs the row program of `kernel` for every row of its domain. The GPU
+  /// kernel takes its row count from the buffer bound at `tile.row_buffer`
+  /// (its element count over the memref's columns): that must be the
+  /// domain's, and the launch plan's.
+  Status runKernel(func::FuncOp kernel, const std::vector<Buffer *> &bound, int64_t planned) {
     auto domain = kernel->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain)
       return Status::error("interpreter: kernel without tile.domain");
     int64_t rows = 1;
     for (int64_t d : domain.asArrayRef().drop_back())
       rows *= d;
+    if (auto rb = kernel->getAttrOfType<IntegerAttr>("tile.row_buffer")) {
+      auto m = llvm::cast<MemRefType>(kernel.getArgumentTypes()[rb.getInt()]);
+      int64_t bufferRows =
+          static_cast<int64_t>(bound[rb.getInt()]->data.size()) / m.getShape().back();
+      if (bufferRows != rows || planned != rows)
+        return Status::error("interpreter: kernel " + kernel.getName().str() + " has " +
+                             std::to_string(rows) + " rows, its row buffer " +
+                             std::to_string(bufferRows) + ", its launch plan " +
+                             std::to_string(planned));
+    }
     Block &body = kernel.getBody().front();
     if (bound.size() != body.getNumArguments())
       return Status::error("interpreter: kernel arity");
@@ -495,8 +519,12 @@ Expected<std::vector<HostTensor>> runAtTileStage(const Graph &graph,
       host = fn;
   if (!host)
     return Status::error("interpreter: no host function");
+  CompiledProgram program;
+  program.name = graph.name();
+  if (Status s = planLaunches(*module, host, program); !s.ok())
+    return s;
   Interpreter interp(*module);
-  return interp.run(host, inputs);
+  return interp.run(program, inputs);
 }
 
 } // namespace tilec::tiletest

@@ -3,6 +3,7 @@
 
 #include "tilec/compiler/Compiler.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -17,6 +18,10 @@ Status lowerBetween(mlir::ModuleOp module, Stage from, Stage to,
 mlir::Type elementType(mlir::MLIRContext &ctx, DType dtype);
 /// The DType of an f32, f16 or bf16 element type (f32 for any other).
 DType dtypeOf(mlir::Type type);
+/// Fills `program`'s values and launches from a module at the tile stage
+/// (`host`: its host function of tile.launch ops): the buffers each kernel
+/// binds, its grid and block from the schedule, outputs made as copies.
+Status planLaunches(mlir::ModuleOp module, mlir::func::FuncOp host, CompiledProgram &program);
 /// `name` with every character that is not [A-Za-z0-9_] replaced by '_'.
 std::string symbolName(const std::string &name);
 
