@@ -332,8 +332,26 @@ struct ScheduleRowKernelsPass
     if (cluster > 1) // (only then: other schedules read as before)
       entries.push_back(b.getNamedAttr("cluster", b.getI64IntegerAttr(cluster)));
     fn->setAttr("tile.schedule", b.getDictionaryAttr(entries));
-    if (maxRegisters > 0)
-      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(maxRegisters));
+    // one-wave-registers: a grid of one wave (at most a CTA an SM of the
+    // H200) of CTAs that can have 255 registers a thread (<= 256 threads)
+    // is capped at 255, as the GEMMs' always are (below): ptxas otherwise
+    // aims at the registers of several CTAs an SM and may spill for them
+    // (a rope of [100, 2048] f32 in 100 CTAs of 256 threads: 32 registers
+    // and 8 bytes of stack; a concat + layer_norm of bf16 [64, 64] in one
+    // CTA: 72 and 4; found by FuzzTest, 2 graphs in about 4000). Off until
+    // measured: it changes the SASS of 17 of the 144 example kernels, the
+    // small shapes of docs/perf.md (tests/gpu/runs/device-s19b.sh).
+    int64_t rows = 1;
+    if (auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain"))
+      for (int64_t d : domain.asArrayRef().drop_back())
+        rows *= d;
+    int64_t grid = llvm::divideCeil(rows, rowsPerBlock) * colBlocks;
+    int64_t threads = tpr * rowsPerBlock;
+    int64_t cap = maxRegisters > 0 ? static_cast<int64_t>(maxRegisters)
+                  : oneWaveRegisters && grid <= kHopperSms && threads <= 256 ? 255
+                                                                             : 0;
+    if (cap > 0)
+      fn->setAttr("tile.max_registers", b.getI64IntegerAttr(cap));
     if (readonlyInputs)
       fn->setAttr(tilec::kReadonlyInputsAttr, b.getUnitAttr());
   }

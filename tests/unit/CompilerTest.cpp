@@ -1164,6 +1164,35 @@ TEST(GemmScheduleTest, F32DecodeOfOneKStepDoesNotSpill) {
   }
 }
 
+// one-wave-registers (off by default until measured): row kernels of one
+// wave (<= 132 CTAs) of <= 256 threads get 255 registers a thread, the
+// others keep ptxas's choice; every example kernel it touches assembles
+// without spills.
+TEST(ScheduleTest, OneWaveRegistersCapsSmallGridsOnly) {
+  std::string ptxas = ptxasPath();
+  const std::string on = "one-wave-registers=true";
+  struct Case {
+    const char *name;
+    int64_t rows, cols;
+    DType dtype;
+    bool capped;
+  };
+  for (const Case &c : {Case{"rms_norm", 16, 4096, DType::BF16, true},
+                        Case{"elementwise_chain", 100, 2048, DType::F32, true},
+                        Case{"rope", 16, 4096, DType::F32, true},
+                        Case{"softmax", 16, 32768, DType::F32, true},   // 128 CTAs in clusters
+                        Case{"rms_norm", 4096, 4096, DType::BF16, false}, // 4096 CTAs
+                        Case{"layer_norm", 1, 131072, DType::F32, false}}) { // 512 threads
+    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    CompiledProgram plain = compileExample(c.name, c.rows, c.cols, c.dtype);
+    CompiledProgram capped = compileExample(c.name, c.rows, c.cols, c.dtype, "sm_90a", on);
+    EXPECT_EQ(plain.ptx.find(".maxnreg"), std::string::npos);
+    EXPECT_EQ(capped.ptx.find(".maxnreg 255") != std::string::npos, c.capped);
+    if (!ptxas.empty() && c.capped)
+      expectAssemblesWithoutSpills(ptxas, capped.ptx, "sm_90a");
+  }
+}
+
 // Operand rows that are not 16-byte aligned, found by FuzzTest: rows of 8
 // or 4 bytes' alignment are copied by cp.async of 8 or 4 bytes (not through
 // registers), rows of an odd number of 16-bit elements by element loads in

@@ -141,6 +141,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "CTAs fit in the register file: see docs/perf.md)">,
     Option<"maxRegisters", "max-registers", "int64_t", "0",
            "Registers per thread ptxas may use (nvvm.maxnreg); 0: its own choice">,
+    Option<"oneWaveRegisters", "one-wave-registers", "bool", "false",
+           "Row kernels of one wave (at most 132 CTAs of <= 256 threads) get 255 "
+           "registers a thread (nvvm.maxnreg), as GEMMs of one wave always do: ptxas "
+           "otherwise aims at several CTAs an SM and may spill (off until measured: "
+           "it changes the SASS of the small-shape kernels in docs/perf.md)">,
     Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
            "sm_90a: kernels with reductions over few wide rows split each row over a "
            "cluster of up to this many CTAs (up to 8, the portable cluster size; 1: off)">,
