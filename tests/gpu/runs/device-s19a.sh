@@ -1,56 +1,23 @@
 #!/usr/bin/env bash
-# Nineteenth session's run (written in the nineteenth, which had no device;
-# it carries the eighteenth's unrun second run, device-s18b.sh, whole):
+# Nineteenth session's first run (written in the nineteenth, which had no
+# device), ~450 s:
 # - the GPU tests: the runtime's (swaps of the last dim through
 #   shared-memory tiles, row slices, concatenations along row dims, outputs
 #   made as copies), the slice graphs (with the row concatenations), the
-#   differential test of random graphs (now with concatenations and
-#   tensors returned twice), the softmax ones on fold-into-exp=auto, and
-#   the GEMMs (rows 8- and 4-byte aligned copied by 8- and 4-byte cp.async,
-#   odd rows by element loads in narrower tiles, one-wave grids at
-#   .maxnreg 255), and those GEMMs beside cuBLAS;
-# - the transpose tiles (transpose-tiles=true, off by default until this
-#   has run): SASS, Nsight Compute's bank conflicts and DRAM bytes, tiles
-#   against strided rows, and transpose beside eager
-#   (x.transpose(0, 1).contiguous()) and torch.compile.
+#   differential test of random graphs (each compiled twice: rounding every
+#   op against the reference, the default rounding against the tile-stage
+#   interpreter), the softmax ones on fold-into-exp=auto, and the GEMMs
+#   (rows 8- and 4-byte aligned copied by 8- and 4-byte cp.async, odd rows
+#   by element loads in shorter steps or narrower tiles, one-wave grids at
+#   .maxnreg 255);
+# - those GEMMs beside cuBLAS.
+# The transpose tiles are device-s19c.sh; one-wave-registers, device-s19b.sh.
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 step "GPU tests"
-TILEC_TESTS_TIMEOUT=260 run_gpu_tests 'GpuRuntimeTest.*:GpuSliceTest.*:GpuFuzzTest.*:GpuScheduleTest.SoftmaxExpsMadeAgainPastTheReduction:Softmax/*:Shapes/GemmTest.*:GemmSchedules.*'
+TILEC_TESTS_TIMEOUT=330 run_gpu_tests 'GpuRuntimeTest.*:GpuSliceTest.*:GpuFuzzTest.*:GpuScheduleTest.SoftmaxExpsMadeAgainPastTheReduction:Softmax/*:Shapes/GemmTest.*:GemmSchedules.*'
 grep -E "^random graphs" "$OUT/gpu_tests.log"
-step "SASS of the transpose kernels"
-for dt in bf16 f32; do
-  n=transpose_$dt
-  "$B/bin/tilec" --rows=4096 --cols=4096 --dtype=$dt --schedule=transpose-tiles=true transpose -o "$OUT/$n.ptx"
-  /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$OUT/$n.ptx" -o "$OUT/$n.cubin" 2>&1 | grep -E "registers|spill" | sed "s/^/$n: /"
-  /usr/local/cuda/bin/cuobjdump -sass "$OUT/$n.cubin" > "$OUT/$n.sass"
-  grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z][A-Z0-9_.]*' "$OUT/$n.sass" | awk '{ print $2 }' |
-    sort | uniq -c | sort -rn | head -16 | paste -sd' ' | sed "s/^/$n: /"
-  rm -f "$OUT/$n.cubin" "$OUT/$n.ptx"
-done
-step "Nsight Compute: bank conflicts, DRAM bytes"
-M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
-for dt in bf16 f32; do
-  echo "-- $dt 4096x4096"
-  timeout 90 ncu --metrics $M --launch-skip 3 --launch-count 1 -k "regex:transpose_kernel" \
-    "$B/bin/tilec-bench" --ops=transpose --dtypes=$dt --shapes=4096x4096 --schedule=transpose-tiles=true 2>&1 | grep -E "^\s+(l1tex|dram|gpu__)" | tee "$OUT/ncu_$dt.txt"
-done
-SH=16x4096,4096x128,4096x4096,8192x8192,16384x4096,4096x14336
-step "tiles (transpose-tiles=true) and strided rows (the default)"
-for pass in 1 2; do
-  for v in tiles strided; do
-    opt=""; [ $v = tiles ] && opt="transpose-tiles=true"
-    timeout 60 "$B/bin/tilec-bench" --ops=transpose --dtypes=bf16,f32 --shapes=4096x4096,16384x4096 \
-      --csv="$OUT/${v}_$pass.csv" ${opt:+--schedule="$opt"} 2>&1 | grep -E "^transpose"
-  done
-done
-python3 tests/gpu/ab_table.py tiles="$OUT/tiles_1.csv,$OUT/tiles_2.csv" strided="$OUT/strided_1.csv,$OUT/strided_2.csv" | tee "$OUT/ab.txt"
-step "transpose beside the peers"
-timeout 90 "$B/bin/tilec-bench" --ops=transpose --dtypes=bf16,f32 --shapes=$SH --schedule=transpose-tiles=true --csv="$OUT/bench.csv" 2>&1 | grep -E "^transpose|copy"
-timeout 150 python3 tests/gpu/peers.py --ops=transpose --dtypes=bf16,f32 --compile=bf16,f32 --shapes=$SH --csv "$OUT/peers.csv" > "$OUT/peers.txt" 2>&1
-tail -12 "$OUT/peers.txt"
-python3 tests/gpu/table.py "$OUT/bench.csv" "$OUT/peers.csv" | tee "$OUT/table.txt"
 step "GEMMs of one wave (.maxnreg 255, new) and the measured decode (224 CTAs, unchanged)"
 GS=1x4096x4096,16x4096x4096,16x14336x4096,8x40x1000,260x512x500
 timeout 60 "$B/bin/tilec-bench" --ops= --gemm=$GS --gemm-ops=matmul,matmul_bias_gelu --gemm-csv="$OUT/gemm.csv" --cooldown-ms=$COOL 2>&1 | tail -n +3
