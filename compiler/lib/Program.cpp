@@ -45,15 +45,19 @@ std::vector<FusionReport> reportFusions(func::FuncOp host) {
 
 Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program) {
   DenseMap<Value, int> valueIds;
-  auto addValue = [&](Value v, ProgramValue::Kind kind, int index) {
+  // (A value made as a copy is not a source of ids: `v` keeps the id of
+  // the buffer it was first given.)
+  auto addValue = [&](Value v, ProgramValue::Kind kind, int index, int copyOf = -1) {
     auto t = llvm::cast<RankedTensorType>(v.getType());
     ProgramValue pv;
     pv.kind = kind;
     pv.index = index;
     pv.shape.assign(t.getShape().begin(), t.getShape().end());
     pv.dtype = dtypeOf(t.getElementType());
+    pv.copyOf = copyOf;
     program.values.push_back(pv);
-    valueIds[v] = static_cast<int>(program.values.size()) - 1;
+    if (copyOf < 0)
+      valueIds[v] = static_cast<int>(program.values.size()) - 1;
   };
   for (auto [i, arg] : llvm::enumerate(host.getArguments()))
     addValue(arg, ProgramValue::Kind::Input, static_cast<int>(i));
@@ -179,16 +183,8 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
     }
     program.launches.push_back(std::move(plan));
   }
-  for (auto [index, returned] : copies) {
-    auto t = llvm::cast<RankedTensorType>(returned.getType());
-    ProgramValue pv;
-    pv.kind = ProgramValue::Kind::Output;
-    pv.index = index;
-    pv.shape.assign(t.getShape().begin(), t.getShape().end());
-    pv.dtype = dtypeOf(t.getElementType());
-    pv.copyOf = valueIds.lookup(viewed(returned)); // (the input, or the first output)
-    program.values.push_back(pv);
-  }
+  for (auto [index, returned] : copies) // (of the input, or of the first output)
+    addValue(returned, ProgramValue::Kind::Output, index, valueIds.lookup(viewed(returned)));
   return Status::success();
 }
 

@@ -1219,11 +1219,7 @@ TEST(GpuFuzzTest, RandomGraphsMatchTheReference) {
     Graph g("fuzz");
     std::string ops = testgraphs::RandomGraphBuilder(seed).build(g);
     SCOPED_TRACE("seed " + std::to_string(seed) + "\n" + ops);
-    std::vector<HostTensor> inputs;
-    for (size_t j = 0; j < g.inputs().size(); ++j) {
-      const Node &n = g.node(g.inputs()[j]);
-      inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + 1 + j, -3.0f, 3.0f));
-    }
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, seed + 1);
     bool compiled = true;
     for (bool exact : {true, false}) {
       SCOPED_TRACE(exact ? "rounding every op, against the reference"

@@ -452,11 +452,7 @@ TEST(CompilerTest, OutputsNoKernelWritesAreCopies) {
   // The launch plan with its copies, interpreted: every output equals the
   // reference's (the copies bitwise their sources).
   for (Graph *graph : {&id, &twice}) {
-    std::vector<HostTensor> inputs;
-    for (size_t j = 0; j < graph->inputs().size(); ++j) {
-      const Node &n = graph->node(graph->inputs()[j]);
-      inputs.push_back(HostTensor::random(n.shape, n.dtype, 5 + j, -3.0f, 3.0f));
-    }
+    std::vector<HostTensor> inputs = tiletest::randomInputs(*graph, 5);
     auto got = tiletest::runAtTileStage(*graph, inputs);
     ASSERT_TRUE(got.ok()) << got.message();
     std::vector<HostTensor> ref = evaluateReference(*graph, inputs);
@@ -928,11 +924,7 @@ TEST(SliceGraphsTest, CompileToOneKernelAndAssemble) {
     EXPECT_EQ(p->launches[0].clusterM, c.cluster);
     // The tile stage, interpreted, against the reference (the GPU test's
     // check less the distribution over threads).
-    std::vector<HostTensor> inputs;
-    for (size_t j = 0; j < g.inputs().size(); ++j) {
-      const Node &n = g.node(g.inputs()[j]);
-      inputs.push_back(HostTensor::random(n.shape, n.dtype, 11 + j, -3.0f, 3.0f));
-    }
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 11);
     auto got = tiletest::runAtTileStage(g, inputs, options);
     ASSERT_TRUE(got.ok()) << got.message();
     std::vector<HostTensor> ref = evaluateReference(g, inputs);

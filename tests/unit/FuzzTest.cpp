@@ -71,11 +71,7 @@ void compileRandomGraph(uint64_t seed, const std::string &ptxas, Tally &tally) {
   // roundings: TileStageTest runs the examples in it, and the GPU test
   // compares the GPU's default-mode results with this interpreter's.
   {
-    std::vector<HostTensor> inputs;
-    for (size_t j = 0; j < g.inputs().size(); ++j) {
-      const Node &n = g.node(g.inputs()[j]);
-      inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + 1 + j, -3.0f, 3.0f));
-    }
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, seed + 1);
     CompileOptions rounding;
     rounding.roundEveryOp = true;
     auto got = tiletest::runAtTileStage(g, inputs, rounding);
@@ -169,11 +165,7 @@ TEST(TileStageTest, ExamplesMatchTheReference) {
           EXPECT_FALSE(built.message().empty());
           continue;
         }
-        std::vector<HostTensor> inputs;
-        for (size_t j = 0; j < g.inputs().size(); ++j) {
-          const Node &n = g.node(g.inputs()[j]);
-          inputs.push_back(HostTensor::random(n.shape, n.dtype, 7 + j, -3.0f, 3.0f));
-        }
+        std::vector<HostTensor> inputs = tiletest::randomInputs(g, 7);
         auto got = tiletest::runAtTileStage(g, inputs);
         ASSERT_TRUE(got.ok()) << got.message();
         std::vector<HostTensor> ref = evaluateReference(g, inputs);

@@ -56,7 +56,7 @@ Type elemOf(Type t) {
 
 class Interpreter {
 public:
-  explicit Interpreter(ModuleOp module) : module(module), symbols(module) {}
+  explicit Interpreter(ModuleOp module) : symbols(module) {}
 
   /// Runs `program`'s launch plan (planLaunches' values and launches, as
   /// Executable::run binds them) with the kernels' row programs.
@@ -117,7 +117,6 @@ public:
   }
 
 private:
-  ModuleOp module;
   SymbolTable symbols;
   std::vector<std::unique_ptr<Buffer>> owned;
 
@@ -243,7 +242,8 @@ private:
     if (auto sel = dyn_cast<tile::SelectColsOp>(op)) {
       Val v = vals[sel.getHigh()];
       const Val &lo = vals[sel.getLow()];
-      for (int64_t j = 0; j < sel.getSplit() && j < static_cast<int64_t>(v.tile.size()); ++j)
+      int64_t split = std::min<int64_t>(sel.getSplit(), v.tile.size());
+      for (int64_t j = 0; j < split; ++j)
         v.tile[j] = lo.tile[j];
       vals[sel.getResult()] = std::move(v);
       return Status::success();
@@ -499,6 +499,15 @@ private:
 };
 
 } // namespace
+
+std::vector<HostTensor> randomInputs(const Graph &graph, uint64_t firstSeed) {
+  std::vector<HostTensor> inputs;
+  for (size_t j = 0; j < graph.inputs().size(); ++j) {
+    const Node &n = graph.node(graph.inputs()[j]);
+    inputs.push_back(HostTensor::random(n.shape, n.dtype, firstSeed + j, -3.0f, 3.0f));
+  }
+  return inputs;
+}
 
 Expected<std::vector<HostTensor>> runAtTileStage(const Graph &graph,
                                                  const std::vector<HostTensor> &inputs,

@@ -15,9 +15,14 @@
 #include "tilec/Status.h"
 #include "tilec/compiler/Compiler.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace tilec::tiletest {
+
+/// Fresh inputs for `graph`: input j uniform in [-3, 3) from seed
+/// firstSeed + j, rounded to its dtype.
+std::vector<HostTensor> randomInputs(const Graph &graph, uint64_t firstSeed);
 
 /// Lowers `graph` to the tile stage with `options` and runs it on `inputs`
 /// (one a graph input, in order); an error names an op the interpreter

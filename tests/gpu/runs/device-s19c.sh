@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Nineteenth session's third run (written in the nineteenth, which had no
-# device; the eighteenth's device-s18b.sh less its GPU tests, which
+# device; the eighteenth's lost device-s18b.sh less its GPU tests, which
 # device-s19a.sh runs), ~350 s: swaps of the last dim through
 # shared-memory tiles (tilec-distribute-transpose-tiles,
 # transpose-tiles=true, off by default until this has run; the default is
