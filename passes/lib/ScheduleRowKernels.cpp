@@ -338,9 +338,11 @@ struct ScheduleRowKernelsPass
     // aims at the registers of several CTAs an SM and may spill for them
     // (a rope of [100, 2048] f32 in 100 CTAs of 256 threads: 32 registers
     // and 8 bytes of stack; a concat + layer_norm of bf16 [64, 64] in one
-    // CTA: 72 and 4; found by FuzzTest, 2 graphs in about 4000). Off until
-    // measured: it changes the SASS of 17 of the 144 example kernels, the
-    // small shapes of docs/perf.md (tests/gpu/runs/device-s19b.sh).
+    // CTA: 72 and 4; found by FuzzTest, 2 graphs in about 4000). Off by
+    // default: measured no faster on the 17 of the 144 example kernels
+    // whose SASS it changes (docs/perf.md, twentieth session, run s19b),
+    // and the cap would make the PTX of a symbolic-token kernel differ
+    // between few and many tokens (two modules where one is loaded now).
     int64_t rows = 1;
     if (auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain"))
       for (int64_t d : domain.asArrayRef().drop_back())

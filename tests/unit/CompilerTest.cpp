@@ -1156,10 +1156,11 @@ TEST(GemmScheduleTest, F32DecodeOfOneKStepDoesNotSpill) {
   }
 }
 
-// one-wave-registers (off by default until measured): row kernels of one
-// wave (<= 132 CTAs) of <= 256 threads get 255 registers a thread, the
-// others keep ptxas's choice; every example kernel it touches assembles
-// without spills.
+// one-wave-registers (off by default: measured no faster, and it would
+// make the PTX depend on the row count): row kernels of one wave (<= 132
+// CTAs) of <= 256 threads get 255 registers a thread, the others keep
+// ptxas's choice; every example kernel it touches assembles without
+// spills.
 TEST(ScheduleTest, OneWaveRegistersCapsSmallGridsOnly) {
   std::string ptxas = ptxasPath();
   const std::string on = "one-wave-registers=true";
@@ -1930,23 +1931,23 @@ TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
     same(a, b);
   }
   // A swap of the last dim that is not a matmul operand is a kernel of its
-  // own, before the softmax's: with transpose-tiles=true through
-  // shared-memory tiles (8 slabs of [32, 128]: two tiles of 64 x 64 each),
-  // by default strided rows (one thread a row). One also returned is
-  // written by that kernel, and its matmul use is folded.
+  // own, before the softmax's: by default through shared-memory tiles
+  // (8 slabs of [32, 128]: two tiles of 64 x 64 each), with
+  // transpose-tiles=false strided rows (one thread a row). One also
+  // returned is written by that kernel, and its matmul use is folded.
   Graph c("last_dim");
   Tensor cx = c.input("x", {8, 32, 128}, DType::BF16);
   c.output(nn::softmax(transpose(cx, 1, 2)));
-  CompileOptions tiles;
-  tiles.scheduleOptions = "transpose-tiles=true";
-  auto pc = compileGraph(c, tiles);
+  CompileOptions strided;
+  strided.scheduleOptions = "transpose-tiles=false";
+  auto pc = compileGraph(c);
   ASSERT_TRUE(pc.ok()) << pc.message();
   ASSERT_EQ(pc->launches.size(), 2u);
   EXPECT_EQ(pc->launches[0].transposeTileK, 64);
   EXPECT_EQ(pc->launches[0].transposeTileL, 64);
   EXPECT_EQ(pc->launches[0].gridSize(), 8 * 2);
   EXPECT_EQ(pc->launches[0].blockSize(), 256);
-  auto ps = compileGraph(c);
+  auto ps = compileGraph(c, strided);
   ASSERT_TRUE(ps.ok()) << ps.message();
   ASSERT_EQ(ps->launches.size(), 2u);
   EXPECT_EQ(ps->launches[0].transposeTileK, 0);
@@ -1985,8 +1986,8 @@ TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
 // (slab, tile); the PTX moves 32-bit words (8 global loads and stores a
 // thread, through 8 KB of shared memory, a barrier), and partial tiles
 // add a masked copy of the body. Odd 16-bit dims (words would straddle
-// rows) and dims under 8 keep the strided rows; so does the default
-// (transpose-tiles=false until the tiles' GPU tests have run).
+// rows) and dims under 8 keep the strided rows; so does
+// transpose-tiles=false.
 TEST(CompilerTest, LastDimTransposesGoThroughSharedMemoryTiles) {
   struct Case {
     DType dtype;
@@ -2004,12 +2005,12 @@ TEST(CompilerTest, LastDimTransposesGoThroughSharedMemoryTiles) {
     SCOPED_TRACE(std::string(dtypeName(c.dtype)) + " " + shapeString(c.shape));
     Graph g("transpose");
     g.output(transpose(g.input("x", c.shape, c.dtype), c.dim0, c.dim1));
-    auto byDefault = compileGraph(g);
-    ASSERT_TRUE(byDefault.ok()) << byDefault.message();
-    EXPECT_EQ(byDefault->launches[0].transposeTileK, 0);
-    CompileOptions tiles;
-    tiles.scheduleOptions = "transpose-tiles=true";
-    auto p = compileGraph(g, tiles);
+    CompileOptions strided;
+    strided.scheduleOptions = "transpose-tiles=false";
+    auto rows = compileGraph(g, strided);
+    ASSERT_TRUE(rows.ok()) << rows.message();
+    EXPECT_EQ(rows->launches[0].transposeTileK, 0);
+    auto p = compileGraph(g);
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 1u);
     const KernelLaunchPlan &l = p->launches[0];

@@ -2,10 +2,10 @@
 // RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true" --tilec-distribute-row-tiles --tilec-distribute-transpose-tiles %s | FileCheck %s --check-prefix=ODD
 // RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true" %s | FileCheck %s --check-prefix=SCHED
 // RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=false" %s | FileCheck %s --check-prefix=STRIDED
-// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=STRIDED
+// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=SCHED
 
-// (transpose-tiles is off by default until its GPU tests have run: the
-// default keeps the strided rows, tilec-distribute-row-tiles.)
+// (transpose-tiles is on by default; false keeps the strided rows,
+// tilec-distribute-row-tiles.)
 
 // Swaps of the last dim through shared-memory tiles. A bf16 [128, 64] ->
 // [64, 128]: [O, K, M, L] = [1, 128, 1, 64], two tiles of 64 x 64 (32

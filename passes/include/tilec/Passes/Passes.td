@@ -144,8 +144,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"oneWaveRegisters", "one-wave-registers", "bool", "false",
            "Row kernels of one wave (at most 132 CTAs of <= 256 threads) get 255 "
            "registers a thread (nvvm.maxnreg), as GEMMs of one wave always do: ptxas "
-           "otherwise aims at several CTAs an SM and may spill (off until measured: "
-           "it changes the SASS of the small-shape kernels in docs/perf.md)">,
+           "otherwise aims at several CTAs an SM and may spill. Off: measured no faster "
+           "at tokens 1 and 16 (docs/perf.md, twentieth session), and it would make a "
+           "kernel's PTX depend on its row count (a second module for few tokens)">,
     Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
            "sm_90a: kernels with reductions over few wide rows split each row over a "
            "cluster of up to this many CTAs (up to 8, the portable cluster size; 1: off)">,
@@ -218,12 +219,13 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "x * (1 / s), and (x - m) * r and exp(x - m) as one FMA an element where the "
            "results are f16/bf16 (auto); true: f32 results too; false (default): as written "
            "(auto measured within 1% of it, docs/perf.md, thirteenth session)">,
-    Option<"transposeTiles", "transpose-tiles", "bool", "false",
+    Option<"transposeTiles", "transpose-tiles", "bool", "true",
            "Swaps of the last dim (tile.transpose kernels) go through 32-bit words in "
            "swizzled shared-memory tiles (tilec-distribute-transpose-tiles): coalesced "
-           "reads and writes (true; off by default until its GPU tests have run: "
-           "tests/gpu/runs/device-s18b.sh). false, or where the dims are under 8 elements "
-           "or a 16-bit swap has an odd dim: strided rows (coalesced reads, a row a thread)">,
+           "reads and writes (default; 18-38x the strided rows at 4096 x 4096, "
+           "docs/perf.md, twentieth session). false, or where the dims are under 8 "
+           "elements or a 16-bit swap has an odd dim: strided rows (coalesced reads, a "
+           "row a thread)">,
     Option<"foldIntoExp", "fold-into-exp", "std::string", "\"auto\"",
            "Where row-scalars' folds run after recompute-exp (true): softmax's division "
            "by the sum folds into the exps made again past the reduction, exp2(x L + "
