@@ -24,6 +24,25 @@
 //
 // Tiles wholly inside K and L run unmasked; the last ones mask each word
 // (K and L are multiples of p, so a word is wholly in or out).
+//
+// With vector_elements = v in the schedule (16-byte vectors: v = 8 for
+// f16/bf16, 4 for f32; K and L multiples of v) the tile is 16 v x 16 v
+// elements and each thread moves a v x v block:
+//
+//   load   lane chunk lc = tid % 16 along L, group kg = tid / 16 along K:
+//          v 16-byte loads, input rows k0 + v kg + e (e < v) at columns
+//          l0 + v lc ..; a warp reads 2 rows x 256 contiguous bytes an
+//          instruction, all v loads issued before any is used;
+//   swap   the block transposed in registers (f32: register renaming;
+//          16-bit: byte permutes), vector j = output row l0 + v lc + j at
+//          columns k0 + v kg ..;
+//   stage  output row r = v lc + j, 16-byte chunk kg at shared chunk
+//          kg ^ (r / v mod 8): eight threads of a quarter warp (lc
+//          consecutive, kg fixed) land in 8 distinct bank groups;
+//   store  after a barrier, output row r = tid / 16 + 16 i, chunk
+//          c = tid % 16 (read at c ^ (r / v mod 8)), written at
+//          out[(o L + l0 + r) M + m, k0 + v c]: a warp writes 2 rows x 256
+//          contiguous bytes.
 #include "tilec/Passes/Passes.h"
 
 namespace tilec {
@@ -38,6 +57,10 @@ namespace {
 
 constexpr int64_t kWarp = 32;
 constexpr int64_t kWarps = 8;
+// 16-byte chunks a tile row (vector_elements tiles), and the 16-byte bank
+// groups a shared-memory wavefront of 128 bytes spans.
+constexpr int64_t kChunks = 16;
+constexpr int64_t kBankGroups = 8;
 
 class TransposeTileLowering {
 public:
@@ -55,22 +78,26 @@ public:
     };
     o = dims[0], k = dims[1], m = dims[2], l = dims[3];
     tileK = get("tile_k"), tileL = get("tile_l"), p = get("word_elements");
+    v = get("vector_elements");
     int64_t threads = get("threads");
     in = llvm::cast<MemRefType>(fn.getArgumentTypes()[0]);
     auto out = llvm::cast<MemRefType>(fn.getArgumentTypes()[1]);
     elem = in.getElementType();
-    if ((p != 1 && p != 2) || p * elem.getIntOrFloatBitWidth() != 32 ||
-        tileK != kWarp * p || tileL % (kWarp * p) != 0 || tileL % kWarps != 0 ||
-        threads != kWarp * kWarps || k % p != 0 || l % p != 0 || in.getRank() != 3 ||
-        in.getDimSize(1) != k || in.getDimSize(2) != m * l || out.getRank() != 2 ||
-        out.getDimSize(1) != k)
+    int64_t bits = elem.getIntOrFloatBitWidth();
+    bool shapesOk = threads == kWarp * kWarps && in.getRank() == 3 && in.getDimSize(1) == k &&
+                    in.getDimSize(2) == m * l && out.getRank() == 2 && out.getDimSize(1) == k;
+    bool words = v == 0 && (p == 1 || p == 2) && p * bits == 32 && tileK == kWarp * p &&
+                 tileL % (kWarp * p) == 0 && tileL % kWarps == 0 && k % p == 0 && l % p == 0;
+    bool blocks = p == 0 && (v == 4 || v == 8) && v * bits == 128 && tileK == kChunks * v &&
+                  tileL == kChunks * v && k % v == 0 && l % v == 0;
+    if (!shapesOk || words == blocks)
       return fn.emitOpError("transpose tiles: unsupported schedule ")
              << schedule << " for [O, K, M, L] = " << dims << " and " << in;
     nK = llvm::divideCeil(k, tileK);
     nL = llvm::divideCeil(l, tileL);
 
     MLIRContext *ctx = fn.getContext();
-    auto staged = MemRefType::get({tileL, kWarp * p}, elem, AffineMap(),
+    auto staged = MemRefType::get({tileL, blocks ? tileK : kWarp * p}, elem, AffineMap(),
                                   gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
     auto gfn = kb.create<gpu::GPUFuncOp>(fn.getLoc(), fn.getName(), fn.getFunctionType(),
                                          TypeRange{staged}, TypeRange());
@@ -98,6 +125,12 @@ public:
     l0 = mul(lt, tileL);
     // Whole tiles (every CTA but the last along K or L) run unmasked.
     bool partialK = k % tileK != 0, partialL = l % tileL != 0;
+    auto emitTile = [&](bool masked) {
+      if (blocks)
+        emitBlockTile(masked);
+      else
+        emitWordTile(masked);
+    };
     if (!partialK && !partialL) {
       emitTile(/*masked=*/false);
     } else {
@@ -136,19 +169,23 @@ private:
     return b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, x, index(bound));
   }
   VectorType word() { return VectorType::get({p}, elem); }
+  VectorType chunk() { return VectorType::get({v}, elem); }
 
-  /// `then` under `cond` (masked tiles), else zero.
+  /// `then` (of type `type`) under `cond` (masked tiles), else zero.
   Value guardedLoad(Value cond, llvm::function_ref<Value()> then) {
+    return guardedLoad(cond, word(), then);
+  }
+  Value guardedLoad(Value cond, VectorType type, llvm::function_ref<Value()> then) {
     if (!cond)
       return then();
-    auto ifOp = b->create<scf::IfOp>(loc(), TypeRange{word()}, cond, true, true);
+    auto ifOp = b->create<scf::IfOp>(loc(), TypeRange{type}, cond, true, true);
     {
       OpBuilder::InsertionGuard g(*b);
       b->setInsertionPointToStart(ifOp.thenBlock());
       b->create<scf::YieldOp>(loc(), then());
       b->setInsertionPointToStart(ifOp.elseBlock());
       Value zero = b->create<arith::ConstantOp>(
-          loc(), word(), DenseElementsAttr::get(word(), b->getZeroAttr(elem)));
+          loc(), type, DenseElementsAttr::get(type, b->getZeroAttr(elem)));
       b->create<scf::YieldOp>(loc(), zero);
     }
     return ifOp.getResult(0);
@@ -163,7 +200,7 @@ private:
     then();
   }
 
-  void emitTile(bool masked) {
+  void emitWordTile(bool masked) {
     const int64_t wordBytes = 4;
     // Load: every word of the thread's (h, j, e') first.
     SmallVector<SmallVector<Value>> words; // [h * 4 + j][e']
@@ -226,11 +263,67 @@ private:
     }
   }
 
+  /// 16-byte vectors, a v x v block a thread (vector_elements = v).
+  void emitBlockTile(bool masked) {
+    const int64_t chunkBytes = 16;
+    Value tid = add(mul(ty, kWarp), tx);
+    Value lc = b->create<arith::RemUIOp>(loc(), tid, index(kChunks));
+    Value kg = b->create<arith::DivUIOp>(loc(), tid, index(kChunks));
+    // Load: v input rows of the thread's group, v elements each.
+    Value lcol = add(l0, mul(lc, v));
+    Value lok = masked ? below(lcol, l) : Value();
+    Value col = add(mul(slabM, l), lcol);
+    SmallVector<Value> rows;
+    for (int64_t e = 0; e < v; ++e) {
+      Value kr = add(add(k0, mul(kg, v)), e);
+      Value ok = masked ? andI1(lok, below(kr, k)) : Value();
+      rows.push_back(guardedLoad(ok, chunk(), [&]() -> Value {
+        auto ld = b->create<vector::LoadOp>(loc(), chunk(), src, ValueRange{slabO, kr, col});
+        ld.setAlignment(chunkBytes);
+        return ld;
+      }));
+    }
+    // Swap and stage: column j of the block is output row v lc + j, its
+    // chunk kg at shared chunk kg ^ lc (r / v = lc), mod 8 in the XOR.
+    Value swizzled = mul(b->create<arith::XOrIOp>(
+                             loc(), kg, b->create<arith::RemUIOp>(loc(), lc, index(kBankGroups))),
+                         v);
+    for (int64_t j = 0; j < v; ++j) {
+      SmallVector<Value> column;
+      for (int64_t e = 0; e < v; ++e)
+        column.push_back(b->create<vector::ExtractOp>(loc(), rows[e], ArrayRef<int64_t>{j}));
+      Value vec = b->create<vector::FromElementsOp>(loc(), chunk(), column);
+      auto st = b->create<vector::StoreOp>(loc(), vec, smem, ValueRange{add(mul(lc, v), j), swizzled});
+      st.setAlignment(chunkBytes);
+    }
+    b->create<gpu::BarrierOp>(loc());
+    // Store: output row r = tid / 16 + 16 i, chunk c = tid % 16.
+    Value c = lc;
+    Value kcol = add(k0, mul(c, v));
+    Value kok = masked ? below(kcol, k) : Value();
+    for (int64_t i = 0; i < v; ++i) {
+      Value r = add(kg, kChunks * i);
+      Value key = b->create<arith::RemUIOp>(
+          loc(), b->create<arith::DivUIOp>(loc(), r, index(v)), index(kBankGroups));
+      Value at = mul(b->create<arith::XOrIOp>(loc(), c, key), v);
+      auto w = b->create<vector::LoadOp>(loc(), chunk(), smem, ValueRange{r, at});
+      w.setAlignment(chunkBytes);
+      Value lrow = add(l0, r);
+      Value ok = masked ? andI1(kok, below(lrow, l)) : Value();
+      guardedStore(ok, [&] {
+        // Output row (o L + l) M + m.
+        Value outRow = add(mul(add(mul(slabO, l), lrow), m), slabM);
+        auto st = b->create<vector::StoreOp>(loc(), w, dst, ValueRange{outRow, kcol});
+        st.setAlignment(chunkBytes);
+      });
+    }
+  }
+
   func::FuncOp fn;
   std::unique_ptr<OpBuilder> b;
   MemRefType in;
   Type elem;
-  int64_t o = 1, k = 1, m = 1, l = 1, tileK = 0, tileL = 0, p = 1, nK = 1, nL = 1;
+  int64_t o = 1, k = 1, m = 1, l = 1, tileK = 0, tileL = 0, p = 1, v = 0, nK = 1, nL = 1;
   Value src, dst, smem, tx, ty, slabO, slabM, k0, l0;
 };
 

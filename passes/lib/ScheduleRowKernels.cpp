@@ -755,11 +755,16 @@ struct ScheduleRowKernelsPass
   }
 
   /// A swap of dims K and L of [O, K, M, L] through shared-memory tiles
-  /// (tilec-distribute-transpose-tiles): 32-bit words of p elements (2 for
-  /// 16-bit types, paired across two input rows; 1 for f32), tiles of 32
-  /// words along K by 64 elements along L (8 KB), 256 threads, one CTA a
-  /// tile. Where p = 2 needs K and L even (aligned words), and where either
-  /// dim is under 8 elements (a tile would be mostly masked), false: the
+  /// (tilec-distribute-transpose-tiles), 256 threads, one CTA a tile:
+  /// - where K and L are multiples of v = 16 / element bytes (and
+  ///   transpose-tile-bytes is 16), 16-byte vectors: a v x v block a
+  ///   thread, transposed in registers, tiles of 16 v x 16 v elements
+  ///   (16 KB in f32, 32 KB in 16-bit types);
+  /// - else 32-bit words of p elements (2 for 16-bit types, paired across
+  ///   two input rows; 1 for f32), tiles of 32 words along K by 64
+  ///   elements along L (8 KB).
+  /// Where p = 2 needs K and L even (aligned words), and where either dim
+  /// is under 8 elements (a tile would be mostly masked), false: the
   /// strided rows stay.
   bool scheduleTransposeTiles(func::FuncOp fn, ArrayRef<int64_t> dims) {
     if (dims.size() != 4)
@@ -768,10 +773,11 @@ struct ScheduleRowKernelsPass
     int64_t bytes = in.getElementTypeBitWidth() / 8;
     if (bytes != 2 && bytes != 4)
       return false;
-    int64_t p = 4 / bytes, o = dims[0], k = dims[1], m = dims[2], l = dims[3];
+    int64_t p = 4 / bytes, v = 16 / bytes, o = dims[0], k = dims[1], m = dims[2], l = dims[3];
     if (k < 8 || l < 8 || k % p != 0 || l % p != 0)
       return false;
-    int64_t tileK = 32 * p, tileL = 64;
+    bool blocks = transposeTileBytes == 16 && k % v == 0 && l % v == 0;
+    int64_t tileK = blocks ? 16 * v : 32 * p, tileL = blocks ? 16 * v : 64;
     int64_t grid = o * m * llvm::divideCeil(k, tileK) * llvm::divideCeil(l, tileL);
     if (grid > std::numeric_limits<int32_t>::max())
       return false;
@@ -779,7 +785,8 @@ struct ScheduleRowKernelsPass
     fn->setAttr("tile.schedule",
                 b.getDictionaryAttr({b.getNamedAttr("tile_k", b.getI64IntegerAttr(tileK)),
                                      b.getNamedAttr("tile_l", b.getI64IntegerAttr(tileL)),
-                                     b.getNamedAttr("word_elements", b.getI64IntegerAttr(p)),
+                                     b.getNamedAttr(blocks ? "vector_elements" : "word_elements",
+                                                    b.getI64IntegerAttr(blocks ? v : p)),
                                      b.getNamedAttr("threads", b.getI64IntegerAttr(256)),
                                      b.getNamedAttr("grid", b.getI64IntegerAttr(grid))}));
     fn->setAttr(tilec::kTransposeTilesAttr, b.getUnitAttr());
@@ -808,6 +815,7 @@ struct ScheduleRowKernelsPass
         elementwiseThreadsPerBlock < 1 || !llvm::isPowerOf2_64(elementwiseThreadsPerBlock) ||
         (maxRegisters != 0 && (maxRegisters < 24 || maxRegisters > 255)) ||
         rowClusterMax < 1 || rowClusterMax > kMaxCluster ||
+        (transposeTileBytes != 4 && transposeTileBytes != 16) ||
         (rowCluster != 0 && (rowCluster < 2 || rowCluster > kMaxNonPortableCluster)) ||
         !llvm::isPowerOf2_64(maxThreadsPerBlock) ||
         !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
@@ -815,7 +823,8 @@ struct ScheduleRowKernelsPass
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
                             "and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, "
                             "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255], "
-                            "row-cluster-max 1 to 8, row-cluster 0 or 2 to 16");
+                            "row-cluster-max 1 to 8, row-cluster 0 or 2 to 16, "
+                            "transpose-tile-bytes 4 or 16");
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     if (!domain || domain.empty())
       return fn.emitOpError("tile kernel has no tile.domain");

@@ -1294,8 +1294,10 @@ TEST(GpuRuntimeTest, OutputsNoKernelWritesAreCopies) {
   }
 }
 
-// Swaps of the last dim through shared-memory tiles (the default),
-// bitwise equal to the reference on fresh random data: whole tiles, tiles
+// Swaps of the last dim through shared-memory tiles (the default: 16-byte
+// blocks where K and L allow, else 32-bit words; words forced by
+// transpose-tile-bytes=4 too), bitwise equal to the reference on fresh
+// random data: whole tiles, tiles
 // cut short along K, L or both, slabs (dims before and between the two),
 // each 16-bit type and f32; and the strided rows kept where a 16-bit dim
 // is odd, and with transpose-tiles=false. runOnHost poisons outputs with NaN, so an
@@ -1308,8 +1310,12 @@ TEST(GpuRuntimeTest, LastDimTransposesThroughTilesAreExact) {
     const char *options;
     bool tiles;
   };
-  const char *tiles = "";
+  const char *tiles = "", *words = "transpose-tile-bytes=4";
   for (const Case &c : {Case{DType::BF16, {1024, 4096}, 0, 1, tiles, true},
+                        Case{DType::BF16, {1024, 4096}, 0, 1, words, true},
+                        Case{DType::F16, {136, 72}, 0, 1, tiles, true},
+                        Case{DType::F32, {3, 72, 5, 200}, 1, 3, tiles, true},
+                        Case{DType::F32, {2048, 1000}, 0, 1, words, true},
                         Case{DType::F32, {2048, 1000}, 0, 1, tiles, true},
                         Case{DType::F16, {130, 66}, 0, 1, tiles, true},
                         Case{DType::F32, {33, 65}, 0, 1, tiles, true},

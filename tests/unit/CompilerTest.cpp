@@ -1932,7 +1932,7 @@ TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
   }
   // A swap of the last dim that is not a matmul operand is a kernel of its
   // own, before the softmax's: by default through shared-memory tiles
-  // (8 slabs of [32, 128]: two tiles of 64 x 64 each), with
+  // (8 slabs of [32, 128]: one 16-byte tile of 128 x 128 each), with
   // transpose-tiles=false strided rows (one thread a row). One also
   // returned is written by that kernel, and its matmul use is folded.
   Graph c("last_dim");
@@ -1943,9 +1943,9 @@ TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
   auto pc = compileGraph(c);
   ASSERT_TRUE(pc.ok()) << pc.message();
   ASSERT_EQ(pc->launches.size(), 2u);
-  EXPECT_EQ(pc->launches[0].transposeTileK, 64);
-  EXPECT_EQ(pc->launches[0].transposeTileL, 64);
-  EXPECT_EQ(pc->launches[0].gridSize(), 8 * 2);
+  EXPECT_EQ(pc->launches[0].transposeTileK, 128);
+  EXPECT_EQ(pc->launches[0].transposeTileL, 128);
+  EXPECT_EQ(pc->launches[0].gridSize(), 8);
   EXPECT_EQ(pc->launches[0].blockSize(), 256);
   auto ps = compileGraph(c, strided);
   ASSERT_TRUE(ps.ok()) << ps.message();
@@ -1980,29 +1980,41 @@ TEST(CompilerTest, TransposesFoldIntoMatmulsAndViews) {
   EXPECT_EQ(pd->launches.size(), 2u);
 }
 
-// Swaps of the last dim through shared-memory tiles: one CTA of 256
-// threads a tile of 32 words along K by 64 elements along L (16-bit
-// elements paired into words: 64 x 64; f32: 32 x 64), a grid of every
-// (slab, tile); the PTX moves 32-bit words (8 global loads and stores a
-// thread, through 8 KB of shared memory, a barrier), and partial tiles
-// add a masked copy of the body. Odd 16-bit dims (words would straddle
-// rows) and dims under 8 keep the strided rows; so does
+// Swaps of the last dim through shared-memory tiles, one CTA of 256
+// threads a tile, a grid of every (slab, tile):
+// - K and L multiples of v = 16 / element bytes: 16-byte vectors, a v x v
+//   block a thread transposed in registers, tiles of 16 v x 16 v (bf16:
+//   128 x 128, 8 global loads and stores a thread and 32 KB of shared
+//   memory; f32: 64 x 64, 4 and 16 KB);
+// - otherwise, or with transpose-tile-bytes=4: 32-bit words, tiles of 32
+//   words along K by 64 elements along L (16-bit elements paired into
+//   words: 64 x 64; f32: 32 x 64), 8 global loads and stores a thread
+//   through 8 KB.
+// Partial tiles add a masked copy of the body. Odd 16-bit dims (words
+// would straddle rows) and dims under 8 keep the strided rows; so does
 // transpose-tiles=false.
 TEST(CompilerTest, LastDimTransposesGoThroughSharedMemoryTiles) {
   struct Case {
     DType dtype;
     Shape shape;
     int64_t dim0, dim1;
-    int64_t tileK, grid; // 0: strided rows
+    const char *options;
+    int64_t vectorBytes, tileK, tileL, grid; // tileK 0: strided rows
     bool partial;
   };
-  for (const Case &c : {Case{DType::BF16, {4096, 4096}, 0, 1, 64, 64 * 64, false},
-                        Case{DType::F32, {4096, 4096}, 0, 1, 32, 128 * 64, false},
-                        Case{DType::F16, {130, 66}, 0, 1, 64, 3 * 2, true},
-                        Case{DType::F32, {3, 70, 5, 200}, 1, 3, 32, 3 * 5 * 3 * 4, true},
-                        Case{DType::BF16, {64, 33}, 0, 1, 0, 0, false},
-                        Case{DType::BF16, {6, 5, 7, 40}, 1, 3, 0, 0, false}}) {
-    SCOPED_TRACE(std::string(dtypeName(c.dtype)) + " " + shapeString(c.shape));
+  const char *words = "transpose-tile-bytes=4";
+  for (const Case &c :
+       {Case{DType::BF16, {4096, 4096}, 0, 1, "", 16, 128, 128, 32 * 32, false},
+        Case{DType::F32, {4096, 4096}, 0, 1, "", 16, 64, 64, 64 * 64, false},
+        Case{DType::F32, {3, 72, 5, 200}, 1, 3, "", 16, 64, 64, 3 * 5 * 2 * 4, true},
+        Case{DType::BF16, {8, 64, 128}, 0, 2, "", 16, 128, 128, 64, true},
+        Case{DType::BF16, {4096, 4096}, 0, 1, words, 4, 64, 64, 64 * 64, false},
+        Case{DType::F32, {4096, 4096}, 0, 1, words, 4, 32, 64, 128 * 64, false},
+        Case{DType::F16, {130, 66}, 0, 1, "", 4, 64, 64, 3 * 2, true},
+        Case{DType::F32, {3, 70, 5, 200}, 1, 3, "", 4, 32, 64, 3 * 5 * 3 * 4, true},
+        Case{DType::BF16, {64, 33}, 0, 1, "", 0, 0, 0, 0, false},
+        Case{DType::BF16, {6, 5, 7, 40}, 1, 3, "", 0, 0, 0, 0, false}}) {
+    SCOPED_TRACE(std::string(dtypeName(c.dtype)) + " " + shapeString(c.shape) + " " + c.options);
     Graph g("transpose");
     g.output(transpose(g.input("x", c.shape, c.dtype), c.dim0, c.dim1));
     CompileOptions strided;
@@ -2010,7 +2022,9 @@ TEST(CompilerTest, LastDimTransposesGoThroughSharedMemoryTiles) {
     auto rows = compileGraph(g, strided);
     ASSERT_TRUE(rows.ok()) << rows.message();
     EXPECT_EQ(rows->launches[0].transposeTileK, 0);
-    auto p = compileGraph(g);
+    CompileOptions options;
+    options.scheduleOptions = c.options;
+    auto p = compileGraph(g, options);
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 1u);
     const KernelLaunchPlan &l = p->launches[0];
@@ -2020,22 +2034,33 @@ TEST(CompilerTest, LastDimTransposesGoThroughSharedMemoryTiles) {
       EXPECT_EQ(p->ptx.find("bar.sync"), std::string::npos);
       continue;
     }
-    EXPECT_EQ(l.transposeTileL, 64);
+    EXPECT_EQ(l.transposeTileL, c.tileL);
     EXPECT_EQ(l.gridSize(), c.grid);
     EXPECT_EQ(l.blockSize(), 256);
     EXPECT_EQ(l.sharedBytes, 0); // (static shared memory)
+    int64_t elementBytes = c.dtype == DType::F32 ? 4 : 2;
     // (LLVM may merge parts of the masked copy with the whole-tile body.)
-    const char *load = c.dtype == DType::F32 ? "ld.global.b32" : "ld.global.v2.b16";
-    for (const char *op : {load, "st.global.b32", "ld.shared.b32"}) {
-      if (c.partial)
-        EXPECT_GE(occurrences(p->ptx, op), 8u) << op;
-      else
-        EXPECT_EQ(occurrences(p->ptx, op), 8u) << op;
+    std::vector<const char *> ops;
+    size_t each = 8;
+    if (c.vectorBytes == 16) {
+      ops = {"ld.global.v4.b32", "st.shared.v4.b32", "ld.shared.v4.b32", "st.global.v4.b32"};
+      each = 16 / elementBytes;
+    } else {
+      ops = {c.dtype == DType::F32 ? "ld.global.b32" : "ld.global.v2.b16", "st.global.b32",
+             "ld.shared.b32"};
+      EXPECT_EQ(p->ptx.find("ld.global.v4"), std::string::npos);
     }
-    EXPECT_EQ(p->ptx.find("ld.global.v4"), std::string::npos);
+    for (const char *op : ops) {
+      if (c.partial)
+        EXPECT_GE(occurrences(p->ptx, op), each) << op;
+      else
+        EXPECT_EQ(occurrences(p->ptx, op), each) << op;
+    }
     EXPECT_GE(occurrences(p->ptx, "bar.sync"), 1u);
-    EXPECT_NE(p->ptx.find("__wg_transpose_kernel0_0[8192]"),
-              std::string::npos);
+    // (The tile: 8 KB of 32-bit words, 16 or 32 KB of blocks.)
+    std::string staged =
+        "__wg_transpose_kernel0_0[" + std::to_string(c.tileK * c.tileL * elementBytes) + "]";
+    EXPECT_NE(p->ptx.find(staged), std::string::npos) << staged;
     if (std::string ptxas = ptxasPath(); !ptxas.empty())
       expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
   }

@@ -1,11 +1,14 @@
-// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true" --tilec-distribute-row-tiles --tilec-distribute-transpose-tiles --canonicalize --cse %s | FileCheck %s
-// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true" --tilec-distribute-row-tiles --tilec-distribute-transpose-tiles %s | FileCheck %s --check-prefix=ODD
-// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true" %s | FileCheck %s --check-prefix=SCHED
+// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true transpose-tile-bytes=4" --tilec-distribute-row-tiles --tilec-distribute-transpose-tiles --canonicalize --cse %s | FileCheck %s
+// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true transpose-tile-bytes=4" --tilec-distribute-row-tiles --tilec-distribute-transpose-tiles %s | FileCheck %s --check-prefix=ODD
+// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=true transpose-tile-bytes=4" %s | FileCheck %s --check-prefix=SCHED
 // RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile "--tilec-schedule-row-kernels=transpose-tiles=false" %s | FileCheck %s --check-prefix=STRIDED
-// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=SCHED
+// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=DEFAULT
+// RUN: tilec-opt --tilec-fuse --tilec-lower-fusion-to-tile --tilec-schedule-row-kernels --tilec-distribute-row-tiles --tilec-distribute-transpose-tiles --canonicalize --cse %s | FileCheck %s --check-prefix=BLOCK
 
 // (transpose-tiles is on by default; false keeps the strided rows,
-// tilec-distribute-row-tiles.)
+// tilec-distribute-row-tiles. The CHECK, ODD and SCHED runs take 32-bit
+// words, transpose-tile-bytes=4; by default, BLOCK and DEFAULT, K and L
+// multiples of 16 / element bytes take 16-byte vectors, below.)
 
 // Swaps of the last dim through shared-memory tiles. A bf16 [128, 64] ->
 // [64, 128]: [O, K, M, L] = [1, 128, 1, 64], two tiles of 64 x 64 (32
@@ -113,4 +116,67 @@ func.func @odd(%x: tensor<64x33xbf16>) -> tensor<33x64xbf16> {
 func.func @narrow(%x: tensor<4x64xf32>) -> tensor<64x4xf32> {
   %t = graph.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<4x64xf32>) -> tensor<64x4xf32>
   return %t : tensor<64x4xf32>
+}
+
+// By default, with K and L multiples of v = 16 / element bytes: 16-byte
+// vectors, a v x v block a thread, tiles of 16 v x 16 v. bf16 [256, 128]:
+// [O, K, M, L] = [1, 256, 1, 128], two whole tiles of 128 x 128.
+// (32-bit words where K or L is not a multiple of v: f32 K = 70.)
+// DEFAULT-LABEL: func.func @slabs_kernel0
+//  DEFAULT-SAME:   word_elements = 1 : i64
+// DEFAULT-LABEL: func.func @blocks_kernel0
+//  DEFAULT-SAME:   tile.schedule = {grid = 2 : i64, threads = 256 : i64, tile_k = 128 : i64, tile_l = 128 : i64, vector_elements = 8 : i64}
+// DEFAULT-LABEL: func.func @partial_kernel0
+//  DEFAULT-SAME:   tile.schedule = {grid = 120 : i64, threads = 256 : i64, tile_k = 64 : i64, tile_l = 64 : i64, vector_elements = 4 : i64}
+//
+// Chunk lc = tid % 16 along L, group kg = tid / 16 along K. Eight 16-byte
+// loads (input rows k0 + 8 kg + e at column 8 lc) before any use; the
+// block's column j (elements e = 0..7 of the eight rows) is output row
+// 8 lc + j, stored at shared chunk kg ^ (lc % 8); past the barrier, row
+// r = kg + 16 i, chunk lc read at lc ^ (r / 8 % 8) and written at column
+// k0 + 8 lc of output row l0 + r.
+// BLOCK-LABEL: gpu.func @blocks_kernel0
+//  BLOCK-SAME:   workgroup(%[[S:.+]] : memref<128x128xbf16, #gpu.address_space<workgroup>>)
+//       BLOCK:   %[[LC:.+]] = arith.remui %{{.+}}, %c16
+//       BLOCK:   %[[KG:.+]] = arith.divui %{{.+}}, %c16
+//   BLOCK-NOT:   scf.if
+// BLOCK-COUNT-8: vector.load %arg0[{{.+}}] {alignment = 16 : i64} : memref<1x256x128xbf16>, vector<8xbf16>
+//   BLOCK-NOT:   vector.store
+//       BLOCK:   %[[LC8:.+]] = arith.remui %[[LC]], %c8
+//       BLOCK:   %[[KEY:.+]] = arith.xori %[[KG]], %[[LC8]] : index
+//       BLOCK:   %[[COL:.+]] = arith.muli %[[KEY]], %c8
+//       BLOCK:   %[[COLUMN:.+]] = vector.from_elements
+//       BLOCK:   vector.store %[[COLUMN]], %[[S]][%{{.+}}, %[[COL]]] {alignment = 16 : i64} : memref<128x128xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// BLOCK-COUNT-7: vector.store %{{.+}}, %[[S]][%{{.+}}, %[[COL]]] {alignment = 16 : i64}
+//       BLOCK:   gpu.barrier
+// BLOCK-COUNT-8: vector.store %{{.+}}, %arg1[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x256xbf16>, vector<8xbf16>
+//   BLOCK-NOT:   gpu.barrier
+//       BLOCK:   gpu.return
+func.func @blocks(%x: tensor<256x128xbf16>) -> tensor<128x256xbf16> {
+  %t = graph.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<256x128xbf16>) -> tensor<128x256xbf16>
+  return %t : tensor<128x256xbf16>
+}
+
+// f32 [3, 72, 5, 200] dims 1 and 3: 3 x 5 slabs of 2 x 4 tiles of 64 x 64;
+// the last tile along K or L takes the masked copy, each 16-byte chunk
+// wholly in or out.
+// BLOCK-LABEL: gpu.func @partial_kernel0
+//  BLOCK-SAME:   workgroup(%{{.+}} : memref<64x64xf32, #gpu.address_space<workgroup>>)
+//       BLOCK:   scf.if %{{.+}} {
+// BLOCK-COUNT-4:   vector.load %arg0[{{.+}}] {alignment = 16 : i64} : memref<3x72x1000xf32>, vector<4xf32>
+//       BLOCK:     gpu.barrier
+//       BLOCK:   } else {
+//       BLOCK:     %[[LOK:.+]] = arith.cmpi ult, %{{.+}}, %c200
+//       BLOCK:     %[[KOK:.+]] = arith.cmpi ult, %{{.+}}, %c72
+//       BLOCK:     %[[OK:.+]] = arith.andi %[[LOK]], %[[KOK]]
+//       BLOCK:     scf.if %[[OK]] -> (vector<4xf32>) {
+//       BLOCK:       vector.load %arg0
+//       BLOCK:     } else {
+//       BLOCK:       scf.yield %{{.+}} : vector<4xf32>
+//       BLOCK:     gpu.barrier
+//       BLOCK:     scf.if
+//       BLOCK:       vector.store %{{.+}}, %arg1{{.+}} {alignment = 16 : i64} : memref<?x72xf32>, vector<4xf32>
+func.func @partial(%x: tensor<3x72x5x200xf32>) -> tensor<3x200x5x72xf32> {
+  %t = graph.transpose %x {dim0 = 1 : i64, dim1 = 3 : i64} : (tensor<3x72x5x200xf32>) -> tensor<3x200x5x72xf32>
+  return %t : tensor<3x200x5x72xf32>
 }

@@ -226,6 +226,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "docs/perf.md, twentieth session). false, or where the dims are under 8 "
            "elements or a 16-bit swap has an odd dim: strided rows (coalesced reads, a "
            "row a thread)">,
+    Option<"transposeTileBytes", "transpose-tile-bytes", "int64_t", "16",
+           "Accesses of the transpose tiles: 16 (default), a v x v block a thread in "
+           "16-byte vectors (v = 16 / element bytes) through 16 v x 16 v tiles where K "
+           "and L are multiples of v, else 32-bit words; 4: 32-bit words always">,
     Option<"foldIntoExp", "fold-into-exp", "std::string", "\"auto\"",
            "Where row-scalars' folds run after recompute-exp (true): softmax's division "
            "by the sum folds into the exps made again past the reduction, exp2(x L + "
