@@ -517,6 +517,23 @@ struct ScheduleRowKernelsPass
       if (pingpong && bm != 64)
         return fn.emitOpError("bad wgmma GEMM schedule: ping-pong tiles have 64 rows, got ")
                << bm;
+      // Few tiles (M and N small against 128 x 256) leave SMs idle: while
+      // they fill at most half the SMs, the tiles narrow to 128 then 64
+      // columns, then to 64 rows (each step doubles the tiles, still one
+      // wave).
+      // Measured (docs/perf.md, twentieth session), us: 260 x 512 x 500
+      // 19.0 -> 10.4 (cuBLAS 11.2), 256 x 4096 x 4096 45.7 -> 33.3 (24.3),
+      // 512^3 12.6 -> 8.3 (7.8), 128 x 4096 x 4096 44.6 -> 30.9 (18.7).
+      if (gemmFillSms && !pingpong && chains == 1) {
+        auto tiles = [&] {
+          return batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+        };
+        if (!gemmBlockN)
+          while (bn > 64 && tiles() <= kHopperSms / 2)
+            bn /= 2;
+        if (!gemmBlockM && bm == 128 && tiles() <= kHopperSms / 2)
+          bm = 64;
+      }
       // A [K, N] rhs is copied and read in 64-column blocks.
       if (!transB && bn % 64 != 0)
         return fn.emitOpError("bad wgmma GEMM schedule: a [K, N] rhs is read in 64-column "
@@ -677,6 +694,21 @@ struct ScheduleRowKernelsPass
       // (192 values): 32-deep steps hold 6.
       if (elementCopies)
         bk = 32;
+      // Grids of one wave (N <= 8448) stream the weights at the bytes
+      // they keep in flight: with every CTA alone on its SM, 8 stages
+      // instead of 4 (the shared memory the other CTAs would have had),
+      // and 32-column CTAs where 64 columns would leave over half the SMs
+      // idle (N <= 4224). Measured (docs/perf.md, twentieth session): 16 x
+      // 4096 x 4096 20.8 -> 17.2 us, 16 x 4096 x 14336 49.0 -> 40.2 (cuBLAS
+      // 19.1 and 42.6); 32 columns at 4 stages alone, or 16 columns at
+      // 256 CTAs, keep the time of the same bytes in flight.
+      auto decodeGrid = [&] {
+        return batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+      };
+      if (gemmFillSms && !gemmBlockN && decodeGrid() <= kHopperSms / 2)
+        bn = 32; // (warp tiles 32 x 16)
+      if (gemmFillSms && !gemmStages && decodeGrid() <= kHopperSms)
+        stages = 8; // (fewer where they do not fit: below)
     } else if (rows <= 32) { // f32 decode: 48 KB in flight a CTA
       bm = 32, bn = 64, bk = 32, wm = 1, wn = 2, stages = 4;
       // A depth of one k step (K <= 32) leaves no loop: ptxas schedules the

@@ -6,7 +6,8 @@
 #   conflicts and DRAM bytes, two alternating passes, and beside the peers;
 # - GEMM tiles for grids that leave SMs idle (decode N = 4096: 64 CTAs;
 #   260 x 512 x 500: 6 CTAs; 128 x 4096 x 4096: 32): the default beside
-#   narrower decode tiles and mma.sync tiles of 64 x 64, 64 x 32, 32 x 64,
+#   narrower decode tiles, wgmma tiles of 128 x 64 and 64 x 64, and
+#   mma.sync tiles of 64 x 64, 64 x 32, 32 x 64,
 #   two passes each, and cuBLAS in the same run.
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
@@ -57,13 +58,15 @@ for pass in 1 2; do
   gemm dec_n32s8 $DEC "gemm-block-n=32 gemm-stages=8" $pass
   gemm dec_n16 $DEC "gemm-block-n=16 gemm-warps-n=1" $pass
   gemm small_default $SMALL "" $pass
+  gemm small_wg128x64 $SMALL "gemm-block-n=64" $pass
+  gemm small_wg64x64 $SMALL "gemm-block-m=64 gemm-block-n=64" $pass
   gemm small_mma64x64 $SMALL "gemm-wgmma=0 gemm-block-m=64 gemm-block-n=64 gemm-warps-m=2 gemm-warps-n=2" $pass
   gemm small_mma64x32 $SMALL "gemm-wgmma=0 gemm-block-m=64 gemm-block-n=32 gemm-warps-m=2 gemm-warps-n=1" $pass
   gemm small_mma32x64 $SMALL "gemm-wgmma=0 gemm-block-m=32 gemm-block-n=64 gemm-warps-m=1 gemm-warps-n=2" $pass
 done
 ab() { local a=(); for v in "$@"; do a+=("$v=$OUT/g_${v}_1.csv,$OUT/g_${v}_2.csv"); done; python3 tests/gpu/ab_table.py "${a[@]}"; }
 ab dec_default dec_n32 dec_n32s8 dec_n16 | tee "$OUT/ab_dec.txt"
-ab small_default small_mma64x64 small_mma64x32 small_mma32x64 | tee "$OUT/ab_small.txt"
+ab small_default small_wg128x64 small_wg64x64 small_mma64x64 small_mma64x32 small_mma32x64 | tee "$OUT/ab_small.txt"
 timeout 120 python3 tests/gpu/peers_gemm.py --cooldown-ms 200 --triton 0 --ops=matmul --shapes=$DEC,$SMALL --csv "$OUT/peers_gemm.csv" > "$OUT/peers_gemm.txt" 2>&1
 cat "$OUT/peers_gemm.txt" | tail -14
 pack_out

@@ -1,5 +1,5 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=ONE --implicit-check-not=nvvm.cluster --implicit-check-not=nvvm.mapa --implicit-check-not=multicast_mask --implicit-check-not=sreg.cluster --implicit-check-not=sreg.nclusterid
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=ONE --implicit-check-not=nvvm.cluster --implicit-check-not=nvvm.mapa --implicit-check-not=multicast_mask --implicit-check-not=sreg.cluster --implicit-check-not=sreg.nclusterid
 
 // 2-CTA clusters of the TMA wgmma kernel (DistributeGemmTiles.cpp, the
 // gemm-cluster-m option of tilec-schedule-row-kernels, 2 by default). A

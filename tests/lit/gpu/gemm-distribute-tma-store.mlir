@@ -9,9 +9,9 @@
 // product's output map is 3-D, {batch, rows / batch, N} in {1, 64, cols}
 // boxes (TMA clips a tile's rows at its batch's end), its stores take the
 // tile's batch index as the outer coordinate.
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" %s | FileCheck %s --check-prefix=SCHED
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" --tilec-distribute-gemm-tiles %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=OFF --implicit-check-not=cp.async.bulk.tensor.global.shared.cta --implicit-check-not=tma_store
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1" %s | FileCheck %s --check-prefix=SCHED
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1" --tilec-distribute-gemm-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=OFF --implicit-check-not=cp.async.bulk.tensor.global.shared.cta --implicit-check-not=tma_store
 
 // 128 x 256 tiles: 4 units a warpgroup, panels 4 x 48 KB + barriers, rounded
 // to 1024, + 2 x 16 KB of buffers + the alignment pad.

@@ -1,6 +1,6 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --implicit-check-not=mbarrier --implicit-check-not=cp.async.bulk --implicit-check-not=setmaxregister --implicit-check-not=tile.tma_params
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-wgmma=0 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=MMA
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=TMA
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-tma=0 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --implicit-check-not=mbarrier --implicit-check-not=cp.async.bulk --implicit-check-not=setmaxregister --implicit-check-not=tile.tma_params
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-wgmma=0 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=MMA
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=TMA
 
 // The Hopper path (DistributeGemmTiles.cpp, runWgmma): 16-bit K-major
 // operands with more than 64 rows get the wgmma schedule on sm_90a (block

@@ -4,10 +4,10 @@
 // tma_store = 1, two 8 KB buffers an MMA warpgroup in shared_bytes, and
 // the output's tensor map last in tile.tma: [rows, N] in [64, cols] boxes,
 // or for a batched product [batch, rows / batch, N] in [1, 64, cols].
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" %s | FileCheck %s
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-block-n=48" %s 2>/dev/null | FileCheck %s --check-prefix=BN48 --implicit-check-not=tma_store
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-block-n=48" %s 2>&1 >/dev/null | FileCheck %s --check-prefix=BN48-KN
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-pingpong=1" %s | FileCheck %s --check-prefix=PP
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1" %s | FileCheck %s
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-block-n=48" %s 2>/dev/null | FileCheck %s --check-prefix=BN48 --implicit-check-not=tma_store
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-block-n=48" %s 2>&1 >/dev/null | FileCheck %s --check-prefix=BN48-KN
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-pingpong=1" %s | FileCheck %s --check-prefix=PP
 
 // A batched [4, K, N] rhs, 130 rows a batch, f32 output.
 // CHECK-LABEL: func.func @batched_kn_f32

@@ -279,6 +279,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "wgmma TMA GEMMs of one product: 64-row MMA chains a warpgroup (1 or 2); 2 "
            "with block_m 256 gives each of the two MMA warpgroups 128 rows (two m64 accumulators sharing "
            "each B descriptor), as cuBLAS's 256x128 kernels">,
+    Option<"gemmFillSms", "gemm-fill-sms", "bool", "true",
+           "GEMM grids that leave SMs idle: while wgmma tiles fill at most half the SMs "
+           "they narrow to 128, then 64 columns, then to 64 rows; decode (rows <= 32, 16-bit) takes 32-column CTAs where 64 would fill at "
+           "most half the SMs, and 8 stages where the grid is one wave (docs/perf.md, "
+           "twentieth session). Explicit block and stage options win">,
     Option<"gemmGroupM", "gemm-group-m", "int64_t", "0",
            "GEMM tile order: tiles go in groups of this many block rows (column by column "
            "within a group), so that tiles running at once share panels in L2 (0: 16 for "

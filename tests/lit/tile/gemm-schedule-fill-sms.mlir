@@ -1,0 +1,116 @@
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma-store=0" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma-store=0 gemm-fill-sms=0" %s | FileCheck %s --check-prefix=OFF
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma-store=0 gemm-block-n=64 gemm-stages=4" %s | FileCheck %s --check-prefix=GIVEN
+
+// gemm-fill-sms (the default): GEMM grids that would leave SMs of the H200
+// (132) idle take narrower tiles or deeper pipelines (docs/perf.md,
+// twentieth session); gemm-fill-sms=0 (OFF) keeps the tiles of
+// gemm-schedule.mlir, and explicit block and stage options win (GIVEN).
+
+// Decode of 16 rows, N = 4096: 64-column CTAs would be 64 (under half the
+// SMs): 32 columns, 128 CTAs, and as one wave 8 stages of (32 + 32) x 128
+// x 2 bytes = 131072.
+// CHECK-LABEL: func.func @decode_4096
+//  CHECK-SAME:   tile.max_registers = 255 : i64, tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 32 : i64, grid = 128 : i64, group_m = 8 : i64, shared_bytes = 131072 : i64, stages = 8 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+// OFF-LABEL: func.func @decode_4096
+//  OFF-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 64 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+// GIVEN-LABEL: func.func @decode_4096
+//  GIVEN-SAME:   block_n = 64 : i64, grid = 64 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 4 : i64
+func.func @decode_4096(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 16, 4096>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<4096x4096xbf16> -> tensor<4096xf32>
+  %t = arith.truncf %p : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %t, %c[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// N = 6144: 96 CTAs of 64 columns, one wave: 8 stages of (32 + 64) x 128
+// x 2 = 196608 bytes, the columns kept.
+// CHECK-LABEL: func.func @decode_6144
+//  CHECK-SAME:   block_n = 64 : i64, grid = 96 : i64, group_m = 8 : i64, shared_bytes = 196608 : i64, stages = 8 : i64
+func.func @decode_6144(%a: memref<?x4096xbf16>, %b: memref<6144x4096xbf16>, %c: memref<?x6144xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 1, 6144>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<6144x4096xbf16> -> tensor<6144xf32>
+  %t = arith.truncf %p : tensor<6144xf32> to tensor<6144xbf16>
+  tile.store %t, %c[%r] : tensor<6144xbf16> -> memref<?x6144xbf16>
+  return
+}
+
+// -----
+
+// N = 14336: 224 CTAs, more than a wave: unchanged (4 stages, 98304).
+// CHECK-LABEL: func.func @decode_14336
+//  CHECK-NOT:    tile.max_registers
+//  CHECK-SAME:   block_n = 64 : i64, grid = 224 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 4 : i64
+func.func @decode_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c: memref<?x14336xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 16, 14336>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %t = arith.truncf %p : tensor<14336xf32> to tensor<14336xbf16>
+  tile.store %t, %c[%r] : tensor<14336xbf16> -> memref<?x14336xbf16>
+  return
+}
+
+// -----
+
+// wgmma, 256 x 4096 x 4096: 128 x 256 tiles would be 32 (2 x 16), at most
+// half the SMs: 128 columns make 64, still at most half, 64 columns 128,
+// so the rows stay 128. Clusters of two block rows; the w box halves to 32 x 64.
+// CHECK-LABEL: func.func @wgmma_256
+//  CHECK-SAME:   block_k = 64 : i64, block_m = 128 : i64, block_n = 64 : i64, cluster_m = 2 : i64, grid = 128 : i64
+//  CHECK-SAME:   threads = 384 : i64, tma = 1 : i64
+//  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 256, 4096>}, {arg = 1 : i64, box = array<i64: 32, 64>, dims = array<i64: 4096, 4096>}]
+// OFF-LABEL: func.func @wgmma_256
+//  OFF-SAME:   block_n = 256 : i64, cluster_m = 2 : i64, grid = 32 : i64
+func.func @wgmma_256(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 4096>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<4096x4096xbf16> -> tensor<4096xf32>
+  %t = arith.truncf %p : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %t, %c[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// wgmma, 512 x 512 x 512: 64-column tiles are 4 x 8 = 32, at most half the
+// SMs: 64 x 64 tiles, 64, one MMA warpgroup and the producer (256
+// threads).
+// CHECK-LABEL: func.func @wgmma_512
+//  CHECK-SAME:   block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 2 : i64, grid = 64 : i64
+//  CHECK-SAME:   threads = 256 : i64, tma = 1 : i64
+// OFF-LABEL: func.func @wgmma_512
+//  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 8 : i64
+func.func @wgmma_512(%a: memref<?x512xbf16>, %b: memref<512x512xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 512, 512>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x512xbf16>, memref<512x512xbf16> -> tensor<512xf32>
+  %t = arith.truncf %p : tensor<512xf32> to tensor<512xbf16>
+  tile.store %t, %c[%r] : tensor<512xbf16> -> memref<?x512xbf16>
+  return
+}
+
+// -----
+
+// More tiles than half the SMs keep 128 x 256: 4096^3 (512), and 4096 x
+// 1024 (128, a wave: narrower tiles would make two).
+// CHECK-LABEL: func.func @wgmma_large
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 512 : i64
+func.func @wgmma_large(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 4096>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<4096x4096xbf16> -> tensor<4096xf32>
+  %t = arith.truncf %p : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %t, %c[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @wgmma_one_wave
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 128 : i64
+func.func @wgmma_one_wave(%a: memref<?x512xbf16>, %b: memref<1024x512xbf16>, %c: memref<?x1024xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 1024>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x512xbf16>, memref<1024x512xbf16> -> tensor<1024xf32>
+  %t = arith.truncf %p : tensor<1024xf32> to tensor<1024xbf16>
+  tile.store %t, %c[%r] : tensor<1024xbf16> -> memref<?x1024xbf16>
+  return
+}
