@@ -633,6 +633,15 @@ struct ScheduleRowKernelsPass
         stages = std::clamp<int64_t>((kMaxSharedBytes - 2048 - staging) /
                                          ((bm + products * bn) * 64 * 2 + 16),
                                      3, 6);
+      // One wave of tiles (gemm-fill-sms; each CTA alone on its SM): as
+      // many stages as fit, up to 8, for the bytes in flight that the
+      // decode GEMMs' 8 stages showed to matter (above). The default 128 x
+      // 256 tile has room for 4 only; the narrowed ones take 8.
+      int64_t waveTiles = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+      if (gemmFillSms && !pingpong && !gemmStages && waveTiles <= kHopperSms)
+        stages = std::clamp<int64_t>((kMaxSharedBytes - 2048 - staging) /
+                                         ((bm + products * bn) * 64 * 2 + 16),
+                                     stages, 8);
       // Panels, the 1024-byte alignment pad, (TMA) a full and an empty
       // mbarrier per stage, and the staging buffers (1024-byte aligned).
       int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024 + (tma ? stages * 16 : 0);

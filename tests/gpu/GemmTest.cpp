@@ -290,11 +290,14 @@ TEST(GemmSchedules, PingPongWarpgroups) {
 
 // Two 64-row MMA chains a warpgroup (gemm-m-chains=2): 256-row tiles, each
 // MMA warpgroup 128 rows (two accumulators sharing each B descriptor, the
-// epilogue 64 rows apart); clusters of two and of one.
+// epilogue 64 rows apart); clusters of two and of one. (gemm-fill-sms=0:
+// SwiGLU's one chain would otherwise narrow its few tiles to 64 columns.)
 TEST(GemmSchedules, TwoChainsAWarpgroup) {
   TILEC_REQUIRE_GPU(ctx);
   runMultiTileCases(
-      "chains", {"gemm-m-chains=2 gemm-cluster-m=2", "gemm-m-chains=2 gemm-cluster-m=1"},
+      "chains",
+      {"gemm-m-chains=2 gemm-cluster-m=2 gemm-fill-sms=0",
+       "gemm-m-chains=2 gemm-cluster-m=1 gemm-fill-sms=0"},
       [](const MultiTileCase &c, const Graph &, const CompiledProgram &program,
          const std::string &) {
         ASSERT_EQ(program.launches.size(), 1u);

@@ -57,9 +57,12 @@ func.func @decode_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c
 // wgmma, 256 x 4096 x 4096: 128 x 256 tiles would be 32 (2 x 16), at most
 // half the SMs: 128 columns make 64, still at most half, 64 columns 128,
 // so the rows stay 128. Clusters of two block rows; the w box halves to 32 x 64.
+// One wave of tiles: as many stages as fit, up to 8: 8 x (128 + 64) x 64 x
+// 2 bytes, 1024 of alignment and 8 x 16 of barriers (gemm-tma-store=0 here:
+// no staging) = 197760.
 // CHECK-LABEL: func.func @wgmma_256
 //  CHECK-SAME:   block_k = 64 : i64, block_m = 128 : i64, block_n = 64 : i64, cluster_m = 2 : i64, grid = 128 : i64
-//  CHECK-SAME:   threads = 384 : i64, tma = 1 : i64
+//  CHECK-SAME:   shared_bytes = 197760 : i64, stages = 8 : i64, threads = 384 : i64, tma = 1 : i64
 //  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 256, 4096>}, {arg = 1 : i64, box = array<i64: 32, 64>, dims = array<i64: 4096, 4096>}]
 // OFF-LABEL: func.func @wgmma_256
 //  OFF-SAME:   block_n = 256 : i64, cluster_m = 2 : i64, grid = 32 : i64
@@ -78,7 +81,7 @@ func.func @wgmma_256(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: me
 // threads).
 // CHECK-LABEL: func.func @wgmma_512
 //  CHECK-SAME:   block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 2 : i64, grid = 64 : i64
-//  CHECK-SAME:   threads = 256 : i64, tma = 1 : i64
+//  CHECK-SAME:   stages = 8 : i64, threads = 256 : i64, tma = 1 : i64
 // OFF-LABEL: func.func @wgmma_512
 //  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 8 : i64
 func.func @wgmma_512(%a: memref<?x512xbf16>, %b: memref<512x512xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 512, 512>} {
@@ -95,6 +98,7 @@ func.func @wgmma_512(%a: memref<?x512xbf16>, %b: memref<512x512xbf16>, %c: memre
 // 1024 (128, a wave: narrower tiles would make two).
 // CHECK-LABEL: func.func @wgmma_large
 //  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 512 : i64
+//  CHECK-SAME:   stages = 4 : i64
 func.func @wgmma_large(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 4096>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<4096x4096xbf16> -> tensor<4096xf32>
@@ -107,6 +111,7 @@ func.func @wgmma_large(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: 
 
 // CHECK-LABEL: func.func @wgmma_one_wave
 //  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 128 : i64
+//  CHECK-SAME:   stages = 4 : i64
 func.func @wgmma_one_wave(%a: memref<?x512xbf16>, %b: memref<1024x512xbf16>, %c: memref<?x1024xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 1024>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x512xbf16>, memref<1024x512xbf16> -> tensor<1024xf32>
