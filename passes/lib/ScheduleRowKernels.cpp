@@ -636,7 +636,9 @@ struct ScheduleRowKernelsPass
       // One wave of tiles (gemm-fill-sms; each CTA alone on its SM): as
       // many stages as fit, up to 8, for the bytes in flight that the
       // decode GEMMs' 8 stages showed to matter (above). The default 128 x
-      // 256 tile has room for 4 only; the narrowed ones take 8.
+      // 256 tile has room for 4 only; the narrowed ones take 8. Measured
+      // (docs/perf.md, twentieth session, run s20c): 1.14-1.31x on deep K
+      // (128 x 4096 x 4096 30.5 -> 23.3 us), 512^3 5% slower.
       int64_t waveTiles = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
       if (gemmFillSms && !pingpong && !gemmStages && waveTiles <= kHopperSms)
         stages = std::clamp<int64_t>((kMaxSharedBytes - 2048 - staging) /

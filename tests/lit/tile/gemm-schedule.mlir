@@ -9,7 +9,9 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-tma-store=0" %s | FileCheck %s --check-prefix=CLUSTER
 
 // GEMM kernels (tile.gemm) get a tensor-core schedule instead of a row
-// schedule (ScheduleRowKernels.cpp, scheduleGemm):
+// schedule (ScheduleRowKernels.cpp, scheduleGemm). Every run here pins
+// gemm-fill-sms=0, the tiles below; gemm-schedule-fill-sms.mlir checks how
+// the default narrows few tiles and deepens one-wave pipelines:
 //   16-bit operands: block 128 x 128 x 32, warps 2 x 2, 4 stages
 //   f32 operands (FMA): block_k 16, 3 stages, warps 2 x 4
 //   rows <= 64: block_m 64, warps 1 x 4

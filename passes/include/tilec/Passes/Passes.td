@@ -281,7 +281,8 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "each B descriptor), as cuBLAS's 256x128 kernels">,
     Option<"gemmFillSms", "gemm-fill-sms", "bool", "true",
            "GEMM grids that leave SMs idle: while wgmma tiles fill at most half the SMs "
-           "they narrow to 128, then 64 columns, then to 64 rows; decode (rows <= 32, 16-bit) takes 32-column CTAs where 64 would fill at "
+           "they narrow to 128, then 64 columns, then to 64 rows, and a wave of them "
+           "takes as many stages as fit, up to 8; decode (rows <= 32, 16-bit) takes 32-column CTAs where 64 would fill at "
            "most half the SMs, and 8 stages where the grid is one wave (docs/perf.md, "
            "twentieth session). Explicit block and stage options win">,
     Option<"gemmGroupM", "gemm-group-m", "int64_t", "0",
