@@ -252,15 +252,21 @@ private:
       Value col = mul(b->create<arith::XOrIOp>(loc(), tx, key), p);
       auto w = b->create<vector::LoadOp>(loc(), word(), smem, ValueRange{r, col});
       w.setAlignment(wordBytes);
-      Value lrow = add(l0, r);
-      Value ok = masked ? andI1(kok, below(lrow, l)) : Value();
-      guardedStore(ok, [&] {
-        // Output row (o L + l) M + m.
-        Value outRow = add(mul(add(mul(slabO, l), lrow), m), slabM);
-        auto st = b->create<vector::StoreOp>(loc(), w, dst, ValueRange{outRow, kcol});
-        st.setAlignment(wordBytes);
-      });
+      storeOutput(w, r, kcol, masked ? kok : Value(), wordBytes);
     }
+  }
+
+  /// `w` at column kcol of the tile's output row r, under kcol < K (`kok`,
+  /// masked tiles only) and l0 + r < L.
+  void storeOutput(Value w, Value r, Value kcol, Value kok, int64_t alignment) {
+    Value lrow = add(l0, r);
+    Value ok = kok ? andI1(kok, below(lrow, l)) : Value();
+    guardedStore(ok, [&] {
+      // Output row (o L + l) M + m.
+      Value outRow = add(mul(add(mul(slabO, l), lrow), m), slabM);
+      auto st = b->create<vector::StoreOp>(loc(), w, dst, ValueRange{outRow, kcol});
+      st.setAlignment(alignment);
+    });
   }
 
   /// 16-byte vectors, a v x v block a thread (vector_elements = v).
@@ -308,14 +314,7 @@ private:
       Value at = mul(b->create<arith::XOrIOp>(loc(), c, key), v);
       auto w = b->create<vector::LoadOp>(loc(), chunk(), smem, ValueRange{r, at});
       w.setAlignment(chunkBytes);
-      Value lrow = add(l0, r);
-      Value ok = masked ? andI1(kok, below(lrow, l)) : Value();
-      guardedStore(ok, [&] {
-        // Output row (o L + l) M + m.
-        Value outRow = add(mul(add(mul(slabO, l), lrow), m), slabM);
-        auto st = b->create<vector::StoreOp>(loc(), w, dst, ValueRange{outRow, kcol});
-        st.setAlignment(chunkBytes);
-      });
+      storeOutput(w, r, kcol, masked ? kok : Value(), chunkBytes);
     }
   }
 
