@@ -1245,6 +1245,55 @@ TEST(GemmScheduleTest, UnalignedRowsCopyWithoutSpills) {
   }
 }
 
+// gemm-fill-sms (the default): GEMMs whose tiles would leave SMs idle.
+// One-wave decode grids take 8 stages (32-column CTAs where 64 would fill
+// at most half the SMs); few wgmma tiles narrow to 64 columns, then 64
+// rows, and take as many stages as fit (8). Grids of more than a wave keep
+// their tiles. Through the whole pipeline, each against its
+// gemm-fill-sms=0 grid, and every default kernel assembles without
+// spills (measured on the H200: docs/perf.md, twentieth session).
+TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    int64_t m, n, k;
+    bool swiglu;
+    int64_t grid, threads, sharedBytes, gridOff;
+  };
+  for (const Case &c : std::vector<Case>{{16, 4096, 4096, false, 128, 64, 131072, 64},
+                                         {1, 6144, 4096, false, 96, 64, 196608, 96},
+                                         {16, 1024, 4096, false, 32, 64, 131072, 16},
+                                         {16, 1024, 4096, true, 32, 64, 196608, 16},
+                                         {16, 14336, 4096, false, 224, 64, 98304, 224},
+                                         {256, 4096, 4096, false, 128, 384, 231424, 32},
+                                         {512, 512, 512, false, 64, 256, 149504, 8},
+                                         {260, 512, 500, false, 40, 128, 132096, 6}}) {
+    std::string name = std::to_string(c.m) + " x " + std::to_string(c.n) + " x " +
+                       std::to_string(c.k) + (c.swiglu ? " swiglu" : "");
+    SCOPED_TRACE(name);
+    Graph g("fill");
+    Tensor x = g.input("x", {c.m, c.k}, DType::BF16);
+    Tensor w = g.input("w", {c.n, c.k}, DType::BF16);
+    if (c.swiglu)
+      g.output(silu(matmul(x, w, false, true)) *
+               matmul(x, g.input("u", {c.n, c.k}, DType::BF16), false, true));
+    else
+      g.output(matmul(x, w, false, true));
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u);
+    EXPECT_EQ(p->launches[0].gridSize(), c.grid);
+    EXPECT_EQ(p->launches[0].blockSize(), c.threads);
+    EXPECT_EQ(p->launches[0].sharedBytes, c.sharedBytes);
+    CompileOptions off;
+    off.scheduleOptions = "gemm-fill-sms=0";
+    auto q = compileGraph(g, off);
+    ASSERT_TRUE(q.ok()) << q.message();
+    EXPECT_EQ(q->launches[0].gridSize(), c.gridOff);
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+  }
+}
+
 TEST(GemmScheduleTest, TransposedLhsWgmma) {
   std::string ptxas = ptxasPath();
   for (bool transB : {true, false})
