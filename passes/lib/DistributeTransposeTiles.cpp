@@ -111,7 +111,7 @@ public:
     smem = gfn.getWorkgroupAttributions().front();
     b = std::make_unique<OpBuilder>(OpBuilder::atBlockEnd(&entry));
 
-    Value tid = b->create<gpu::ThreadIdOp>(loc(), gpu::Dimension::x);
+    tid = b->create<gpu::ThreadIdOp>(loc(), gpu::Dimension::x);
     Value bid = b->create<gpu::BlockIdOp>(loc(), gpu::Dimension::x);
     tx = b->create<arith::RemUIOp>(loc(), tid, index(kWarp));
     ty = b->create<arith::DivUIOp>(loc(), tid, index(kWarp));
@@ -272,7 +272,6 @@ private:
   /// 16-byte vectors, a v x v block a thread (vector_elements = v).
   void emitBlockTile(bool masked) {
     const int64_t chunkBytes = 16;
-    Value tid = add(mul(ty, kWarp), tx);
     Value lc = b->create<arith::RemUIOp>(loc(), tid, index(kChunks));
     Value kg = b->create<arith::DivUIOp>(loc(), tid, index(kChunks));
     // Load: v input rows of the thread's group, v elements each.
@@ -323,7 +322,7 @@ private:
   MemRefType in;
   Type elem;
   int64_t o = 1, k = 1, m = 1, l = 1, tileK = 0, tileL = 0, p = 1, v = 0, nK = 1, nL = 1;
-  Value src, dst, smem, tx, ty, slabO, slabM, k0, l0;
+  Value src, dst, smem, tid, tx, ty, slabO, slabM, k0, l0;
 };
 
 struct DistributeTransposeTilesPass

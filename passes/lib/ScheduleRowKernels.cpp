@@ -477,6 +477,10 @@ struct ScheduleRowKernelsPass
     int64_t domainRows = rows;
     if (batch > 1 && rows % batch == 0)
       rows /= batch;
+    // CTA tiles of m x n: every batch's.
+    auto tileCount = [&](int64_t m, int64_t n) {
+      return batch * llvm::divideCeil(rows, m) * llvm::divideCeil(cols, n);
+    };
     if (gemmGroupM < 0)
       return fn.emitOpError("gemm-group-m must be >= 0 (0: chosen), got ")
              << static_cast<int64_t>(gemmGroupM);
@@ -525,13 +529,10 @@ struct ScheduleRowKernelsPass
       // 19.0 -> 10.4 (cuBLAS 11.2), 256 x 4096 x 4096 45.7 -> 33.3 (24.3),
       // 512^3 12.6 -> 8.3 (7.8), 128 x 4096 x 4096 44.6 -> 30.9 (18.7).
       if (gemmFillSms && !pingpong && chains == 1) {
-        auto tiles = [&] {
-          return batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
-        };
         if (!gemmBlockN)
-          while (bn > 64 && tiles() <= kHopperSms / 2)
+          while (bn > 64 && tileCount(bm, bn) <= kHopperSms / 2)
             bn /= 2;
-        if (!gemmBlockM && bm == 128 && tiles() <= kHopperSms / 2)
+        if (!gemmBlockM && bm == 128 && tileCount(bm, bn) <= kHopperSms / 2)
           bm = 64;
       }
       // A [K, N] rhs is copied and read in 64-column blocks.
@@ -628,22 +629,21 @@ struct ScheduleRowKernelsPass
                                                    {64, unitCols}));
         }
       }
+      // Stages that fit beside the staging buffers (2048: the alignment pad
+      // and room).
+      int64_t stagesThatFit =
+          (kMaxSharedBytes - 2048 - staging) / ((bm + products * bn) * 64 * 2 + 16);
       // Ping-pong stages are smaller (64 rows of A): as many as fit, up to 6.
       if (pingpong && !gemmStages)
-        stages = std::clamp<int64_t>((kMaxSharedBytes - 2048 - staging) /
-                                         ((bm + products * bn) * 64 * 2 + 16),
-                                     3, 6);
+        stages = std::clamp<int64_t>(stagesThatFit, 3, 6);
       // One wave of tiles (gemm-fill-sms; each CTA alone on its SM): as
       // many stages as fit, up to 8, for the bytes in flight that the
       // decode GEMMs' 8 stages showed to matter (above). The default 128 x
       // 256 tile has room for 4 only; the narrowed ones take 8. Measured
       // (docs/perf.md, twentieth session, run s20c): 1.14-1.31x on deep K
       // (128 x 4096 x 4096 30.5 -> 23.3 us), 512^3 5% slower.
-      int64_t waveTiles = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
-      if (gemmFillSms && !pingpong && !gemmStages && waveTiles <= kHopperSms)
-        stages = std::clamp<int64_t>((kMaxSharedBytes - 2048 - staging) /
-                                         ((bm + products * bn) * 64 * 2 + 16),
-                                     stages, 8);
+      if (gemmFillSms && !pingpong && !gemmStages && tileCount(bm, bn) <= kHopperSms)
+        stages = std::clamp<int64_t>(stagesThatFit, stages, 8);
       // Panels, the 1024-byte alignment pad, (TMA) a full and an empty
       // mbarrier per stage, and the staging buffers (1024-byte aligned).
       int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024 + (tma ? stages * 16 : 0);
@@ -713,12 +713,9 @@ struct ScheduleRowKernelsPass
       // 4096 x 4096 20.8 -> 17.2 us, 16 x 4096 x 14336 49.0 -> 40.2 (cuBLAS
       // 19.1 and 42.6); 32 columns at 4 stages alone, or 16 columns at
       // 256 CTAs, keep the time of the same bytes in flight.
-      auto decodeGrid = [&] {
-        return batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
-      };
-      if (gemmFillSms && !gemmBlockN && decodeGrid() <= kHopperSms / 2)
+      if (gemmFillSms && !gemmBlockN && tileCount(bm, bn) <= kHopperSms / 2)
         bn = 32; // (warp tiles 32 x 16)
-      if (gemmFillSms && !gemmStages && decodeGrid() <= kHopperSms)
+      if (gemmFillSms && !gemmStages && tileCount(bm, bn) <= kHopperSms)
         stages = 8; // (fewer where they do not fit: below)
     } else if (rows <= 32) { // f32 decode: 48 KB in flight a CTA
       bm = 32, bn = 64, bk = 32, wm = 1, wn = 2, stages = 4;
@@ -756,7 +753,7 @@ struct ScheduleRowKernelsPass
     // it takes what it needs (128-254) and spills nothing. Larger grids
     // keep ptxas's choice (the wide decode GEMMs measured in docs/perf.md,
     // 224 CTAs, do not spill).
-    int64_t grid = batch * llvm::divideCeil(rows, bm) * llvm::divideCeil(cols, bn);
+    int64_t grid = tileCount(bm, bn);
     int64_t registers = grid <= kHopperSms ? 255 : 0;
     bool ok = bm > 0 && bn > 0 && bk > 0 && wm > 0 && wn > 0 && stages >= 2 &&
               bm % wm == 0 && bn % wn == 0 && (bm / wm) % 16 == 0 && (bn / wn) % 16 == 0 &&

@@ -49,3 +49,23 @@ run_gpu_tests() {
 pack_out() {
   ( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )
 }
+
+# SASS of the kernel in $OUT/NAME.ptx: ptxas's registers and spills, then
+# the 16 most frequent opcodes (cuobjdump), as "NAME: " lines; keeps
+# $OUT/NAME.sass and removes the PTX and cubin.
+sass_summary() {
+  local n=$1
+  /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$OUT/$n.ptx" -o "$OUT/$n.cubin" 2>&1 | grep -E "registers|spill" | sed "s/^/$n: /"
+  /usr/local/cuda/bin/cuobjdump -sass "$OUT/$n.cubin" > "$OUT/$n.sass"
+  grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z][A-Z0-9_.]*' "$OUT/$n.sass" | awk '{ print $2 }' |
+    sort | uniq -c | sort -rn | head -16 | paste -sd' ' | sed "s/^/$n: /"
+  rm -f "$OUT/$n.cubin" "$OUT/$n.ptx"
+}
+
+# One pass of tilec-bench's matmul GEMMs (do_bench timing, 200 ms idle
+# before each) into $OUT/NAME_PASS.csv, its lines prefixed with NAME:
+# gemm_pass NAME SHAPES PASS [SCHEDULE-OPTIONS]
+gemm_pass() {
+  timeout 90 "$B/bin/tilec-bench" --ops= --gemm="$2" --gemm-ops=matmul --cooldown-ms=200 \
+    --gemm-csv="$OUT/$1_$3.csv" ${4:+--schedule="$4"} 2>&1 | grep -E "^matmul" | sed "s/^/$1 /"
+}

@@ -15,11 +15,7 @@ step "SASS of the transpose kernels"
 for dt in bf16 f32; do
   n=transpose_$dt
   "$B/bin/tilec" --rows=4096 --cols=4096 --dtype=$dt --schedule=transpose-tiles=true transpose -o "$OUT/$n.ptx"
-  /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$OUT/$n.ptx" -o "$OUT/$n.cubin" 2>&1 | grep -E "registers|spill" | sed "s/^/$n: /"
-  /usr/local/cuda/bin/cuobjdump -sass "$OUT/$n.cubin" > "$OUT/$n.sass"
-  grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z][A-Z0-9_.]*' "$OUT/$n.sass" | awk '{ print $2 }' |
-    sort | uniq -c | sort -rn | head -16 | paste -sd' ' | sed "s/^/$n: /"
-  rm -f "$OUT/$n.cubin" "$OUT/$n.ptx"
+  sass_summary $n
 done
 step "Nsight Compute: bank conflicts, DRAM bytes"
 M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed

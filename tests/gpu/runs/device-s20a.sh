@@ -18,11 +18,7 @@ step "SASS of the transpose kernels (16-byte blocks)"
 for dt in bf16 f32; do
   n=transpose_$dt
   "$B/bin/tilec" --rows=4096 --cols=4096 --dtype=$dt transpose -o "$OUT/$n.ptx"
-  /usr/local/cuda/bin/ptxas -arch=sm_90a -v "$OUT/$n.ptx" -o "$OUT/$n.cubin" 2>&1 | grep -E "registers|spill" | sed "s/^/$n: /"
-  /usr/local/cuda/bin/cuobjdump -sass "$OUT/$n.cubin" > "$OUT/$n.sass"
-  grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z][A-Z0-9_.]*' "$OUT/$n.sass" | awk '{ print $2 }' |
-    sort | uniq -c | sort -rn | head -16 | paste -sd' ' | sed "s/^/$n: /"
-  rm -f "$OUT/$n.cubin" "$OUT/$n.ptx"
+  sass_summary $n
 done
 step "Nsight Compute: bank conflicts, DRAM bytes (16-byte blocks)"
 M=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
@@ -48,23 +44,19 @@ python3 tests/gpu/table.py "$OUT/bench.csv" "$OUT/peers.csv" | tee "$OUT/table.t
 step "GEMM tiles for grids that leave SMs idle"
 DEC=1x4096x4096,16x4096x4096,16x1024x4096,16x4096x14336,1x6144x4096,16x14336x4096
 SMALL=260x512x500,128x4096x4096,256x4096x4096,512x512x512,128x1024x4096
-gemm() { # NAME SHAPES OPTIONS PASS
-  timeout 60 "$B/bin/tilec-bench" --ops= --gemm=$2 --gemm-ops=matmul --cooldown-ms=200 \
-    --gemm-csv="$OUT/g_$1_$4.csv" ${3:+--schedule="$3"} 2>&1 | grep -E "^matmul" | sed "s/^/$1 /"
-}
 for pass in 1 2; do
-  gemm dec_default $DEC "" $pass
-  gemm dec_n32 $DEC "gemm-block-n=32" $pass
-  gemm dec_n32s8 $DEC "gemm-block-n=32 gemm-stages=8" $pass
-  gemm dec_n16 $DEC "gemm-block-n=16 gemm-warps-n=1" $pass
-  gemm small_default $SMALL "" $pass
-  gemm small_wg128x64 $SMALL "gemm-block-n=64" $pass
-  gemm small_wg64x64 $SMALL "gemm-block-m=64 gemm-block-n=64" $pass
-  gemm small_mma64x64 $SMALL "gemm-wgmma=0 gemm-block-m=64 gemm-block-n=64 gemm-warps-m=2 gemm-warps-n=2" $pass
-  gemm small_mma64x32 $SMALL "gemm-wgmma=0 gemm-block-m=64 gemm-block-n=32 gemm-warps-m=2 gemm-warps-n=1" $pass
-  gemm small_mma32x64 $SMALL "gemm-wgmma=0 gemm-block-m=32 gemm-block-n=64 gemm-warps-m=1 gemm-warps-n=2" $pass
+  gemm_pass dec_default $DEC $pass ""
+  gemm_pass dec_n32 $DEC $pass "gemm-block-n=32"
+  gemm_pass dec_n32s8 $DEC $pass "gemm-block-n=32 gemm-stages=8"
+  gemm_pass dec_n16 $DEC $pass "gemm-block-n=16 gemm-warps-n=1"
+  gemm_pass small_default $SMALL $pass ""
+  gemm_pass small_wg128x64 $SMALL $pass "gemm-block-n=64"
+  gemm_pass small_wg64x64 $SMALL $pass "gemm-block-m=64 gemm-block-n=64"
+  gemm_pass small_mma64x64 $SMALL $pass "gemm-wgmma=0 gemm-block-m=64 gemm-block-n=64 gemm-warps-m=2 gemm-warps-n=2"
+  gemm_pass small_mma64x32 $SMALL $pass "gemm-wgmma=0 gemm-block-m=64 gemm-block-n=32 gemm-warps-m=2 gemm-warps-n=1"
+  gemm_pass small_mma32x64 $SMALL $pass "gemm-wgmma=0 gemm-block-m=32 gemm-block-n=64 gemm-warps-m=1 gemm-warps-n=2"
 done
-ab() { local a=(); for v in "$@"; do a+=("$v=$OUT/g_${v}_1.csv,$OUT/g_${v}_2.csv"); done; python3 tests/gpu/ab_table.py "${a[@]}"; }
+ab() { local a=(); for v in "$@"; do a+=("$v=$OUT/${v}_1.csv,$OUT/${v}_2.csv"); done; python3 tests/gpu/ab_table.py "${a[@]}"; }
 ab dec_default dec_n32 dec_n32s8 dec_n16 | tee "$OUT/ab_dec.txt"
 ab small_default small_wg128x64 small_wg64x64 small_mma64x64 small_mma64x32 small_mma32x64 | tee "$OUT/ab_small.txt"
 timeout 120 python3 tests/gpu/peers_gemm.py --cooldown-ms 200 --triton 0 --ops=matmul --shapes=$DEC,$SMALL --csv "$OUT/peers_gemm.csv" > "$OUT/peers_gemm.txt" 2>&1

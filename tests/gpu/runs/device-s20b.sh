@@ -18,11 +18,8 @@ grep -E "^random graphs" "$OUT/gpu_tests.log"
 step "gemm-fill-sms: default against off"
 GS=1x4096x4096,16x4096x4096,32x4096x4096,16x1024x4096,16x4096x14336,1x6144x4096,16x6144x4096,16x14336x4096,260x512x500,128x4096x4096,256x4096x4096,512x512x512,128x1024x4096,1024x1024x1024,4096x4096x4096
 for pass in 1 2; do
-  for v in fill off; do
-    opt=""; [ $v = off ] && opt="gemm-fill-sms=0"
-    timeout 90 "$B/bin/tilec-bench" --ops= --gemm=$GS --gemm-ops=matmul --cooldown-ms=200 \
-      --gemm-csv="$OUT/${v}_$pass.csv" ${opt:+--schedule="$opt"} 2>&1 | grep -E "^matmul" | sed "s/^/$v /"
-  done
+  gemm_pass fill $GS $pass
+  gemm_pass off $GS $pass "gemm-fill-sms=0"
 done
 python3 tests/gpu/ab_table.py fill="$OUT/fill_1.csv,$OUT/fill_2.csv" off="$OUT/off_1.csv,$OUT/off_2.csv" | tee "$OUT/ab.txt"
 step "beside cuBLAS (matmul) and the peers (matmul_bias_gelu, decode)"

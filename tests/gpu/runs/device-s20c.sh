@@ -15,11 +15,8 @@ TILEC_TESTS_TIMEOUT=150 run_gpu_tests 'Shapes/GemmTest.*:GemmSchedules.*'
 step "one wave of wgmma tiles: as many stages as fit (default) against 4"
 GS=260x512x500,128x4096x4096,256x4096x4096,512x512x512,128x1024x4096,1024x1024x1024,4096x1024x512
 for pass in 1 2; do
-  for v in deep four; do
-    opt=""; [ $v = four ] && opt="gemm-stages=4"
-    timeout 60 "$B/bin/tilec-bench" --ops= --gemm=$GS --gemm-ops=matmul --cooldown-ms=200 \
-      --gemm-csv="$OUT/${v}_$pass.csv" ${opt:+--schedule="$opt"} 2>&1 | grep -E "^matmul" | sed "s/^/$v /"
-  done
+  gemm_pass deep $GS $pass
+  gemm_pass four $GS $pass "gemm-stages=4"
 done
 python3 tests/gpu/ab_table.py deep="$OUT/deep_1.csv,$OUT/deep_2.csv" four="$OUT/four_1.csv,$OUT/four_2.csv" | tee "$OUT/ab.txt"
 timeout 80 python3 tests/gpu/peers_gemm.py --cooldown-ms 200 --triton 0 --ops=matmul --shapes=$GS --csv "$OUT/peers_gemm.csv" > "$OUT/peers_gemm.txt" 2>&1

@@ -12,19 +12,15 @@ find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 step "decode GEMMs of few columns"
 GS=1x1024x4096,16x1024x4096,16x512x4096,16x2048x4096,16x1024x14336
-gemm() { # NAME OPTIONS PASS
-  timeout 60 "$B/bin/tilec-bench" --ops= --gemm=$GS --gemm-ops=matmul --cooldown-ms=200 \
-    --gemm-csv="$OUT/g_$1_$3.csv" ${2:+--schedule="$2"} 2>&1 | grep -E "^matmul" | sed "s/^/$1 /"
-}
 for pass in 1 2; do
-  gemm default "" $pass
-  gemm n16s8 "gemm-block-n=16 gemm-warps-n=1 gemm-stages=8" $pass
-  gemm n16s12 "gemm-block-n=16 gemm-warps-n=1 gemm-stages=12" $pass
-  gemm n32s12 "gemm-block-n=32 gemm-stages=12" $pass
-  gemm k256s6 "gemm-block-k=256 gemm-stages=6" $pass
+  gemm_pass default $GS $pass ""
+  gemm_pass n16s8 $GS $pass "gemm-block-n=16 gemm-warps-n=1 gemm-stages=8"
+  gemm_pass n16s12 $GS $pass "gemm-block-n=16 gemm-warps-n=1 gemm-stages=12"
+  gemm_pass n32s12 $GS $pass "gemm-block-n=32 gemm-stages=12"
+  gemm_pass k256s6 $GS $pass "gemm-block-k=256 gemm-stages=6"
 done
-a=(); for v in default n16s8 n16s12 n32s12 k256s6; do a+=("$v=$OUT/g_${v}_1.csv,$OUT/g_${v}_2.csv"); done
+a=(); for v in default n16s8 n16s12 n32s12 k256s6; do a+=("$v=$OUT/${v}_1.csv,$OUT/${v}_2.csv"); done
 python3 tests/gpu/ab_table.py "${a[@]}" | tee "$OUT/ab.txt"
 timeout 60 python3 tests/gpu/peers_gemm.py --cooldown-ms 200 --triton 0 --ops=matmul --shapes=$GS --csv "$OUT/peers_gemm.csv" > "$OUT/peers_gemm.txt" 2>&1
-python3 tests/gpu/table_gemm.py "$OUT/g_default_2.csv" "$OUT/peers_gemm.csv" | tee "$OUT/table_gemm.txt"
+python3 tests/gpu/table_gemm.py "$OUT/default_2.csv" "$OUT/peers_gemm.csv" | tee "$OUT/table_gemm.txt"
 pack_out
