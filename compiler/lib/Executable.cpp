@@ -150,6 +150,17 @@ Executable::compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
       if (Status s = kernel->allowNonPortableClusterSize(); !s.ok())
         return s;
     exe->gridCaps_.push_back(cap);
+    // Split k: the counters start at zero; each launch leaves them so.
+    rt::DeviceBuffer workspace;
+    if (plan.workspaceBytes > 0) {
+      auto buffer = rt::DeviceBuffer::allocate(ctx, static_cast<size_t>(plan.workspaceBytes));
+      if (!buffer)
+        return buffer.status();
+      workspace = buffer.take();
+      if (Status s = workspace.fill(0); !s.ok())
+        return s;
+    }
+    exe->workspaces_.push_back(std::move(workspace));
     exe->kernels_.push_back(kernel.take());
   }
   exe->numInputs_ = valuesOfKind(*program, ProgramValue::Kind::Input).size();
@@ -248,6 +259,8 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
         break;
       }
     }
+    if (plan.workspaceBytes > 0)
+      args.addPointer(workspaces_[k].devicePtr());
     for (const TensorMapPlan &t : plan.tensorMaps) {
       const KernelBuffer &b = plan.buffers[t.buffer];
       DType dtype = p.values[b.value].dtype;

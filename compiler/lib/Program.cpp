@@ -127,6 +127,8 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       plan.persistent = get("persistent") != 0;
       plan.tmaStore = get("tma_store") > 0;
       plan.clusterM = std::max<int64_t>(1, get("cluster_m"));
+      plan.splitK = std::max<int64_t>(1, get("split_k"));
+      plan.workspaceBytes = get("workspace_bytes");
       if (auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tma"))
         for (Attribute a : maps) {
           auto map = llvm::cast<DictionaryAttr>(a);
@@ -254,6 +256,9 @@ std::string explainFusion(const CompiledProgram &program) {
       else
         os << "    schedule: " << (l.gemm ? "GEMM, " : "") << count(l.gridSize(), "CTA", "CTAs")
            << " of " << l.blockSize() << " threads";
+      if (l.splitK > 1)
+        os << ", k split over " << l.splitK << " CTAs a tile (a " << l.workspaceBytes
+           << "-byte workspace)";
       if (l.transposeTileK > 0) {
         os << ", transposed through " << l.transposeTileK << " x " << l.transposeTileL
            << " tiles in shared memory";

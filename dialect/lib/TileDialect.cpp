@@ -162,6 +162,9 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
   // A TMA GEMM kernel also takes its tensor maps, after the buffers.
   if (auto maps = fn->getAttrOfType<IntegerAttr>("tile.tma_params"))
     expected += maps.getInt();
+  // A GEMM whose k steps are split over CTAs takes its workspace before them.
+  if (fn->hasAttr("tile.split_workspace"))
+    expected += 1;
   if (fn.getNumArguments() != expected)
     return emitOpError("kernel ") << getCallee() << " takes "
            << fn.getNumArguments() << " buffers, expected " << expected

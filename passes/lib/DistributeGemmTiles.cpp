@@ -68,6 +68,9 @@ struct GemmSchedule {
   // warpgroup, 64 rows of 128 bytes each) and TMA stores; its tensor map
   // comes last in tile.tma (3-D for a batched product).
   bool tmaStore = false;
+  // The k steps split over this many CTAs a tile (split_k; 1: none), with a
+  // workspace of workspaceBytes (GemmSplitWorkspace) for their partial sums.
+  int64_t splitK = 1, workspaceBytes = 0;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -96,6 +99,8 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   if (dict.get("m_chains"))
     s.mChains = get("m_chains");
   s.tmaStore = get("tma_store") > 0;
+  s.splitK = std::max<int64_t>(1, get("split_k"));
+  s.workspaceBytes = get("workspace_bytes");
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
             s.stages >= 2 && s.groupM >= 1 && s.blockM % s.warpsM == 0 &&
             s.blockN % s.warpsN == 0 && s.warpM() % 16 == 0 && s.warpN() % 16 == 0 &&
@@ -215,6 +220,9 @@ public:
     // TMA: one tensor map a operand (lhs, then each rhs), passed by value
     // as trailing 128-byte kernel parameters (tilec-mark-tma-params).
     SmallVector<Type> params(fn.getFunctionType().getInputs());
+    // Split k: the workspace's global address, before the tensor maps.
+    if (s.splitK > 1)
+      params.push_back(LLVM::LLVMPointerType::get(ctx, 1));
     if (s.tma) {
       tensorMaps = fn->getAttrOfType<ArrayAttr>("tile.tma");
       if (!tensorMaps || tensorMaps.size() != mms.size() + 1 + (s.tmaStore ? 1 : 0))
@@ -227,6 +235,8 @@ public:
         TypeRange());
     if (s.tma)
       gfn->setAttr("tile.tma_params", moduleBuilder.getI64IntegerAttr(tensorMaps.size()));
+    if (s.splitK > 1)
+      gfn->setAttr("tile.split_workspace", moduleBuilder.getUnitAttr());
     if (s.clusterM > 1)
       gfn->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                    moduleBuilder.getDenseI32ArrayAttr(
@@ -244,6 +254,13 @@ public:
     IndexMath m{b, loc};
     for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
       args.map(from, to);
+    if (s.splitK > 1) {
+      workspace = entry.getArgument(fn.getNumArguments());
+      kTilesAll = llvm::divideCeil(K, s.blockK);
+      kSteps = llvm::divideCeil(kTilesAll, s.splitK);
+    } else {
+      kSteps = kTilesAll = llvm::divideCeil(K, s.blockK);
+    }
     if (s.tma)
       for (BlockArgument a : entry.getArguments().take_back(tensorMaps.size()))
         mapParams.push_back(a);
@@ -295,7 +312,7 @@ public:
                            : panelOf(s.blockK, s.blockN, bytesA + t * bytesB));
 
     // ---- main loop ----
-    int64_t kTiles = llvm::divideCeil(K, s.blockK);
+    int64_t kTiles = kSteps; // (of this CTA's split)
     int64_t mi = s.warpM() / 16, ni = s.warpN() / 8;
     auto accType = VectorType::get({4}, b.getF32Type());
     Value zero = b.create<arith::ConstantOp>(
@@ -334,7 +351,9 @@ public:
     SmallVector<Value> acc(loop.getResults().drop_back());
 
     // ---- epilogue ----
-    if (failed(emitEpilogue(b, mi, ni, acc)))
+    if (failed(withSplitSums(b, acc, [&](OpBuilder &eb, ArrayRef<Value> sums) {
+          return emitEpilogue(eb, mi, ni, sums);
+        })))
       return failure();
     b.create<gpu::ReturnOp>(loc);
     return success();
@@ -352,6 +371,14 @@ private:
     int64_t blocksM = llvm::divideCeil(M, s.blockM * s.clusterM),
             blocksN = llvm::divideCeil(N, s.blockN);
     int64_t groupM = std::max<int64_t>(1, s.groupM / s.clusterM);
+    // Split k: units split * numTiles() + tile; the split's k steps start
+    // at kBase (k steps past K read zeros: the last split may be short).
+    if (s.splitK > 1) {
+      splitIdx = m.div(pid, numTiles());
+      pid = m.rem(pid, numTiles());
+      kBase = m.mul(splitIdx, kSteps);
+      tileIdx = rank ? m.add(m.mul(pid, s.clusterM), rank) : pid;
+    }
     batchRow0 = m.c(0);
     if (batched) {
       batchIdx = m.div(pid, blocksM * blocksN);
@@ -452,7 +479,7 @@ private:
     int64_t lboA = transA ? s.blockK * 128 : 16;
     int64_t kStepA = transA ? 16 * 128 : 32;
 
-    int64_t kTiles = llvm::divideCeil(K, s.blockK);
+    int64_t kTiles = kSteps; // (of this CTA's split)
     int64_t accCount = s.blockN / 2; // m64nN: 64 * N / 128 f32 a thread
     auto f32 = b.getF32Type();
     SmallVector<Type> fields(accCount, f32);
@@ -524,7 +551,9 @@ private:
             vecs.push_back(
                 eb.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
           }
-      return emitEpilogue(eb, chains, s.blockN / 8, vecs, /*tileRows=*/64);
+      return withSplitSums(eb, vecs, [&](OpBuilder &sb, ArrayRef<Value> sums) {
+        return emitEpilogue(sb, chains, s.blockN / 8, sums, /*tileRows=*/64);
+      });
     };
     if (s.tma)
       return runTmaPipeline(b, tid, baseA, baseB, stageA, stageB, kTiles, init,
@@ -643,7 +672,7 @@ private:
 
     // Persistent CTAs: CTA c computes tiles c, c + grid, c + 2 grid, ...;
     // the k steps of all its tiles share the stages (step j * kTiles + kt).
-    int64_t tiles = numTiles();
+    int64_t tiles = numTiles() * s.splitK;
     // In clusters the unit is the cluster (its CTAs take consecutive block
     // rows of one column, sharing the B panel by multicast).
     Value cta, grid, rank;
@@ -706,7 +735,7 @@ private:
       Value bar = full(lb, stage);
       lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar, c32(lb, stageBytes),
                                                 NVVM::MemScopeKind::CTA, false, Value());
-      Value k0 = toI32(lb, lm.mul(kt, s.blockK));
+      Value k0 = toI32(lb, lm.mul(kBase ? lm.add(kt, kBase) : kt, s.blockK));
       // The lhs map of a batched product is 3-D; the rhs map only if the
       // rhs is batched (a 2-D rhs is shared by the batches).
       auto copy = [&](Value map, Value dst, SmallVector<Value> coords, bool multicast,
@@ -894,7 +923,7 @@ private:
   /// Copies k-step `kt` of both panels into buffer `stage`.
   void issueLoads(OpBuilder &b, Value tid, Value stage, Value kt) {
     IndexMath m{b, fn.getLoc()};
-    Value k0 = m.mul(kt, s.blockK);
+    Value k0 = m.mul(kBase ? m.add(kt, kBase) : kt, s.blockK);
     Value a = args.lookup(mm.getLhs());
     // Panel element (r, c) is global (rowBase + r, colBase + c).
     // (batchIdx is null unless the product is batched.)
@@ -1135,6 +1164,10 @@ private:
   struct Fragment {
     Value row, col;
     SmallVector<Value> pairs;
+    // Split k: no pairs yet, but each product's accumulator index and the
+    // half of it (splitPairs loads their sums where the fragment is emitted).
+    SmallVector<int64_t> accIndex;
+    int64_t half = 0;
     int64_t colKey = 0, rowKey = 0;
     Value stagedAddr;
     int64_t swapWith = -1;
@@ -1173,7 +1206,13 @@ private:
     f.row = m.add(m.add(m0, warpM0), m.add(quad, i * tileRows + h * 8));
     f.col = m.add(m.add(n0, warpN0), m.add(pairCol, j * 8));
     for (int64_t t = 0; t < static_cast<int64_t>(mms.size()); ++t) {
-      Value a = acc[(t * mi + i) * ni + j];
+      int64_t index = (t * mi + i) * ni + j;
+      if (splitPairs) {
+        f.accIndex.push_back(index);
+        f.half = h;
+        continue;
+      }
+      Value a = acc[index];
       f.pairs.push_back(
           b.create<vector::ShuffleOp>(loc, a, a, ArrayRef<int64_t>{2 * h, 2 * h + 1}));
     }
@@ -1186,7 +1225,10 @@ private:
     for (const Fragment &f : frags) {
       stagedAddr = emit == Emit::All ? f.stagedAddr : Value();
       size_t before = stagedValues ? stagedValues->size() : 0;
-      LogicalResult r = emitFragment(b, f.row, f.col, f.pairs, f.colKey, f.rowKey, emit);
+      SmallVector<Value> pairs = f.pairs;
+      if (emit == Emit::All && splitPairs)
+        pairs = splitPairs(b, f);
+      LogicalResult r = emitFragment(b, f.row, f.col, pairs, f.colKey, f.rowKey, emit);
       stagedAddr = Value();
       if (failed(r))
         return failure();
@@ -1365,6 +1407,141 @@ private:
       ib.create<NVVM::CpAsyncBulkCommitGroupOp>(loc);
     }
     return success();
+  }
+
+  /// Runs `epilogue` on the tile's accumulators `acc` (vector<4xf32> each),
+  /// or with split k on their sums over the tile's splits:
+  ///  * each unit of the tile's MMA threads (a warp; wgmma: a warpgroup)
+  ///    stores its accumulators, register by register in two 8-byte halves
+  ///    (the pairs the epilogue takes), to its split's slot of the
+  ///    workspace (GemmSplitWorkspace);
+  ///  * each thread fences (membar.gl), the unit synchronizes, and its first
+  ///    thread adds one to the unit's counter of the tile;
+  ///  * the unit that makes the count `split_k` (the last to arrive) learns
+  ///    it from that thread (a shuffle; wgmma: a barrier's OR), resets the
+  ///    counter for the next launch, fences and runs `epilogue`, whose
+  ///    fragments load each pair's partial sums where they are emitted and
+  ///    add them in split order (the same sum whichever split arrives
+  ///    last); the other splits' units are done.
+  /// (Sums made before the epilogue kept every slot's loads in registers:
+  /// LLVM sank the adds to their uses in the masked stores, which spilled
+  /// 28-732 bytes with 64-128 accumulators a thread and 3-4 splits.)
+  /// No unit waits for another, so the splits need not run at once.
+  LogicalResult
+  withSplitSums(OpBuilder &b, ArrayRef<Value> acc,
+                llvm::function_ref<LogicalResult(OpBuilder &, ArrayRef<Value>)> epilogue) {
+    if (s.splitK <= 1)
+      return epilogue(b, acc);
+    Location loc = fn.getLoc();
+    MLIRContext *ctx = b.getContext();
+    IndexMath m{b, loc};
+    int64_t unitThreads = s.wgmma ? 128 : kWarpSize;
+    int64_t tileThreads = s.tileWarps() * kWarpSize;
+    int64_t frags = static_cast<int64_t>(acc.size());
+    tilec::GemmSplitWorkspace layout{numTiles() * s.clusterM, tileThreads / unitThreads, s.splitK,
+                              frags * 4 * tileThreads};
+    if (layout.tileAccumulators != s.blockM * s.blockN * static_cast<int64_t>(mms.size()) ||
+        layout.bytes() > s.workspaceBytes)
+      return fn.emitOpError("split_k ")
+             << s.splitK << " needs a workspace of " << layout.bytes()
+             << " bytes for its partial sums and counters, the schedule gives "
+             << s.workspaceBytes;
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto global = LLVM::LLVMPointerType::get(ctx, 1);
+    auto at = [&](OpBuilder &bb, Value byteOffset) -> Value {
+      Value off = bb.create<arith::IndexCastOp>(loc, i64, byteOffset);
+      return bb.create<LLVM::GEPOp>(loc, global, bb.getI8Type(), workspace, ValueRange{off});
+    };
+    Value tileTid = m.add(m.mul(tileWarp, kWarpSize), lane);
+    Value unit = m.div(tileTid, unitThreads);
+    // Half h of accumulator f of thread t of split sp: byte ((2 f + h) *
+    // tileThreads + t) * 8 of the slot, so that a warp's stores and loads
+    // are whole lines.
+    auto pairAt = [&](OpBuilder &bb, Value split, int64_t f, int64_t h) {
+      IndexMath im{bb, loc};
+      Value slot = im.add(im.mul(im.add(im.mul(tileIdx, s.splitK), split), layout.slotBytes()),
+                          layout.counterBytes());
+      return at(bb, im.add(slot, im.mul(im.add(tileTid, (2 * f + h) * tileThreads), 8)));
+    };
+    auto vec2 = VectorType::get({2}, b.getF32Type());
+    for (int64_t f = 0; f < frags; ++f)
+      for (int64_t h = 0; h < 2; ++h) {
+        Value half = b.create<vector::ShuffleOp>(loc, acc[f], acc[f],
+                                                 ArrayRef<int64_t>{2 * h, 2 * h + 1});
+        b.create<LLVM::StoreOp>(loc, half, pairAt(b, splitIdx, f, h), /*alignment=*/8);
+      }
+    b.create<NVVM::MembarOp>(loc, NVVM::MemScopeKind::GPU);
+    Value barId, count;
+    if (unitThreads == kWarpSize) {
+      b.create<NVVM::SyncWarpOp>(loc, b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(-1)));
+    } else {
+      // Named barriers 8-15: warpgroup w of the CTA's MMA threads takes 8 + w.
+      barId = b.create<arith::IndexCastOp>(loc, i32, m.add(m.div(mmaTid, 128), 8));
+      count = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(unitThreads));
+      b.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count, NVVM::BarrierReductionAttr(),
+                                Value());
+    }
+    Value leader = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                           m.rem(tileTid, unitThreads), m.c(0));
+    auto counted = b.create<scf::IfOp>(loc, TypeRange{i32}, leader, /*withElse=*/true);
+    {
+      OpBuilder ib = OpBuilder::atBlockBegin(&counted.getThenRegion().front());
+      IndexMath im{ib, loc};
+      Value counter = at(ib, im.mul(im.add(im.mul(tileIdx, layout.unitsPerTile), unit), 4));
+      Value one = ib.create<arith::ConstantOp>(loc, ib.getI32IntegerAttr(1));
+      Value before = ib.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add, counter, one,
+                                                  LLVM::AtomicOrdering::monotonic, "device");
+      Value last = ib.create<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::eq, before,
+          ib.create<arith::ConstantOp>(loc, ib.getI32IntegerAttr(s.splitK - 1)));
+      auto reset = ib.create<scf::IfOp>(loc, last, /*withElse=*/false);
+      OpBuilder rb = OpBuilder::atBlockBegin(&reset.getThenRegion().front());
+      rb.create<LLVM::StoreOp>(loc, rb.create<arith::ConstantOp>(loc, rb.getI32IntegerAttr(0)),
+                               counter, /*alignment=*/4);
+      ib.create<scf::YieldOp>(loc, ValueRange{before});
+      OpBuilder eb = OpBuilder::atBlockBegin(&counted.getElseRegion().front());
+      eb.create<scf::YieldOp>(loc, ValueRange{eb.create<arith::ConstantOp>(
+                                       loc, eb.getI32IntegerAttr(-1))});
+    }
+    Value lastArrival = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq, counted.getResult(0),
+        b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(s.splitK - 1)));
+    Value isLast;
+    if (unitThreads == kWarpSize) {
+      Value zero = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(0));
+      Value width = b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(kWarpSize));
+      Value flag = b.create<arith::ExtUIOp>(loc, i32, lastArrival);
+      Value shared =
+          b.create<gpu::ShuffleOp>(loc, flag, zero, width, gpu::ShuffleMode::IDX).getShuffleResult();
+      isLast = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, shared, zero);
+    } else {
+      // (nvvm.barrier takes a reduction on barrier 0 only: the intrinsic.)
+      isLast = b.create<LLVM::CallIntrinsicOp>(
+                    loc, b.getI1Type(),
+                    b.getStringAttr("llvm.nvvm.barrier.cta.red.or.aligned.count"),
+                    ValueRange{barId, count, lastArrival})
+                   .getResult(0);
+    }
+    auto ifLast = b.create<scf::IfOp>(loc, isLast, /*withElse=*/false);
+    OpBuilder lb = OpBuilder::atBlockBegin(&ifLast.getThenRegion().front());
+    lb.create<NVVM::MembarOp>(loc, NVVM::MemScopeKind::GPU);
+    splitPairs = [&](OpBuilder &bb, const Fragment &f) {
+      IndexMath im{bb, loc};
+      SmallVector<Value> pairs;
+      for (int64_t index : f.accIndex) {
+        Value sum;
+        for (int64_t sp = 0; sp < s.splitK; ++sp) {
+          Value part = bb.create<LLVM::LoadOp>(loc, vec2, pairAt(bb, im.c(sp), index, f.half),
+                                               /*alignment=*/8);
+          sum = sum ? bb.create<arith::AddFOp>(loc, sum, part).getResult() : part;
+        }
+        pairs.push_back(sum);
+      }
+      return pairs;
+    };
+    LogicalResult done = epilogue(lb, acc);
+    splitPairs = nullptr;
+    return done;
   }
 
   /// A shared-memory address (index) as an LLVM pointer.
@@ -1568,6 +1745,11 @@ private:
   int64_t batch = 1;
   Value batchIdx, batchRow0;
   int64_t M = 0, N = 0, K = 0;
+  // k steps: of the whole product, and of one split (split_k; else equal).
+  int64_t kTilesAll = 0, kSteps = 0;
+  // Split k: the workspace (global pointer), this CTA's split, its first k
+  // step and its tile's index (for the counters and slots); null without.
+  Value workspace, splitIdx, kBase, tileIdx;
   IRMapping args;
   Value lane, m0, n0, warpM0, warpN0;
   // The warp's index among its tile's warps; ping-pong: its warpgroup (0, 1).
@@ -1583,6 +1765,9 @@ private:
   Value stagingBase, outMap, mmaTid, stagedAddr;
   // tma_store of f32 units: where the fragments' output pairs are collected.
   SmallVector<Value> *stagedValues = nullptr;
+  // Split k, in the epilogue of a tile's last split: a fragment's pairs
+  // (each product's), summed over the splits where it is emitted.
+  std::function<SmallVector<Value>(OpBuilder &, const Fragment &)> splitPairs;
 };
 
 struct DistributeGemmTilesPass

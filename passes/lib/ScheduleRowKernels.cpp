@@ -361,6 +361,31 @@ struct ScheduleRowKernelsPass
   /// Sets a GEMM kernel's `tile.schedule` (the entries, plus group_m:
   /// tiles ordered in groups of that many block rows; gemm-group-m, else
   /// `groupM`) and the register cap. Entries with value -1 are left out.
+  /// Splits of a GEMM's `kSteps` k steps (of `depth` K in all) over CTAs
+  /// (gemm-split-k) for a grid of `tiles` tiles: the option's count (1:
+  /// none; at most the steps), or (0: chosen) doubled while twice the CTAs
+  /// still fit in one wave of the H200, the steps divide evenly and each
+  /// split keeps `minSteps` or more; kept where that reaches 4 splits of a
+  /// K of 2048 or more. The last split's hand-off (its partial sums out,
+  /// an atomic, the others' sums in) costs about 1.5-3.5 us, which 4 k
+  /// steps a split do not repay (run s21b: 260 x 512 x 500 and 512^3 1.20-
+  /// 1.42x slower at 2 splits), nor 2 splits of a decode grid (16 x 2048 x
+  /// 4096, 1.03x); 4-8 splits of deep K are 1.3-1.9x faster (16 x 1024 x
+  /// 14336 31.8 -> 17.0 us, 128 x 1024 x 4096 21.6 -> 13.6).
+  FailureOr<int64_t> splitSteps(func::FuncOp fn, int64_t tiles, int64_t kSteps, int64_t depth,
+                                int64_t minSteps) {
+    if (gemmSplitK < 0)
+      return fn.emitOpError("gemm-split-k must be >= 0 (0: chosen, 1: no split), got ")
+             << static_cast<int64_t>(gemmSplitK);
+    if (gemmSplitK > 0)
+      return std::max<int64_t>(1, std::min<int64_t>(gemmSplitK, kSteps));
+    int64_t split = 1;
+    while (tiles * split * 2 <= kHopperSms && kSteps % (split * 2) == 0 &&
+           kSteps / (split * 2) >= minSteps)
+      split *= 2;
+    return split >= 4 && depth >= 2048 ? split : 1;
+  }
+
   void setGemmSchedule(func::FuncOp fn, ArrayRef<std::pair<StringRef, int64_t>> entries,
                        int64_t groupM = 8, int64_t registers = 0) {
     Builder b(fn.getContext());
@@ -595,6 +620,18 @@ struct ScheduleRowKernelsPass
         bn = 128;
       int64_t mmaGroups = pingpong ? 2 : bm / (64 * chains);
       int64_t threads = mmaGroups * 128 + (tma ? 128 : 0);
+      // CTAs: every tile (a cluster's last block row may lie past the
+      // matrix: it copies its share of B).
+      int64_t gridTiles =
+          batch * llvm::divideCeil(rows, bm * cluster) * cluster * llvm::divideCeil(cols, bn);
+      // The k steps split over CTAs (gemm-split-k) where the tiles are few;
+      // 64-deep steps, at least 4 a split. Counters a warpgroup.
+      FailureOr<int64_t> split =
+          splitSteps(fn, tileCount(bm, bn), llvm::divideCeil(depth, 64), depth, 4);
+      if (failed(split))
+        return failure();
+      tilec::GemmSplitWorkspace workspace{gridTiles, pingpong ? 1 : bm / (64 * chains), *split,
+                                   bm * bn * products};
       int64_t kMaxSharedBytes = maxSharedBytes(target);
       // TMA stores of the output: one 16- or 32-bit [M, N] tensor (rows
       // 16-byte aligned) written by the kernel's one row store; two 8 KB
@@ -642,7 +679,7 @@ struct ScheduleRowKernelsPass
       // 256 tile has room for 4 only; the narrowed ones take 8. Measured
       // (docs/perf.md, twentieth session, run s20c): 1.14-1.31x on deep K
       // (128 x 4096 x 4096 30.5 -> 23.3 us), 512^3 5% slower.
-      if (gemmFillSms && !pingpong && !gemmStages && tileCount(bm, bn) <= kHopperSms)
+      if (gemmFillSms && !pingpong && !gemmStages && tileCount(bm, bn) * *split <= kHopperSms)
         stages = std::clamp<int64_t>(stagesThatFit, stages, 8);
       // Panels, the 1024-byte alignment pad, (TMA) a full and an empty
       // mbarrier per stage, and the staging buffers (1024-byte aligned).
@@ -679,10 +716,9 @@ struct ScheduleRowKernelsPass
                            {"warps_m", bm / 16 / chains},
                            {"warps_n", 1},
                            {"stages", stages},
-                           // CTAs: every tile (a cluster's last block row may
-                           // lie past the matrix: it copies its share of B).
-                           {"grid", batch * llvm::divideCeil(rows, bm * cluster) * cluster *
-                                        llvm::divideCeil(cols, bn)},
+                           {"split_k", *split > 1 ? *split : -1},
+                           {"workspace_bytes", *split > 1 ? workspace.bytes() : -1},
+                           {"grid", gridTiles * *split},
                            {"threads", threads},
                            {"shared_bytes", sharedBytes}},
                       // Persistent CTAs run 132 tiles at once: in groups of
@@ -743,18 +779,6 @@ struct ScheduleRowKernelsPass
     if (gemmWarpsN) wn = gemmWarpsN;
     if (gemmStages) stages = gemmStages;
     int64_t threads = wm * wn * 32;
-    // Register cap (nvvm.maxnreg) of the schedule; 0: ptxas's own choice.
-    // A grid of one wave (at most a CTA an SM of the H200) has no occupancy
-    // to gain from fewer registers a thread, yet ptxas, left to itself,
-    // aims at a count that would fit more CTAs an SM (96, 128 or 168) and
-    // spills there: 4-8 bytes for decode GEMMs narrower than a tile whose K
-    // is not a multiple of 128 (8 x 40 x 1000), 4-12 for f32 GEMMs of 33-64
-    // rows (33 x 40 x 16, 64 x 40 x 33); found by FuzzTest. Capped at 255
-    // it takes what it needs (128-254) and spills nothing. Larger grids
-    // keep ptxas's choice (the wide decode GEMMs measured in docs/perf.md,
-    // 224 CTAs, do not spill).
-    int64_t grid = tileCount(bm, bn);
-    int64_t registers = grid <= kHopperSms ? 255 : 0;
     bool ok = bm > 0 && bn > 0 && bk > 0 && wm > 0 && wn > 0 && stages >= 2 &&
               bm % wm == 0 && bn % wn == 0 && (bm / wm) % 16 == 0 && (bn / wn) % 16 == 0 &&
               bk % 16 == 0 && threads <= 1024 && (bm * bk / chunk) % threads == 0 &&
@@ -775,6 +799,26 @@ struct ScheduleRowKernelsPass
            (bm * bk / 2 / chunk) % threads == 0 && (bn * bk / 2 / chunk) % threads == 0)
       bk /= 2;
     int64_t sharedBytes = bytesFor();
+    // The k steps split over CTAs (gemm-split-k) where the tiles are few,
+    // each split at least 256 deep. Counters a warp.
+    int64_t grid = tileCount(bm, bn);
+    FailureOr<int64_t> split =
+        splitSteps(fn, grid, llvm::divideCeil(depth, bk), depth, std::max<int64_t>(2, 256 / bk));
+    if (failed(split))
+      return failure();
+    tilec::GemmSplitWorkspace workspace{grid, wm * wn, *split, bm * bn * products};
+    grid *= *split;
+    // Register cap (nvvm.maxnreg) of the schedule; 0: ptxas's own choice.
+    // A grid of one wave (at most a CTA an SM of the H200) has no occupancy
+    // to gain from fewer registers a thread, yet ptxas, left to itself,
+    // aims at a count that would fit more CTAs an SM (96, 128 or 168) and
+    // spills there: 4-8 bytes for decode GEMMs narrower than a tile whose K
+    // is not a multiple of 128 (8 x 40 x 1000), 4-12 for f32 GEMMs of 33-64
+    // rows (33 x 40 x 16, 64 x 40 x 33); found by FuzzTest. Capped at 255
+    // it takes what it needs (128-254) and spills nothing. Larger grids
+    // keep ptxas's choice (the wide decode GEMMs measured in docs/perf.md,
+    // 224 CTAs, do not spill).
+    int64_t registers = grid <= kHopperSms ? 255 : 0;
     if (sharedBytes > kMaxSharedBytes)
       return fn.emitOpError("bad GEMM schedule: ")
              << stages << " stages of " << bm << "x" << bk << " and " << products << " x " << bk
@@ -787,6 +831,8 @@ struct ScheduleRowKernelsPass
                          {"warps_m", wm},
                          {"warps_n", wn},
                          {"stages", stages},
+                         {"split_k", *split > 1 ? *split : -1},
+                         {"workspace_bytes", *split > 1 ? workspace.bytes() : -1},
                          {"grid", grid},
                          {"threads", threads},
                          {"shared_bytes", sharedBytes}},

@@ -379,6 +379,85 @@ TEST(GemmSchedules, TmaStoreF32OddUnits) {
 
 // ---- fused epilogues: one kernel each ----
 
+// Split k (gemm-split-k): each tile's k steps over 2-4 CTAs, whose partial
+// sums the last to arrive adds before the epilogue. Every multi-tile graph
+// under the TMA kernel (clusters, TMA stores, ping-pong, two chains), the
+// cp.async wgmma kernel and mma.sync; 3 splits of 5 or 7 k steps leave the
+// last split short, and 3 of 2 steps (K = 128) one past K (zeros).
+TEST(GemmSchedules, SplitK) {
+  TILEC_REQUIRE_GPU(ctx);
+  runMultiTileCases(
+      "split_k",
+      {"gemm-split-k=2", "gemm-split-k=3 gemm-cluster-m=1", "gemm-split-k=4 gemm-tma=0",
+       "gemm-split-k=3 gemm-wgmma=0", "gemm-split-k=2 gemm-pingpong=1",
+       "gemm-split-k=2 gemm-m-chains=2 gemm-fill-sms=0"},
+      [](const MultiTileCase &c, const Graph &, const CompiledProgram &program,
+         const std::string &opts) {
+        ASSERT_EQ(program.launches.size(), 1u);
+        const KernelLaunchPlan &l = program.launches[0];
+        EXPECT_GT(l.splitK, 1) << c.name << ", " << opts;
+        EXPECT_GT(l.workspaceBytes, 0) << c.name << ", " << opts;
+        EXPECT_NE(program.ptx.find("atom.global.add.u32"), std::string::npos) << c.name;
+      });
+}
+
+// Split k as the scheduler chooses it (the default) for few tiles of deep
+// K: decode (16-bit and f32), mma.sync and wgmma tiles, a fused bias
+// and GELU, and SwiGLU's two products; one Executable runs each graph three
+// times on fresh data, so every launch must leave its counters at zero for
+// the next.
+TEST(GemmSplitK, ChosenSplitsOverRepeatedRuns) {
+  TILEC_REQUIRE_GPU(ctx);
+  struct Case {
+    int64_t m, n, k;
+    DType dtype;
+    bool swiglu;
+  };
+  for (const Case &c : std::vector<Case>{{16, 1024, 4096, DType::BF16, false},
+                                         {1, 1000, 2048, DType::BF16, false},
+                                         {16, 256, 4096, DType::F32, false},
+                                         {64, 520, 2048, DType::BF16, false},
+                                         {128, 1024, 4096, DType::BF16, false},
+                                         {200, 256, 2048, DType::F16, false},
+                                         {16, 512, 2048, DType::BF16, true}}) {
+    std::string name = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                       std::to_string(c.k) + " " + dtypeName(c.dtype) +
+                       (c.swiglu ? " swiglu" : " gelu(linear + bias)");
+    SCOPED_TRACE(name);
+    Graph g("split_k");
+    Tensor x = g.input("x", {c.m, c.k}, c.dtype);
+    Tensor w = g.input("w", {c.n, c.k}, c.dtype);
+    if (c.swiglu)
+      g.output(silu(matmul(x, w, false, true)) *
+               matmul(x, g.input("u", {c.n, c.k}, c.dtype), false, true));
+    else
+      g.output(gelu(nn::linear(x, w, g.input("bias", {c.n}, c.dtype))));
+    CompileOptions options; // (the default: chosen splits)
+    auto program = compileGraph(g, options);
+    ASSERT_TRUE(program.ok()) << program.message();
+    ASSERT_EQ(program->launches.size(), 1u);
+    EXPECT_GT(program->launches[0].splitK, 1);
+    auto exe = Executable::compile(g, ctx, options);
+    ASSERT_TRUE(exe.ok()) << exe.message();
+    auto stream = rt::Stream::create(ctx);
+    ASSERT_TRUE(stream.ok()) << stream.message();
+    uint64_t seed = tilec::testing::freshSeed();
+    for (int run = 0; run < 3; ++run) {
+      SCOPED_TRACE("run " + std::to_string(run) + ", seed " + std::to_string(seed));
+      std::vector<HostTensor> inputs;
+      for (size_t i = 0; i < g.inputs().size(); ++i) {
+        const Node &n = g.node(g.inputs()[i]);
+        inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + 10 * run + i, -1.0f, 1.0f));
+      }
+      auto got = (*exe)->runOnHost(inputs, **stream);
+      ASSERT_TRUE(got.ok()) << got.message();
+      std::vector<HostTensor> ref = evaluateReference(g, inputs);
+      EXPECT_LT(relativeError((*got)[0], ref[0]), 1e-2);
+      EXPECT_LT(maxElementError((*got)[0], ref[0]), 4e-2);
+    }
+  }
+}
+
 TEST(GemmEpilogue, LinearBiasGelu) {
   Graph g("linear_gelu");
   Tensor x = g.input("x", {200, 320}, DType::BF16);

@@ -1278,20 +1278,106 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
                matmul(x, g.input("u", {c.n, c.k}, DType::BF16), false, true));
     else
       g.output(matmul(x, w, false, true));
-    auto p = compileGraph(g);
+    // (Without split k, which takes the few tiles of deep K further:
+    // GemmScheduleTest.SplitKOverCtas.)
+    CompileOptions fill;
+    fill.scheduleOptions = "gemm-split-k=1";
+    auto p = compileGraph(g, fill);
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 1u);
     EXPECT_EQ(p->launches[0].gridSize(), c.grid);
     EXPECT_EQ(p->launches[0].blockSize(), c.threads);
     EXPECT_EQ(p->launches[0].sharedBytes, c.sharedBytes);
     CompileOptions off;
-    off.scheduleOptions = "gemm-fill-sms=0";
+    off.scheduleOptions = "gemm-fill-sms=0 gemm-split-k=1";
     auto q = compileGraph(g, off);
     ASSERT_TRUE(q.ok()) << q.message();
     EXPECT_EQ(q->launches[0].gridSize(), c.gridOff);
     if (!ptxas.empty())
       expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
   }
+}
+
+// gemm-split-k: the k steps of few tiles split over CTAs. Chosen (0, the
+// default): the splits double while twice the CTAs fit in one wave (132)
+// and each split keeps 256 of K, kept at 4 or more of a K of 2048 or more;
+// the plan carries the split and its workspace (counters, 256-byte
+// aligned, then a slot of partial sums a tile and split); the PTX counts
+// arrivals with a relaxed atomic add between fences and hands the last
+// arrival to its unit (a warp's shuffle, a warpgroup's barrier OR); every
+// schedule assembles without spills. 1 never splits, and a negative count
+// is refused.
+TEST(GemmScheduleTest, SplitKOverCtas) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    int64_t m, n, k;
+    bool gelu;
+    const char *options;
+    int64_t split, grid, workspaceBytes;
+    const char *handOff; // the instruction that tells the unit's threads
+  };
+  // 16 x 1024 x 4096: 32 tiles of 32 x 32 (2 warps), 32 k steps of 128:
+  // 256 + 32 x 4 x 4096 bytes. 128 x 1024 x 4096: 32 wgmma tiles of 64 x
+  // 64 (one warpgroup, clusters of 2), 64 k steps: 256 + 32 x 4 x 16384.
+  // 64 x 520 x 2048 (mma.sync, 5 tiles of 64 x 128, 4 warps; 64 steps of
+  // 32): 8 splits of 8, 256 + 5 x 8 x 32768.
+  for (const Case &c : std::vector<Case>{
+           {16, 1024, 4096, false, "gemm-split-k=0", 4, 128, 524544, "shfl.sync.idx"},
+           {16, 1024, 4096, true, "", 4, 128, 524544, "shfl.sync.idx"},
+           {128, 1024, 4096, false, "gemm-split-k=0", 4, 128, 2097408, "bar.red.or.pred"},
+           {128, 1024, 4096, false, "gemm-split-k=0 gemm-tma=0", 4, 128, 2097408,
+            "bar.red.or.pred"},
+           {64, 520, 2048, false, "", 8, 40, 1310976, "shfl.sync.idx"},
+           {260, 512, 500, false, "gemm-split-k=3 gemm-pingpong=1", 3, 18, 0,
+            "bar.red.or.pred"},
+           {300, 512, 1000, false, "gemm-split-k=3 gemm-m-chains=2 gemm-fill-sms=0", 3, 24, 0,
+            "bar.red.or.pred"}}) {
+    std::string name = std::to_string(c.m) + " x " + std::to_string(c.n) + " x " +
+                       std::to_string(c.k) + (c.gelu ? " gelu(+ bias), " : ", ") + c.options;
+    SCOPED_TRACE(name);
+    Graph g("split");
+    Tensor x = g.input("x", {c.m, c.k}, DType::BF16);
+    Tensor w = g.input("w", {c.n, c.k}, DType::BF16);
+    if (c.gelu)
+      g.output(gelu(nn::linear(x, w, g.input("bias", {c.n}, DType::BF16))));
+    else
+      g.output(matmul(x, w, false, true));
+    CompileOptions options;
+    options.scheduleOptions = c.options;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u);
+    const KernelLaunchPlan &l = p->launches[0];
+    EXPECT_EQ(l.splitK, c.split);
+    EXPECT_EQ(l.gridSize(), c.grid);
+    if (c.workspaceBytes)
+      EXPECT_EQ(l.workspaceBytes, c.workspaceBytes);
+    else
+      EXPECT_GT(l.workspaceBytes, 0);
+    EXPECT_NE(explainFusion(*p).find("k split over " + std::to_string(c.split) + " CTAs a tile"),
+              std::string::npos);
+    EXPECT_EQ(occurrences(p->ptx, "atom.global.add.u32"), 1u);
+    EXPECT_EQ(occurrences(p->ptx, "membar.gl"), 2u);
+    EXPECT_EQ(occurrences(p->ptx, c.handOff), 1u);
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+    // gemm-split-k=1: the same graph unsplit, no workspace, no atomics.
+    CompileOptions unsplit;
+    unsplit.scheduleOptions = "gemm-split-k=1";
+    auto q = compileGraph(g, unsplit);
+    ASSERT_TRUE(q.ok()) << q.message();
+    EXPECT_EQ(q->launches[0].splitK, 1);
+    EXPECT_EQ(q->launches[0].workspaceBytes, 0);
+    EXPECT_EQ(occurrences(q->ptx, "atom.global"), 0u);
+  }
+  Graph g("split");
+  g.output(matmul(g.input("x", {16, 256}, DType::BF16), g.input("w", {64, 256}, DType::BF16),
+                  false, true));
+  CompileOptions bad;
+  bad.scheduleOptions = "gemm-split-k=-2";
+  auto p = compileGraph(g, bad);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.message().find("gemm-split-k must be >= 0"), std::string::npos) << p.message();
 }
 
 TEST(GemmScheduleTest, TransposedLhsWgmma) {

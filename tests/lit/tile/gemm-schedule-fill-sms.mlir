@@ -1,6 +1,6 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma-store=0" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma-store=0 gemm-fill-sms=0" %s | FileCheck %s --check-prefix=OFF
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma-store=0 gemm-block-n=64 gemm-stages=4" %s | FileCheck %s --check-prefix=GIVEN
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-tma-store=0" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-tma-store=0 gemm-fill-sms=0" %s | FileCheck %s --check-prefix=OFF
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-tma-store=0 gemm-block-n=64 gemm-stages=4" %s | FileCheck %s --check-prefix=GIVEN
 
 // gemm-fill-sms (the default): GEMM grids that would leave SMs of the H200
 // (132) idle take narrower tiles or deeper pipelines (docs/perf.md,

@@ -1,16 +1,16 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=PP
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" %s 2>&1 >/dev/null | count 0
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=PPCL
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-block-n=128 gemm-tma-store=0" %s | FileCheck %s --check-prefix=BN128
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-stages=4 gemm-tma-store=0" %s | FileCheck %s --check-prefix=STAGES4
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-group-m=4 gemm-tma-store=0" %s | FileCheck %s --check-prefix=GROUP4
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=0 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=OFF --implicit-check-not=pingpong
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-persistent=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOPERS --implicit-check-not=pingpong
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-tma=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOTMA --implicit-check-not=pingpong --implicit-check-not=tile.tma
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 gemm-pingpong=1" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 gemm-pingpong=1 gemm-block-m=128" %s | FileCheck %s --check-prefix=SM80BM --implicit-check-not=pingpong --implicit-check-not=wgmma
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90 gemm-pingpong=1" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-block-m=128 gemm-tma-store=0" %s 2> %t.bm128 | FileCheck %s --check-prefix=BM128-OUT
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=PP
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" %s 2>&1 >/dev/null | count 0
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=PPCL
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-block-n=128 gemm-tma-store=0" %s | FileCheck %s --check-prefix=BN128
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-stages=4 gemm-tma-store=0" %s | FileCheck %s --check-prefix=STAGES4
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-group-m=4 gemm-tma-store=0" %s | FileCheck %s --check-prefix=GROUP4
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=0 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=OFF --implicit-check-not=pingpong
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-persistent=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOPERS --implicit-check-not=pingpong
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-tma=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOTMA --implicit-check-not=pingpong --implicit-check-not=tile.tma
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 gemm-pingpong=1" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 gemm-pingpong=1 gemm-block-m=128" %s | FileCheck %s --check-prefix=SM80BM --implicit-check-not=pingpong --implicit-check-not=wgmma
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90 gemm-pingpong=1" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-block-m=128 gemm-tma-store=0" %s 2> %t.bm128 | FileCheck %s --check-prefix=BM128-OUT
 // RUN: FileCheck %s --check-prefix=BM128 < %t.bm128
 
 // The ping-pong wgmma schedule (gemm-pingpong=1; ScheduleRowKernels.cpp,

@@ -120,6 +120,11 @@ struct KernelLaunchPlan {
   // CTAs a cluster (compiled into the kernel; the grid is a multiple): GEMM
   // block rows sharing B panels, or row kernels' CTAs of one row.
   int64_t clusterM = 1;
+  // GEMMs whose k steps are split over splitK CTAs a tile: the bytes of
+  // their workspace (partial sums and counters), zeroed once when the
+  // Executable is made (each launch leaves its counters at zero), passed
+  // after the buffers.
+  int64_t splitK = 1, workspaceBytes = 0;
   // The kernel starts with griddepcontrol.wait (tilec-dependent-launch): it
   // may be launched with programmatic stream serialization.
   bool dependentLaunch = false;

@@ -20,6 +20,18 @@ namespace tilec {
 #define GEN_PASS_REGISTRATION
 #include "tilec/Passes/Passes.h.inc"
 
+/// The workspace of a GEMM whose k steps are split over CTAs (split_k):
+/// first an i32 counter for each unit of a tile's MMA threads (a warp, or a
+/// wgmma warpgroup), 256-byte aligned; then, for each (tile, split), a slot
+/// of the tile's partial sums (f32, `tileAccumulators` of them). The
+/// scheduler sizes the workspace, DistributeGemmTiles lays it out.
+struct GemmSplitWorkspace {
+  int64_t tiles = 0, unitsPerTile = 0, splits = 1, tileAccumulators = 0;
+  int64_t counterBytes() const { return (tiles * unitsPerTile * 4 + 255) / 256 * 256; }
+  int64_t slotBytes() const { return tileAccumulators * 4; }
+  int64_t bytes() const { return counterBytes() + tiles * splits * slotBytes(); }
+};
+
 /// Whether `op` reduces a row tile (tile.reduce_*).
 inline bool isRowReduction(mlir::Operation *op) {
   return mlir::isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::ReduceMaxSumExpOp,

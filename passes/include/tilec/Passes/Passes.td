@@ -285,6 +285,14 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "takes as many stages as fit, up to 8; decode (rows <= 32, 16-bit) takes 32-column CTAs where 64 would fill at "
            "most half the SMs, and 8 stages where the grid is one wave (docs/perf.md, "
            "twentieth session). Explicit block and stage options win">,
+    Option<"gemmSplitK", "gemm-split-k", "int64_t", "0",
+           "GEMMs whose tiles leave SMs idle split their k steps over CTAs: each CTA of "
+           "a (tile, split) computes its share, writes its partial sums to a workspace "
+           "and counts itself in on the tile's counter; the last to arrive adds the "
+           "partials in split order and runs the fused epilogue. 0 (default): chosen "
+           "(doubled while twice the CTAs fit in one wave and each split keeps 256 of K; "
+           "kept where that makes 4 or more splits of a K of 2048 or more: docs/perf.md, "
+           "twenty-first session); 1: no split; N: N splits (at most the k steps)">,
     Option<"gemmGroupM", "gemm-group-m", "int64_t", "0",
            "GEMM tile order: tiles go in groups of this many block rows (column by column "
            "within a group), so that tiles running at once share panels in L2 (0: 16 for "
