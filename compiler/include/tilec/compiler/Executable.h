@@ -36,6 +36,8 @@ public:
 
   /// Launches every kernel on `stream` (asynchronously). Buffers are given
   /// in graph input/output order and must hold at least each tensor's bytes.
+  /// The temporaries and split-k workspaces are the Executable's own: runs
+  /// on several streams at once need an Executable each.
   Status run(const std::vector<const rt::DeviceBuffer *> &inputs,
              const std::vector<rt::DeviceBuffer *> &outputs, rt::Stream &stream);
 
