@@ -1415,11 +1415,11 @@ private:
   ///    stores its accumulators, register by register in two 8-byte halves
   ///    (the pairs the epilogue takes), to its split's slot of the
   ///    workspace (GemmSplitWorkspace);
-  ///  * each thread fences (membar.gl), the unit synchronizes, and its first
+  ///  * each thread fences (release), the unit synchronizes, and its first
   ///    thread adds one to the unit's counter of the tile;
   ///  * the unit that makes the count `split_k` (the last to arrive) learns
   ///    it from that thread (a shuffle; wgmma: a barrier's OR), resets the
-  ///    counter for the next launch, fences and runs `epilogue`, whose
+  ///    counter for the next launch, fences (acquire) and runs `epilogue`, whose
   ///    fragments load each pair's partial sums where they are emitted and
   ///    add them in split order (the same sum whichever split arrives
   ///    last); the other splits' units are done.
@@ -1470,7 +1470,8 @@ private:
                                                  ArrayRef<int64_t>{2 * h, 2 * h + 1});
         b.create<LLVM::StoreOp>(loc, half, pairAt(b, splitIdx, f, h), /*alignment=*/8);
       }
-    b.create<NVVM::MembarOp>(loc, NVVM::MemScopeKind::GPU);
+    // Release (fence.acq_rel.gpu: membar.gl is the stronger fence.sc).
+    b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "device");
     Value barId, count;
     if (unitThreads == kWarpSize) {
       b.create<NVVM::SyncWarpOp>(loc, b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(-1)));
@@ -1524,7 +1525,7 @@ private:
     }
     auto ifLast = b.create<scf::IfOp>(loc, isLast, /*withElse=*/false);
     OpBuilder lb = OpBuilder::atBlockBegin(&ifLast.getThenRegion().front());
-    lb.create<NVVM::MembarOp>(loc, NVVM::MemScopeKind::GPU);
+    lb.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "device");
     splitPairs = [&](OpBuilder &bb, const Fragment &f) {
       IndexMath im{bb, loc};
       SmallVector<Value> pairs;

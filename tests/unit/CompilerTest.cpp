@@ -1303,9 +1303,9 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
 // and each split keeps 256 of K, kept at 4 or more of a K of 2048 or more;
 // the plan carries the split and its workspace (counters, 256-byte
 // aligned, then a slot of partial sums a tile and split); the PTX counts
-// arrivals with a relaxed atomic add between fences and hands the last
-// arrival to its unit (a warp's shuffle, a warpgroup's barrier OR); every
-// schedule assembles without spills. 1 never splits, and a negative count
+// arrivals with a relaxed atomic add between release and acquire fences
+// and hands the last arrival to its unit (a warp's shuffle, a warpgroup's
+// barrier OR); every schedule assembles without spills. 1 never splits, and a negative count
 // is refused.
 TEST(GemmScheduleTest, SplitKOverCtas) {
   std::string ptxas = ptxasPath();
@@ -1357,7 +1357,7 @@ TEST(GemmScheduleTest, SplitKOverCtas) {
     EXPECT_NE(explainFusion(*p).find("k split over " + std::to_string(c.split) + " CTAs a tile"),
               std::string::npos);
     EXPECT_EQ(occurrences(p->ptx, "atom.global.add.u32"), 1u);
-    EXPECT_EQ(occurrences(p->ptx, "membar.gl"), 2u);
+    EXPECT_EQ(occurrences(p->ptx, "fence.acq_rel.gpu"), 2u);
     EXPECT_EQ(occurrences(p->ptx, c.handOff), 1u);
     if (!ptxas.empty())
       expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");

@@ -8,7 +8,9 @@
 #   (128 x 2048 x 4096, 192 x 1024 x 4096); 64 rows (mma.sync) with and
 #   without the split; 64 x 520 x 1000, 17.7 us with or without a split
 #   in run s21b (cuBLAS 8.3), under other stages and without the L2 flush;
-#   beside cuBLAS.
+#   2 splits of 512^3 and 260 x 512 x 500 again, now that the hand-off
+#   fences are release/acquire (fence.acq_rel.gpu) instead of membar.gl
+#   (s21b: 9.35 and 11.4 us against 7.85 unsplit); beside cuBLAS.
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
@@ -34,6 +36,13 @@ done
 v=(dflt a64x128s2 a64x256s4 a128x256s8 c64x128s8 c128x128s16 c64x256s16 d2 e1)
 a=(); for x in "${v[@]}"; do a+=("$x=$OUT/${x}_1.csv,$OUT/${x}_2.csv"); done
 python3 tests/gpu/ab_table.py "${a[@]}" | tee "$OUT/ab.txt"
+step "the hand-off's fences: acq_rel (this build) against membar.gl (run s21b's, cross-run)"
+H=512x512x512,260x512x500
+for pass in 1 2; do
+  gemm_pass h_none $H $pass
+  gemm_pass h_split2 $H $pass "gemm-split-k=2"
+done
+python3 tests/gpu/ab_table.py h_none="$OUT/h_none_1.csv,$OUT/h_none_2.csv" h_split2="$OUT/h_split2_1.csv,$OUT/h_split2_2.csv" | tee "$OUT/ab_handoff.txt"
 step "64 x 520 x 1000"
 S=64x520x1000,64x520x4096
 for pass in 1 2; do

@@ -42,7 +42,7 @@
 //       CHECK:   llvm.getelementptr %[[WS]][%{{.+}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 //  CHECK-NEXT:   llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
 // CHECK-COUNT-7:  llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
-//  CHECK-NEXT:   nvvm.memory.barrier <gpu>
+//  CHECK-NEXT:   llvm.fence syncscope("device") release
 //       CHECK:   nvvm.bar.warp.sync
 //       CHECK:   scf.if %{{.+}} -> (i32) {
 //       CHECK:     %[[CTR:.+]] = llvm.getelementptr %[[WS]]
@@ -54,7 +54,7 @@
 //  CHECK-NEXT:       llvm.store %[[ZERO]], %[[CTR]] {alignment = 4 : i64} : i32, !llvm.ptr<1>
 //       CHECK:   gpu.shuffle  idx
 //       CHECK:   scf.if %{{.+}} {
-//  CHECK-NEXT:     nvvm.memory.barrier <gpu>
+//  CHECK-NEXT:     llvm.fence syncscope("device") acquire
 // A pair: its halves in slots 0 and 1, added, then stored to the output.
 //       CHECK:     %[[P0:.+]] = llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
 //       CHECK:     %[[P1:.+]] = llvm.load %{{.+}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
@@ -95,7 +95,7 @@ func.func @decode(%a: memref<?x512xbf16>, %b: memref<64x512xbf16>, %c: memref<?x
 //       CHECK:   nvvm.setmaxregister  increase 232
 // The accumulators of 64 x 64 (32 a thread): sixteen 8-byte stores.
 // CHECK-COUNT-16:  llvm.store %{{.+}}, %{{.+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
-//  CHECK-NEXT:     nvvm.memory.barrier <gpu>
+//  CHECK-NEXT:     llvm.fence syncscope("device") release
 //  CHECK-NEXT:     %[[C128:.+]] = arith.constant 128 : index
 //  CHECK-NEXT:     %[[WG:.+]] = arith.divui %{{.+}}, %[[C128]] : index
 //  CHECK-NEXT:     %[[C8:.+]] = arith.constant 8 : index
@@ -106,7 +106,7 @@ func.func @decode(%a: memref<?x512xbf16>, %b: memref<64x512xbf16>, %c: memref<?x
 //       CHECK:     llvm.atomicrmw add
 //       CHECK:     %[[ANY:.+]] = llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.or.aligned.count"(%[[IDI]], %[[N]], %{{.+}}) : (i32, i32, i1) -> i1
 //  CHECK-NEXT:     scf.if %[[ANY]] {
-//  CHECK-NEXT:       nvvm.memory.barrier <gpu>
+//  CHECK-NEXT:       llvm.fence syncscope("device") acquire
 // OFF-LABEL: gpu.func @wgmma
 func.func @wgmma(%a: memref<?x512xbf16>, %b: memref<256x512xbf16>, %c: memref<?x256xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 256>} {
   %r = tile.row_id
