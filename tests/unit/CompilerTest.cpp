@@ -42,15 +42,20 @@ CompiledProgram compileExample(const std::string &name, int64_t rows, int64_t co
   return p.ok() ? *p : CompiledProgram{};
 }
 
-/// compileGraph's error for rms_norm bf16 [8192, 4096] under the schedule
-/// options `options` ("" when it compiles).
-std::string scheduleOptionsError(const std::string &options) {
-  Graph g("bad");
-  EXPECT_TRUE(examples::build("rms_norm", g, 8192, 4096, DType::BF16).ok());
+/// compileGraph's error for `g` under the schedule options `options` (""
+/// when it compiles).
+std::string scheduleOptionsError(const Graph &g, const std::string &options) {
   CompileOptions compileOptions;
   compileOptions.scheduleOptions = options;
   auto p = compileGraph(g, compileOptions);
   return p.ok() ? std::string() : p.message();
+}
+
+/// The same for rms_norm bf16 [8192, 4096].
+std::string scheduleOptionsError(const std::string &options) {
+  Graph g("bad");
+  EXPECT_TRUE(examples::build("rms_norm", g, 8192, 4096, DType::BF16).ok());
+  return scheduleOptionsError(g, options);
 }
 
 TEST(FusionTest, EveryLibraryOpBecomesOneKernel) {
@@ -1006,11 +1011,8 @@ TEST(GemmScheduleTest, TwoChainsAWarpgroup) {
   Graph g("chains_pingpong");
   g.output(matmul(g.input("a", {4096, 512}, DType::BF16), g.input("b", {1024, 512}, DType::BF16),
                   false, true));
-  CompileOptions options;
-  options.scheduleOptions = "gemm-m-chains=2 gemm-pingpong=1";
-  auto p = compileGraph(g, options);
-  ASSERT_FALSE(p.ok());
-  EXPECT_NE(p.message().find("gemm-m-chains 2"), std::string::npos) << p.message();
+  std::string error = scheduleOptionsError(g, "gemm-m-chains=2 gemm-pingpong=1");
+  EXPECT_NE(error.find("gemm-m-chains 2"), std::string::npos) << error;
 }
 
 // bf16 rows of 32768 with two row inputs (add_rms_norm) take 1024 threads
@@ -1373,11 +1375,8 @@ TEST(GemmScheduleTest, SplitKOverCtas) {
   Graph g("split");
   g.output(matmul(g.input("x", {16, 256}, DType::BF16), g.input("w", {64, 256}, DType::BF16),
                   false, true));
-  CompileOptions bad;
-  bad.scheduleOptions = "gemm-split-k=-2";
-  auto p = compileGraph(g, bad);
-  ASSERT_FALSE(p.ok());
-  EXPECT_NE(p.message().find("gemm-split-k must be >= 0"), std::string::npos) << p.message();
+  std::string error = scheduleOptionsError(g, "gemm-split-k=-2");
+  EXPECT_NE(error.find("gemm-split-k must be >= 0"), std::string::npos) << error;
 }
 
 TEST(GemmScheduleTest, TransposedLhsWgmma) {
