@@ -402,7 +402,7 @@ TEST(GemmSchedules, SplitK) {
 }
 
 // Split k as the scheduler chooses it (the default) for few tiles of deep
-// K: decode (16-bit and f32), mma.sync and wgmma tiles, a fused bias
+// K: decode (16-bit and f32), mma.sync, f32 FMA and wgmma tiles, a fused bias
 // and GELU, and SwiGLU's two products; one Executable runs each graph three
 // times on fresh data, so every launch must leave its counters at zero for
 // the next.
@@ -416,6 +416,8 @@ TEST(GemmSplitK, ChosenSplitsOverRepeatedRuns) {
   for (const Case &c : std::vector<Case>{{16, 1024, 4096, DType::BF16, false},
                                          {1, 1000, 2048, DType::BF16, false},
                                          {16, 256, 4096, DType::F32, false},
+                                         {64, 256, 4096, DType::F32, false},
+                                         {128, 512, 4096, DType::F32, false},
                                          {64, 520, 2048, DType::BF16, false},
                                          {128, 1024, 4096, DType::BF16, false},
                                          {200, 256, 2048, DType::F16, false},
