@@ -1,5 +1,5 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=2 gemm-cluster-m=1" --tilec-distribute-gemm-tiles %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=OFF --implicit-check-not=llvm.atomicrmw --implicit-check-not=tile.split_workspace
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-cluster-m=1" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=OFF --implicit-check-not=llvm.atomicrmw --implicit-check-not=tile.split_workspace
 
 // Split k (gemm-split-k=2; DistributeGemmTiles.cpp, withSplitSums): the
 // kernel takes the workspace's global address after its buffers (before
@@ -9,8 +9,8 @@
 // (8-byte halves: the epilogue's pairs), fences, syncs, and its first
 // thread adds one to the unit's counter; the unit that makes it 2 resets
 // it, fences and runs the epilogue, which loads each pair from both slots
-// and adds them in split order where it needs the pair. Without the option
-// (OFF) there is no split and no counter.
+// and adds them in split order where it needs the pair. With
+// gemm-split-k=1 (OFF) there is no split and no counter.
 
 // Decode, mma.sync: 16 x 64 x 512, 2 tiles of 32 columns, 4 k steps of 128,
 // 2 a split; 2 warps a tile (counters 2 x 2 x 4 bytes, padded to 256),
