@@ -254,13 +254,9 @@ public:
     IndexMath m{b, loc};
     for (auto [from, to] : llvm::zip(fn.getArguments(), entry.getArguments()))
       args.map(from, to);
-    if (s.splitK > 1) {
+    if (s.splitK > 1)
       workspace = entry.getArgument(fn.getNumArguments());
-      kTilesAll = llvm::divideCeil(K, s.blockK);
-      kSteps = llvm::divideCeil(kTilesAll, s.splitK);
-    } else {
-      kSteps = kTilesAll = llvm::divideCeil(K, s.blockK);
-    }
+    kSteps = llvm::divideCeil(llvm::divideCeil(K, s.blockK), s.splitK);
     if (s.tma)
       for (BlockArgument a : entry.getArguments().take_back(tensorMaps.size()))
         mapParams.push_back(a);
@@ -1746,8 +1742,8 @@ private:
   int64_t batch = 1;
   Value batchIdx, batchRow0;
   int64_t M = 0, N = 0, K = 0;
-  // k steps: of the whole product, and of one split (split_k; else equal).
-  int64_t kTilesAll = 0, kSteps = 0;
+  // k steps of one split (split_k; else of the whole product).
+  int64_t kSteps = 0;
   // Split k: the workspace (global pointer), this CTA's split, its first k
   // step and its tile's index (for the counters and slots); null without.
   Value workspace, splitIdx, kBase, tileIdx;

@@ -2,6 +2,7 @@
 // transpose form, odd shapes, decode shapes and fused epilogues, against the
 // CPU reference (f64 accumulation) on fresh random data, outputs poisoned.
 #include "GpuTestSupport.h"
+#include "LinearGraphs.h"
 
 #include "tilec/Reference.h"
 #include "tilec/compiler/Executable.h"
@@ -427,13 +428,9 @@ TEST(GemmSplitK, ChosenSplitsOverRepeatedRuns) {
                        (c.swiglu ? " swiglu" : " gelu(linear + bias)");
     SCOPED_TRACE(name);
     Graph g("split_k");
-    Tensor x = g.input("x", {c.m, c.k}, c.dtype);
-    Tensor w = g.input("w", {c.n, c.k}, c.dtype);
-    if (c.swiglu)
-      g.output(silu(matmul(x, w, false, true)) *
-               matmul(x, g.input("u", {c.n, c.k}, c.dtype), false, true));
-    else
-      g.output(gelu(nn::linear(x, w, g.input("bias", {c.n}, c.dtype))));
+    testgraphs::buildLinear(g, c.m, c.n, c.k, c.dtype,
+                            c.swiglu ? testgraphs::LinearEpilogue::SwiGlu
+                                     : testgraphs::LinearEpilogue::BiasGelu);
     CompileOptions options; // (the default: chosen splits)
     auto program = compileGraph(g, options);
     ASSERT_TRUE(program.ok()) << program.message();

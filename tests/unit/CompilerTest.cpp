@@ -4,6 +4,7 @@
 #include "tilec/compiler/Examples.h"
 #include "tilec/compiler/Executable.h"
 
+#include "../gpu/LinearGraphs.h"
 #include "../gpu/SliceGraphs.h"
 #include "TileInterpreter.h"
 #include "tilec/Reference.h"
@@ -1273,13 +1274,9 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
                        std::to_string(c.k) + (c.swiglu ? " swiglu" : "");
     SCOPED_TRACE(name);
     Graph g("fill");
-    Tensor x = g.input("x", {c.m, c.k}, DType::BF16);
-    Tensor w = g.input("w", {c.n, c.k}, DType::BF16);
-    if (c.swiglu)
-      g.output(silu(matmul(x, w, false, true)) *
-               matmul(x, g.input("u", {c.n, c.k}, DType::BF16), false, true));
-    else
-      g.output(matmul(x, w, false, true));
+    testgraphs::buildLinear(g, c.m, c.n, c.k, DType::BF16,
+                            c.swiglu ? testgraphs::LinearEpilogue::SwiGlu
+                                     : testgraphs::LinearEpilogue::None);
     // (Without split k, which takes the few tiles of deep K further:
     // GemmScheduleTest.SplitKOverCtas.)
     CompileOptions fill;
@@ -1307,8 +1304,8 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
 // aligned, then a slot of partial sums a tile and split); the PTX counts
 // arrivals with a relaxed atomic add between release and acquire fences
 // and hands the last arrival to its unit (a warp's shuffle, a warpgroup's
-// barrier OR); every schedule assembles without spills. 1 never splits, and a negative count
-// is refused.
+// barrier OR); every schedule assembles without spills. 1 never splits,
+// and a negative count is refused.
 TEST(GemmScheduleTest, SplitKOverCtas) {
   std::string ptxas = ptxasPath();
   struct Case {
@@ -1338,12 +1335,9 @@ TEST(GemmScheduleTest, SplitKOverCtas) {
                        std::to_string(c.k) + (c.gelu ? " gelu(+ bias), " : ", ") + c.options;
     SCOPED_TRACE(name);
     Graph g("split");
-    Tensor x = g.input("x", {c.m, c.k}, DType::BF16);
-    Tensor w = g.input("w", {c.n, c.k}, DType::BF16);
-    if (c.gelu)
-      g.output(gelu(nn::linear(x, w, g.input("bias", {c.n}, DType::BF16))));
-    else
-      g.output(matmul(x, w, false, true));
+    testgraphs::buildLinear(g, c.m, c.n, c.k, DType::BF16,
+                            c.gelu ? testgraphs::LinearEpilogue::BiasGelu
+                                   : testgraphs::LinearEpilogue::None);
     CompileOptions options;
     options.scheduleOptions = c.options;
     auto p = compileGraph(g, options);
