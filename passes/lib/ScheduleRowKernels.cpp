@@ -764,6 +764,22 @@ struct ScheduleRowKernelsPass
         bk = 16, wm = 2;
     } else if (rows <= 64) {
       bm = 64, wm = 1, wn = 4; // warp tiles 64 x 32
+      // 16-bit rows of 33-64: the decode rule (above) by analogy, not yet
+      // measured. A grid that leaves over half the SMs idle narrows its
+      // CTAs to 64, then 32 columns (warp tiles 64 x 16), and a grid of one
+      // wave takes 8 stages: 64 x 520 x 1000 had 5 CTAs of 64 x 128 at 4
+      // stages, 17.7 us against cuBLAS's 8.3 (docs/perf.md, twenty-first
+      // session), now 17 of 64 x 32 at 8 stages; 64 x 4096 x 4096 had 32
+      // tiles in 4 splits, now 128 tiles of 64 x 32 unsplit.
+      // (One product: SwiGLU's two take 64 columns, below.)
+      bool fill = gemmFillSms && elemBytes == 2 && products == 1;
+      if (fill && !gemmBlockN)
+        while (bn > 32 && tileCount(bm, bn) <= kHopperSms / 2) {
+          bn /= 2;
+          wn = bn / 16;
+        }
+      if (fill && !gemmStages && tileCount(bm, bn) <= kHopperSms)
+        stages = 8;
     }
     // Element copies beside 64 x 64 or 64 x 32 warp tiles: 16-deep steps
     // (4 chunks a thread of each panel instead of 8: 32-deep steps spilled

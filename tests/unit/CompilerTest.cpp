@@ -1250,8 +1250,10 @@ TEST(GemmScheduleTest, UnalignedRowsCopyWithoutSpills) {
 
 // gemm-fill-sms (the default): GEMMs whose tiles would leave SMs idle.
 // One-wave decode grids take 8 stages (32-column CTAs where 64 would fill
-// at most half the SMs); few wgmma tiles narrow to 64 columns, then 64
-// rows, and take as many stages as fit (8). Grids of more than a wave keep
+// at most half the SMs), and so do 16-bit GEMMs of 33-64 rows (64 x 32
+// CTAs); few wgmma tiles narrow to 64 columns, then 64 rows, and take as
+// many stages as fit (8). SwiGLU's two products of 33-64 rows keep their
+// 64 x 64 CTAs and 4 stages. Grids of more than a wave keep
 // their tiles. Through the whole pipeline, each against its
 // gemm-fill-sms=0 grid, and every default kernel assembles without
 // spills (measured on the H200: docs/perf.md, twentieth session).
@@ -1267,6 +1269,10 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
                                          {16, 1024, 4096, false, 32, 64, 131072, 16},
                                          {16, 1024, 4096, true, 32, 64, 196608, 16},
                                          {16, 14336, 4096, false, 224, 64, 98304, 224},
+                                         {64, 520, 1000, false, 17, 64, 49152, 5},
+                                         {64, 4096, 4096, false, 128, 64, 49152, 32},
+                                         {48, 14336, 4096, false, 112, 128, 98304, 112},
+                                         {64, 520, 1000, true, 9, 128, 49152, 9},
                                          {256, 4096, 4096, false, 128, 384, 231424, 32},
                                          {512, 512, 512, false, 64, 256, 149504, 8},
                                          {260, 512, 500, false, 40, 128, 132096, 6}}) {
@@ -1318,15 +1324,17 @@ TEST(GemmScheduleTest, SplitKOverCtas) {
   // 16 x 1024 x 4096: 32 tiles of 32 x 32 (2 warps), 32 k steps of 128:
   // 256 + 32 x 4 x 4096 bytes. 128 x 1024 x 4096: 32 wgmma tiles of 64 x
   // 64 (one warpgroup, clusters of 2), 64 k steps: 256 + 32 x 4 x 16384.
-  // 64 x 520 x 2048 (mma.sync, 5 tiles of 64 x 128, 4 warps; 64 steps of
-  // 32): 8 splits of 8, 256 + 5 x 8 x 32768.
+  // 64 x 520 x 2048 (mma.sync, 17 tiles of 64 x 32, 2 warps; 64 steps of
+  // 32): 4 splits of 16, 256 + 17 x 4 x 8192; with gemm-fill-sms=0, 5
+  // tiles of 64 x 128 (4 warps): 8 splits of 8, 256 + 5 x 8 x 32768.
   for (const Case &c : std::vector<Case>{
            {16, 1024, 4096, false, "gemm-split-k=0", 4, 128, 524544, "shfl.sync.idx"},
            {16, 1024, 4096, true, "", 4, 128, 524544, "shfl.sync.idx"},
            {128, 1024, 4096, false, "gemm-split-k=0", 4, 128, 2097408, "bar.red.or.pred"},
            {128, 1024, 4096, false, "gemm-split-k=0 gemm-tma=0", 4, 128, 2097408,
             "bar.red.or.pred"},
-           {64, 520, 2048, false, "", 8, 40, 1310976, "shfl.sync.idx"},
+           {64, 520, 2048, false, "", 4, 68, 557312, "shfl.sync.idx"},
+           {64, 520, 2048, false, "gemm-fill-sms=0", 8, 40, 1310976, "shfl.sync.idx"},
            {260, 512, 500, false, "gemm-split-k=3 gemm-pingpong=1", 3, 18, 0,
             "bar.red.or.pred"},
            {300, 512, 1000, false, "gemm-split-k=3 gemm-m-chains=2 gemm-fill-sms=0", 3, 24, 0,

@@ -54,6 +54,41 @@ func.func @decode_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c
 
 // -----
 
+// 64 rows (mma.sync), N = 520, K = 1000: 64-column CTAs would be 9, 128
+// ones 5 (under half the SMs): 32 columns (warp tiles 64 x 16, two warps),
+// 17 CTAs, and as one wave 8 stages of (64 + 32) x 32 x 2 bytes = 49152.
+// CHECK-LABEL: func.func @rows64_520
+//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64, grid = 17 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 8 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+// OFF-LABEL: func.func @rows64_520
+//  OFF-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 5 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+// GIVEN-LABEL: func.func @rows64_520
+//  GIVEN-SAME:   block_n = 64 : i64, grid = 9 : i64, group_m = 8 : i64, shared_bytes = 32768 : i64, stages = 4 : i64, threads = 128 : i64
+func.func @rows64_520(%a: memref<?x1000xbf16>, %b: memref<520x1000xbf16>, %c: memref<?x520xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 520>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x1000xbf16>, memref<520x1000xbf16> -> tensor<520xf32>
+  %t = arith.truncf %p : tensor<520xf32> to tensor<520xbf16>
+  tile.store %t, %c[%r] : tensor<520xbf16> -> memref<?x520xbf16>
+  return
+}
+
+// -----
+
+// 48 rows, N = 14336: 112 CTAs of 64 x 128, over half the SMs: the columns
+// stay, and as one wave 8 stages of (64 + 128) x 32 x 2 = 98304 bytes.
+// CHECK-LABEL: func.func @rows48_14336
+//  CHECK-SAME:   block_n = 128 : i64, grid = 112 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 8 : i64, threads = 128 : i64
+// OFF-LABEL: func.func @rows48_14336
+//  OFF-SAME:   block_n = 128 : i64, grid = 112 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64
+func.func @rows48_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c: memref<?x14336xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 48, 14336>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %t = arith.truncf %p : tensor<14336xf32> to tensor<14336xbf16>
+  tile.store %t, %c[%r] : tensor<14336xbf16> -> memref<?x14336xbf16>
+  return
+}
+
+// -----
+
 // wgmma, 256 x 4096 x 4096: 128 x 256 tiles would be 32 (2 x 16), at most
 // half the SMs: 128 columns make 64, still at most half, 64 columns 128,
 // so the rows stay 128. Clusters of two block rows; the w box halves to 32 x 64.
