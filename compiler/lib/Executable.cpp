@@ -1,5 +1,6 @@
 // Executable: binds a CompiledProgram to device buffers and launches it.
 #include "tilec/compiler/Executable.h"
+#include "tilec/compiler/ProgramCache.h"
 
 #include <algorithm>
 #include <functional>
@@ -21,38 +22,6 @@ Executable::compileFor(const Graph &graph, const std::vector<Shape> &inputShapes
     return Status::error(std::string("Executable::compileFor: ") + e.what());
   }
   return compile(*bound, ctx, options);
-}
-
-std::string graphFingerprint(const Graph &graph, const CompileOptions &options) {
-  std::ostringstream os;
-  os << options.target << (options.roundEveryOp ? "|round|" : "|")
-     << (options.fastMath ? "fast|" : "precise|")
-     << (options.fastMath && options.flushSubnormals ? "ftz|" : "")
-     << (options.dependentLaunch ? "pdl|" : "") << options.scheduleOptions
-     << '|' << graph.name() << '|';
-  for (const Node &n : graph.nodes()) {
-    os << static_cast<int>(n.kind) << ':' << dtypeName(n.dtype) << shapeString(n.shape);
-    for (int o : n.operands)
-      os << ',' << o;
-    if (n.kind == OpKind::Constant)
-      os << '=' << std::hexfloat << n.value << std::defaultfloat;
-    if (n.axis >= 0)
-      os << '@' << n.axis;
-    if (n.axis2 >= 0) // (a transpose's second dim: x[4, 4, 4] swaps 0 and 1 or 0 and 2)
-      os << '^' << n.axis2;
-    if (n.kind == OpKind::Slice)
-      os << '[' << n.start << ':' << n.end << ']';
-    if (n.kind == OpKind::Matmul)
-      os << 'T' << n.transposeA << n.transposeB;
-    os << ';';
-  }
-  os << "in";
-  for (int i : graph.inputs())
-    os << ',' << i;
-  os << "out";
-  for (int i : graph.outputs())
-    os << ',' << i;
-  return os.str();
 }
 
 namespace {
@@ -102,14 +71,24 @@ Executable::compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
       program = it->second;
   }
   if (!program) {
-    auto compiled = compileGraph(graph, options);
+    auto compiled = compileGraphCached(graph, options);
     if (!compiled)
       return compiled.status();
     program = std::make_shared<const CompiledProgram>(compiled.take());
     std::lock_guard<std::mutex> lock(c.mutex);
     c.programs.emplace(key, program);
   }
+  return load(program, ctx);
+}
 
+Expected<std::shared_ptr<Executable>>
+Executable::load(const std::shared_ptr<const CompiledProgram> &program,
+                 const std::shared_ptr<rt::Context> &ctx) {
+  if (!ctx)
+    return Status::error("Executable::load: no CUDA context given");
+  if (!program)
+    return Status::error("Executable::load: no program given");
+  Caches &c = caches();
   std::shared_ptr<rt::Module> module;
   auto moduleKey = std::make_pair(static_cast<const void *>(ctx.get()),
                                   std::hash<std::string>()(program->ptx));

@@ -51,6 +51,11 @@ struct CompileOptions {
   /// them: e.g. "max-chunks-per-thread=4 max-threads-per-block=1024".
   /// Empty: the scheduler's defaults.
   std::string scheduleOptions;
+  /// Where Executable::compile keeps compiled programs between processes
+  /// (ProgramCache.h): "off" for nowhere; empty: $TILEC_CACHE_DIR if set
+  /// (empty or "off" there disables it too), else $XDG_CACHE_HOME/tilec,
+  /// else $HOME/.cache/tilec. Not part of a program's key.
+  std::string cacheDir;
   /// Programmatic dependent launch (sm_90 and later; ignored before): each
   /// kernel waits for the kernel ahead of it in the stream at its first
   /// instruction (griddepcontrol.wait), so the runtime may launch it while

@@ -3,6 +3,7 @@
 
 #include "tilec/HostTensor.h"
 #include "tilec/compiler/Compiler.h"
+#include "tilec/compiler/ProgramCache.h"
 #include "tilec/runtime/Cuda.h"
 
 #include <memory>
@@ -15,7 +16,9 @@ public:
   /// Compiles `graph` for `options.target` and JIT-loads its PTX on `ctx`.
   /// Compiled programs are cached in memory by the graph's structure and
   /// target, and loaded modules by context and PTX, so compiling an equal
-  /// graph again costs neither MLIR nor the driver's JIT.
+  /// graph again costs neither MLIR nor the driver's JIT. Programs are
+  /// also kept on disk (options.cacheDir; compileGraphCached), for the
+  /// next process.
   static Expected<std::shared_ptr<Executable>>
   compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
           const CompileOptions &options = {});
@@ -30,6 +33,15 @@ public:
   static Expected<std::shared_ptr<Executable>>
   compileFor(const Graph &graph, const std::vector<Shape> &inputShapes,
              const std::shared_ptr<rt::Context> &ctx, const CompileOptions &options = {});
+
+  /// Loads a compiled program on `ctx`: compileGraph's, or one read back
+  /// by deserializeProgram (compiled ahead of time, on a machine without a
+  /// GPU, say, by this build of tilec: the launch plans are read as this
+  /// build writes them). Modules are cached by context and PTX, as
+  /// compile() does.
+  static Expected<std::shared_ptr<Executable>>
+  load(const std::shared_ptr<const CompiledProgram> &program,
+       const std::shared_ptr<rt::Context> &ctx);
 
   const CompiledProgram &program() const { return *program_; }
   size_t kernelCount() const { return kernels_.size(); }
@@ -65,8 +77,5 @@ compile(const Graph &graph, const std::shared_ptr<rt::Context> &ctx,
         const CompileOptions &options = {}) {
   return Executable::compile(graph, ctx, options);
 }
-
-/// A key that two graphs share iff they compile to the same program.
-std::string graphFingerprint(const Graph &graph, const CompileOptions &options);
 
 } // namespace tilec
