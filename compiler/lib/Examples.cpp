@@ -1,6 +1,8 @@
 // Built-in example graphs: the LLM row ops and a plain elementwise chain.
 #include "tilec/compiler/Examples.h"
 
+#include <cmath>
+
 namespace tilec::examples {
 
 const std::vector<std::string> &names() {
@@ -9,6 +11,11 @@ const std::vector<std::string> &names() {
                                              "rope", "matmul", "matmul_nn", "matmul_lhs_t",
                                              "matmul_bias_gelu", "heads_rms_norm",
                                              "transpose"};
+  return n;
+}
+
+const std::vector<std::string> &layerNames() {
+  static const std::vector<std::string> n = {"decoder_layer"};
   return n;
 }
 
@@ -34,6 +41,53 @@ Expected<DType> parseDType(const std::string &name) {
     if (name == dtypeName(d))
       return d;
   return Status::error("unknown dtype '" + name + "' (expected f32, f16 or bf16)");
+}
+
+void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, DType dtype) {
+  // (A Llama-3-8B layer at hidden 4096: 32 query heads of 128 in groups of
+  // 4 over 8 kv heads, an MLP of 3.5 x hidden (14336).)
+  const int64_t headDim = 128;
+  if (hidden % (4 * headDim) != 0)
+    throw Error("decoder_layer: the hidden size must be a multiple of 512 (heads of 128 in "
+                "groups of 4), got " + std::to_string(hidden));
+  const int64_t heads = hidden / headDim, kvHeads = heads / 4, group = heads / kvHeads;
+  const int64_t ffn = hidden * 7 / 2, keys = past + tokens;
+  Tensor x = g.input("x", {tokens, hidden}, dtype);
+  Tensor attnNorm = g.input("attn_norm", {hidden}, dtype);
+  Tensor wq = g.input("wq", {heads * headDim, hidden}, dtype);
+  Tensor wk = g.input("wk", {kvHeads * headDim, hidden}, dtype);
+  Tensor wv = g.input("wv", {kvHeads * headDim, hidden}, dtype);
+  Tensor wo = g.input("wo", {hidden, heads * headDim}, dtype);
+  Tensor mlpNorm = g.input("mlp_norm", {hidden}, dtype);
+  Tensor wGate = g.input("w_gate", {ffn, hidden}, dtype);
+  Tensor wUp = g.input("w_up", {ffn, hidden}, dtype);
+  Tensor wDown = g.input("w_down", {hidden, ffn}, dtype);
+  Tensor cos = g.input("cos", {tokens, 1, headDim}, dtype);
+  Tensor sin = g.input("sin", {tokens, 1, headDim}, dtype);
+  // The cache of past keys and values, [kv heads, past, head_dim].
+  Tensor kCache = g.input("k_cache", {kvHeads, past, headDim}, dtype);
+  Tensor vCache = g.input("v_cache", {kvHeads, past, headDim}, dtype);
+  // Additive mask of the grouped query rows (group x tokens) over the keys:
+  // causal across the new tokens, 0 or -inf.
+  Tensor mask = g.input("mask", {group * tokens, keys}, DType::F32);
+
+  Tensor h = nn::rms_norm(x, attnNorm, 1e-5);
+  // [tokens, heads, head_dim], rotated, then heads first.
+  Tensor q = nn::rope(reshape(nn::linear(h, wq), {tokens, heads, headDim}), cos, sin);
+  Tensor k = nn::rope(reshape(nn::linear(h, wk), {tokens, kvHeads, headDim}), cos, sin);
+  Tensor v = reshape(nn::linear(h, wv), {tokens, kvHeads, headDim});
+  Tensor kAll = concat({kCache, transpose(k, 0, 1)}, 1); // [kv heads, keys, head_dim]
+  Tensor vAll = concat({vCache, transpose(v, 0, 1)}, 1);
+  // Grouped-query attention: the group's query heads are the rows of one
+  // batch of the kv head ([kv heads, group x tokens, head_dim]).
+  Tensor qGrouped = reshape(transpose(q, 0, 1), {kvHeads, group * tokens, headDim});
+  Tensor o = nn::attention(qGrouped, kAll, vAll, 1.0 / std::sqrt(double(headDim)), mask);
+  o = reshape(transpose(reshape(o, {heads, tokens, headDim}), 0, 1), {tokens, hidden});
+  auto [h2, x1] = nn::add_rms_norm(nn::linear(o, wo), x, mlpNorm, 1e-5);
+  Tensor mlp = nn::linear(nn::silu_mul(nn::linear(h2, wGate), nn::linear(h2, wUp)), wDown);
+  g.output(mlp + x1);
+  g.output(kAll);
+  g.output(vAll);
 }
 
 Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DType dtype,
@@ -102,10 +156,13 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       Tensor x = g.input("x", {rows, depth}, dtype), w = g.input("w", {cols, depth}, dtype),
              b = g.input("bias", {cols}, dtype);
       g.output(gelu(nn::linear(x, w, b)));
+    } else if (name == "decoder_layer") {
+      buildDecoderLayer(g, rows, cols, depth, dtype);
     } else {
       std::string known;
-      for (const std::string &n : names())
-        known += (known.empty() ? "" : ", ") + n;
+      for (const auto *list : {&names(), &layerNames()})
+        for (const std::string &n : *list)
+          known += (known.empty() ? "" : ", ") + n;
       return Status::error("unknown example '" + name + "' (known: " + known + ")");
     }
   } catch (const Error &e) {

@@ -49,7 +49,9 @@ options:
 examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
           rope, matmul, matmul_nn, matmul_lhs_t, matmul_bias_gelu,
           heads_rms_norm (rms_norm of [tokens, heads, 128] moved heads first),
-          transpose ([rows, cols] -> [cols, rows])
+          transpose ([rows, cols] -> [cols, rows]),
+          decoder_layer (a Llama-style layer: --rows tokens, --cols hidden,
+          --k past tokens in the kv cache; e.g. --rows=16 --cols=4096 --k=512)
 )";
 
 int fail(const std::string &message) {

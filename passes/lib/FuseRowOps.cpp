@@ -46,9 +46,12 @@ public:
       int g = newGroup(op);
       if (!groups[g].domain)
         continue; // not a row op: stays alone
-      // No prologues: a GEMM reads its operands from memory, and a
-      // transpose of row dims or a slice or concatenation along one gathers
-      // its rows from memory.
+      // A transpose of row dims may be stored by the kernel that computes
+      // its operand (tryScatter). Otherwise no prologues: a GEMM reads its
+      // operands from memory, and a transpose of row dims or a slice or
+      // concatenation along one gathers its rows from memory.
+      if (auto t = dyn_cast<graph::TransposeOp>(op); t && gathersRows(op))
+        tryScatter(g, t);
       if (isa<graph::MatmulOp, graph::TransposeOp>(op) || gathersRows(op))
         continue;
       // Absorb the latest operand groups first: they are the most likely to
@@ -82,8 +85,67 @@ public:
   SmallVector<Group> groups;
   DenseMap<Operation *, int> groupOf;
   SmallVector<Operation *> ops;
+  // Transposes of row dims stored by their operand's kernel (tryScatter).
+  DenseSet<Operation *> scatters;
 
 private:
+  /// Whether `op` may be part of a kernel of `domain`: a scatter where its
+  /// operand is the domain's own full rows, any other op by fitsRowDomain.
+  bool fits(Operation *op, const RowDomain &domain) {
+    if (scatters.count(op))
+      return scatterFits(op, domain);
+    return fitsRowDomain(op, domain);
+  }
+
+  /// A transpose of row dims whose operand a row kernel (not a GEMM)
+  /// computes, as full rows of that kernel's domain with its very dims, and
+  /// whose consumers cannot gather it (consumersCanGather):
+  /// that kernel stores the operand's rows at their transposed places (a
+  /// permuted store; LowerFusionToTile), so the transpose needs no kernel
+  /// of its own and no second pass over memory (rope's q, k moved heads
+  /// first for attention). Its result is never read inside the kernel:
+  /// consumers read it from memory (tryMerge keeps them out).
+  /// Scattered only where no consumer could gather the transpose instead
+  /// (a row op that reads it joins the consumer's kernel, reading the
+  /// operand's rows at transposed places): where every consumer is a GEMM,
+  /// a gathering op (a concatenation along a row dim, a KV-cache append),
+  /// the function's return or a view of one of those. A scatter beside a
+  /// gathering consumer would write the transposed rows as well as any
+  /// operand rows still needed, and read them back.
+  static bool consumersCanGather(Value v) {
+    for (Operation *u : v.getUsers()) {
+      if (auto view = dyn_cast<graph::ReshapeOp>(u)) {
+        if (consumersCanGather(view.getResult()))
+          return true;
+        continue;
+      }
+      if (!isa<graph::MatmulOp, func::ReturnOp>(u) && !gathersRows(u))
+        return true;
+    }
+    return false;
+  }
+
+  void tryScatter(int g, graph::TransposeOp t) {
+    if (consumersCanGather(t.getResult()))
+      return;
+    int h = groupOfValue(t.getInput());
+    if (h < 0 || h == g || !groups[h].domain || !scatterFits(t, *groups[h].domain))
+      return;
+    if (llvm::any_of(groups[h].ops, llvm::IsaPred<graph::MatmulOp>))
+      return;
+    DenseSet<int> merged{g, h};
+    for (int dep : directDeps(h))
+      if (!merged.count(dep) && dependsOnAny(dep, merged))
+        return;
+    scatters.insert(t);
+    for (Operation *op : groups[h].ops)
+      groupOf[op] = g;
+    groups[g].ops.append(groups[h].ops);
+    llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    groups[g].domain = groups[h].domain;
+    groups[h].alive = false;
+    groups[h].ops.clear();
+  }
   int newGroup(Operation *op) {
     Group g;
     g.ops.push_back(op);
@@ -189,8 +251,8 @@ private:
     });
     std::optional<RowDomain> chosen;
     for (const RowDomain &d : choices) {
-      auto fits = [&](Operation *op) { return fitsRowDomain(op, d); };
-      if (llvm::all_of(groups[g].ops, fits) && llvm::all_of(groups[h].ops, fits)) {
+      auto fitsD = [&](Operation *op) { return fits(op, d); };
+      if (llvm::all_of(groups[g].ops, fitsD) && llvm::all_of(groups[h].ops, fitsD)) {
         chosen = d;
         break;
       }
@@ -201,12 +263,18 @@ private:
       return;
     // Gathered rows (a transpose of row dims, a slice along one) come from
     // memory: their operand is made by another kernel (or is a graph input).
+    // A scatter's result is stored permuted: nothing in its kernel reads it.
     for (int k : {g, h})
-      for (Operation *op : groups[k].ops)
-        if (gathersRows(op))
+      for (Operation *op : groups[k].ops) {
+        if (gathersRows(op) && !scatters.count(op))
           for (Value in : op->getOperands())
             if (int p = groupOfValue(in); p == g || p == h)
               return;
+        for (Value in : op->getOperands())
+          if (Operation *def = in.getDefiningOp(); def && scatters.count(def))
+            if (int p = groupOfValue(in); p == g || p == h)
+              return;
+      }
     // A group outside the merge that both feeds it and depends on it would
     // make a cycle.
     DenseSet<int> merged{g, h};

@@ -120,11 +120,29 @@ public:
     // The fusion pass only groups ops that fit the domain; hand-written IR
     // may not, and would otherwise be lowered as if it did.
     SmallVector<int64_t> full = domain.fullShape();
-    for (Operation &op : body.without_terminator())
+    // A transpose of row dims whose operand this kernel computes is a
+    // scatter (FuseRowOps): the operand's rows are stored at their
+    // transposed places, and nothing here reads the transpose.
+    auto isScatter = [&](Operation *op) {
+      return isa<graph::TransposeOp>(op) && gathersRows(op) &&
+             !llvm::isa<BlockArgument>(op->getOperand(0));
+    };
+    for (Operation &op : body.without_terminator()) {
+      if (isScatter(&op)) {
+        if (!scatterFits(&op, domain))
+          return op.emitOpError("is stored by a kernel of row domain [")
+                 << ArrayRef<int64_t>(full)
+                 << "], which does not compute its operand's full rows";
+        if (llvm::any_of(op.getUsers(), [](Operation *u) { return !isa<graph::YieldOp>(u); }))
+          return op.emitOpError("is stored permuted by its operand's kernel: nothing in that "
+                                "kernel may read it");
+        continue;
+      }
       if (!fitsRowDomain(&op, domain))
         return op.emitOpError("does not fit the fusion's row domain [")
                << ArrayRef<int64_t>(full) << "] (a row kernel computes whole rows, parts of rows along the last "
                   "axis, per-row scalars and shared values)";
+    }
     for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
       argBuffer[arg] = entry->getArgument(i);
       // Per-row and shared scalars are loaded up front; row tiles when first
@@ -145,8 +163,8 @@ public:
     }
     for (Operation &op : body.without_terminator()) {
       // Parts of rows are computed where a slice, concatenation or store
-      // needs them, at the column offset it needs.
-      if (role(op.getResult(0)) == RowRole::Part)
+      // needs them, at the column offset it needs; scatters where stored.
+      if (role(op.getResult(0)) == RowRole::Part || isScatter(&op))
         continue;
       if (!at(b, op.getResult(0), 0))
         return failure();
@@ -155,13 +173,23 @@ public:
     unsigned firstOut = fusion.getInputs().size();
     for (auto [i, v] : llvm::enumerate(yield.getValues())) {
       Value mem = entry->getArgument(firstOut + i);
+      Operation *def = v.getDefiningOp();
+      // A scatter stores its operand's row at the transposed row: the
+      // output's row dim i holds this row's digit at i's place before the
+      // swap.
+      Value storeRow = row;
+      if (def && isScatter(def)) {
+        auto t = llvm::cast<graph::TransposeOp>(def);
+        storeRow = rowIndex(b, loc, domain.transposedRowMap(shapeOf(v), t.getDim0(), t.getDim1()));
+        v = t.getInput();
+      }
       Value value = at(b, v, 0);
       if (!value)
         return failure();
       value = convert(b, loc, value, llvm::cast<MemRefType>(mem.getType()).getElementType());
       // Values shared by all rows (e.g. exp of a weight) are stored once.
       bool perRow = llvm::cast<MemRefType>(mem.getType()).getRank() == 2;
-      auto store = b.create<tile::StoreOp>(loc, value, mem, perRow ? row : Value(),
+      auto store = b.create<tile::StoreOp>(loc, value, mem, perRow ? storeRow : Value(),
                                            IntegerAttr());
       if (role(v) == RowRole::Part) // only the part's columns are written
         store.setColOffsetAttr(b.getI64IntegerAttr(0));

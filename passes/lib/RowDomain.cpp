@@ -242,6 +242,11 @@ bool gathersRows(Operation *op) {
   return false;
 }
 
+bool scatterFits(Operation *op, const RowDomain &domain) {
+  auto t = dyn_cast<graph::TransposeOp>(op);
+  return t && gathersRows(op) && shapeOf(t.getInput()) == ArrayRef<int64_t>(domain.fullShape());
+}
+
 bool isGemmEpilogueOp(Operation *op) {
   return isa<graph::ConstantOp, graph::BroadcastOp, graph::CastOp>(op) || isElementwise(op);
 }

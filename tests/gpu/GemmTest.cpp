@@ -5,6 +5,7 @@
 #include "LinearGraphs.h"
 
 #include "tilec/Reference.h"
+#include "tilec/compiler/Examples.h"
 #include "tilec/compiler/Executable.h"
 
 #include <cmath>
@@ -500,6 +501,79 @@ TEST(ProgramCache, ProgramsReadFromDiskRun) {
   EXPECT_LT(relativeError((*got)[0], ref[0]), 2e-2);
   EXPECT_LT(maxElementError((*got)[0], ref[0]), 8e-2);
   std::filesystem::remove_all(dir);
+}
+
+// Transposes of row dims stored by the kernel that computes their operand
+// (scatters): returned, read by a GEMM through a view, appended to a
+// cache; 3-D and 4-D rows, f32 and bf16.
+TEST(Scatter, TransposesStoredByTheirProducers) {
+  for (DType dt : {DType::F32, DType::BF16}) {
+    SCOPED_TRACE(dtypeName(dt));
+    double tol = dt == DType::F32 ? 1e-5 : 1e-2;
+    {
+      Graph g("returned");
+      g.output(transpose(silu(g.input("x", {37, 12, 136}, dt)), 0, 1));
+      expectGraphMatches(g, tol, 1);
+    }
+    {
+      Graph g("four_d");
+      Tensor y = nn::rms_norm(g.input("x", {5, 3, 7, 264}, dt), g.input("w", {264}, dt));
+      g.output(transpose(y, 0, 2));
+      g.output(y);
+      expectGraphMatches(g, tol, 1);
+    }
+    if (dt == DType::BF16) {
+      Graph g("into_gemm");
+      Tensor q = exp(g.input("q", {40, 8, 64}, dt) * g.constant(0.25, dt));
+      Tensor grouped = reshape(transpose(q, 0, 1), {2, 160, 64});
+      g.output(matmul(grouped, g.input("k", {2, 96, 64}, dt), DType::F32, false, true));
+      expectGraphMatches(g, 1e-2, 2);
+    }
+    {
+      Graph g("appended");
+      Tensor k = tanh(g.input("k", {9, 4, 128}, dt));
+      g.output(concat({g.input("cache", {4, 30, 128}, dt), transpose(k, 0, 1)}, 1));
+      expectGraphMatches(g, tol, 2);
+    }
+  }
+}
+
+// A whole decoder layer (examples::buildDecoderLayer) against the
+// reference: decode (one token) and 16 tokens after a cache of 100, hidden
+// 1024 (8 query heads over 2 kv heads), weights scaled by 1 / sqrt(fan-in)
+// and a causal mask, as a model's are.
+TEST(DecoderLayer, MatchesReference) {
+  TILEC_REQUIRE_GPU(ctx);
+  for (auto [tokens, past] : std::vector<std::pair<int64_t, int64_t>>{{1, 100}, {16, 100}}) {
+    SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past));
+    Graph g("layer");
+    ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
+    uint64_t seed = tilec::testing::freshSeed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<HostTensor> inputs;
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Node &n = g.node(g.inputs()[i]);
+      HostTensor t = HostTensor::random(n.shape, n.dtype, seed + i, -1.0f, 1.0f);
+      if (n.shape.size() == 2 && i > 0 && i + 1 < g.inputs().size()) // weights
+        for (float &v : t.values)
+          v /= std::sqrt(static_cast<float>(n.shape[1]));
+      inputs.push_back(t);
+    }
+    HostTensor &mask = inputs.back();
+    for (int64_t r = 0; r < 4 * tokens; ++r)
+      for (int64_t c = 0; c < past + tokens; ++c)
+        mask.values[r * (past + tokens) + c] = c <= past + r % tokens ? 0.0f : -INFINITY;
+    auto exe = Executable::compile(g, ctx);
+    ASSERT_TRUE(exe.ok()) << exe.message();
+    auto stream = rt::Stream::create(ctx);
+    ASSERT_TRUE(stream.ok()) << stream.message();
+    auto got = (*exe)->runOnHost(inputs, **stream);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    ASSERT_EQ(got->size(), 3u);
+    for (size_t j = 0; j < ref.size(); ++j)
+      EXPECT_LT(relativeError((*got)[j], ref[j]), 3e-2) << "output " << j;
+  }
 }
 
 TEST(GemmEpilogue, LinearBiasGelu) {

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -1952,6 +1953,120 @@ TEST(RowScheduleTest, RowPrefetchRingsWhereCpAsyncCanCopy) {
     std::string refused = scheduleOptionsError(bad);
     EXPECT_NE(refused.find("row-prefetch must be 0 (off) or 2 to 4 stages"), std::string::npos)
         << bad << ": " << refused;
+  }
+}
+
+// Transposes of row dims whose operand a row kernel computes are stored
+// by that kernel at the transposed rows (scatters), interpreted at the tile
+// stage against the reference: a swap of the outer two dims of 3-D rows,
+// of the first and third of 4-D ones, f32 and bf16, with the operand also
+// returned as it is. Where row ops consume the transpose, they gather it
+// (no scatter). A transpose of an input, or of a GEMM's result, stays a
+// kernel.
+TEST(TileStageTest, TransposesStoredByTheirProducers) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    const char *name;
+    std::function<void(Graph &, DType)> build;
+    size_t kernels, loneTransposes;
+  };
+  std::vector<Case> cases{
+      {"silu, swapped heads",
+       [](Graph &g, DType dt) {
+         g.output(transpose(silu(g.input("x", {5, 3, 40}, dt)), 0, 1));
+       },
+       1, 0},
+      {"rms_norm, 4-D dims 0 and 2, and the rows unswapped",
+       [](Graph &g, DType dt) {
+         Tensor y = nn::rms_norm(g.input("x", {2, 3, 4, 72}, dt), g.input("w", {72}, dt));
+         g.output(transpose(y, 0, 2));
+         g.output(y);
+       },
+       1, 0},
+      {"consumers that gather the transpose instead: a softmax and a scaled copy",
+       [](Graph &g, DType dt) {
+         Tensor t = transpose(exp(g.input("x", {6, 2, 33}, dt)), 0, 1);
+         g.output(nn::softmax(t));
+         g.output(t * g.constant(0.5, dt));
+       },
+       2, 0}, // (exp; the transpose gathered, its softmax and scale)
+      {"a transpose of an input; of a GEMM's result",
+       [](Graph &g, DType dt) {
+         g.output(transpose(g.input("x", {4, 3, 16}, dt), 0, 1));
+         Tensor m = matmul(g.input("a", {12, 32}, dt), g.input("b", {48, 32}, dt), false, true);
+         g.output(transpose(reshape(m, {12, 3, 16}), 0, 1));
+       },
+       3, 2}};
+  for (const Case &c : cases)
+    for (DType dt : {DType::F32, DType::BF16}) {
+      SCOPED_TRACE(std::string(c.name) + ", " + dtypeName(dt));
+      Graph g("scatter");
+      c.build(g, dt);
+      std::vector<HostTensor> inputs = tiletest::randomInputs(g, 5);
+      auto got = tiletest::runAtTileStage(g, inputs);
+      ASSERT_TRUE(got.ok()) << got.message();
+      std::vector<HostTensor> ref = evaluateReference(g, inputs);
+      ASSERT_EQ(got->size(), ref.size());
+      for (size_t j = 0; j < ref.size(); ++j)
+        EXPECT_LT(relativeError((*got)[j], ref[j]), dt == DType::F32 ? 1e-5 : 2e-2)
+            << "output " << j;
+      auto p = compileGraph(g);
+      ASSERT_TRUE(p.ok()) << p.message();
+      EXPECT_EQ(p->launches.size(), c.kernels);
+      size_t lone = 0;
+      for (const FusionReport &f : p->fusions)
+        lone += f.ops == std::vector<std::string>{"transpose"};
+      EXPECT_EQ(lone, c.loneTransposes);
+      if (!ptxas.empty())
+        expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+    }
+}
+
+// A whole decoder layer (examples::buildDecoderLayer: RMSNorm, q/k/v
+// projections, RoPE, the kv cache appended, grouped-query attention with a
+// causal mask, the output projection, add + RMSNorm, a SwiGLU MLP),
+// interpreted at the tile stage against the reference: decode (one
+// token), a few tokens after a short cache, and a prefill-like block.
+// q and k are stored heads first by their RoPE kernels (scatters): no
+// kernel is a transpose of a RoPE result.
+TEST(TileStageTest, DecoderLayerMatchesTheReference) {
+  for (auto [tokens, past] : std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {3, 5}, {16, 1}}) {
+    SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past));
+    Graph g("layer");
+    ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 11);
+    // The mask: causal over the new tokens (row j of the group's rows is
+    // token j % tokens, which sees the past and new tokens up to itself).
+    HostTensor &mask = inputs.back();
+    ASSERT_EQ(mask.shape, (Shape{4 * tokens, past + tokens}));
+    for (int64_t r = 0; r < 4 * tokens; ++r)
+      for (int64_t c = 0; c < past + tokens; ++c)
+        mask.values[r * (past + tokens) + c] = c <= past + r % tokens ? 0.0f : -INFINITY;
+    // Values of a layer's scale: weights around 1 / sqrt(fan-in).
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Node &n = g.node(g.inputs()[i]);
+      if (n.shape.size() == 2 && i > 0 && i + 1 < inputs.size())
+        for (float &v : inputs[i].values)
+          v *= 1.0f / std::sqrt(static_cast<float>(n.shape[1]));
+    }
+    auto got = tiletest::runAtTileStage(g, inputs);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    ASSERT_EQ(got->size(), 3u);
+    for (size_t j = 0; j < ref.size(); ++j)
+      EXPECT_LT(relativeError((*got)[j], ref[j]), 3e-2) << "output " << j;
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << p.message();
+    // (v's and the attention output's transposes follow GEMMs: kernels.
+    // One token's transposes move no element: views.)
+    int transposes = 0, scatters = 0;
+    for (const FusionReport &f : p->fusions) {
+      transposes += f.ops == std::vector<std::string>{"transpose"};
+      scatters += f.ops.size() > 1 && f.ops.back() == "transpose" &&
+                  std::count(f.ops.begin(), f.ops.end(), "concat") > 0; // (rope's halves)
+    }
+    EXPECT_EQ(transposes, tokens > 1 ? 2 : 0);
+    EXPECT_EQ(scatters, tokens > 1 ? 2 : 0);
   }
 }
 

@@ -20,6 +20,24 @@ namespace tilec::examples {
 /// head_dim], head_dim as in rope; w [head_dim]).
 const std::vector<std::string> &names();
 
+/// Whole layers (several kernels), which build() takes too:
+/// decoder_layer (buildDecoderLayer: rows = tokens, cols = hidden, depth =
+/// the past tokens in the kv cache).
+const std::vector<std::string> &layerNames();
+
+/// A Llama-style decoder layer for `tokens` new tokens after `past` cached
+/// ones, hidden size `hidden` (a multiple of 512): RMSNorm; q, k, v
+/// projections (query heads of 128 in groups of 4 over hidden / 512 kv
+/// heads); RoPE on q and k (cos, sin [tokens, 1, 128]); k and v appended to
+/// the cache ([kv heads, past, 128] each, returned as [kv heads, past +
+/// tokens, 128]); grouped-query attention with an additive f32 mask [4 x
+/// tokens, past + tokens]; the output projection and the residual add with
+/// RMSNorm; a SwiGLU MLP of 3.5 x hidden and its residual add. Outputs: the
+/// layer's result [tokens, hidden] and both caches. Throws Error on a bad
+/// size.
+void buildDecoderLayer(Graph &graph, int64_t tokens, int64_t hidden, int64_t past,
+                       DType dtype);
+
 /// Adds the named example on [rows, cols] tensors of `dtype` to `graph`
 /// (inputs, ops and outputs). Unknown names give an error listing the known.
 Status build(const std::string &name, Graph &graph, int64_t rows, int64_t cols,

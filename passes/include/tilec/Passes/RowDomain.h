@@ -78,6 +78,12 @@ bool fitsRowDomain(mlir::Operation *op, const RowDomain &domain);
 /// comes from memory, never from the same kernel.
 bool gathersRows(mlir::Operation *op);
 
+/// Whether `op` is a transpose of row dims (the last dim kept) whose
+/// operand has exactly `domain`'s full shape: a kernel of that domain that
+/// computes the operand can store its rows at their transposed places (a
+/// scatter; FuseRowOps, LowerFusionToTile).
+bool scatterFits(mlir::Operation *op, const RowDomain &domain);
+
 /// Ops a GEMM kernel applies to its accumulators (elementwise math, casts,
 /// broadcasts, constants): what may join a graph.matmul's fusion.
 bool isGemmEpilogueOp(mlir::Operation *op);
