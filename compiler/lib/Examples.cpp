@@ -2,6 +2,7 @@
 #include "tilec/compiler/Examples.h"
 
 #include <cmath>
+#include <optional>
 
 namespace tilec::examples {
 
@@ -47,6 +48,8 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
   // (A Llama-3-8B layer at hidden 4096: 32 query heads of 128 in groups of
   // 4 over 8 kv heads, an MLP of 3.5 x hidden (14336).)
   const int64_t headDim = 128;
+  if (past < 0)
+    throw Error("decoder_layer: the past tokens must be >= 0, got " + std::to_string(past));
   if (hidden % (4 * headDim) != 0)
     throw Error("decoder_layer: the hidden size must be a multiple of 512 (heads of 128 in "
                 "groups of 4), got " + std::to_string(hidden));
@@ -64,9 +67,13 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
   Tensor wDown = g.input("w_down", {hidden, ffn}, dtype);
   Tensor cos = g.input("cos", {tokens, 1, headDim}, dtype);
   Tensor sin = g.input("sin", {tokens, 1, headDim}, dtype);
-  // The cache of past keys and values, [kv heads, past, head_dim].
-  Tensor kCache = g.input("k_cache", {kvHeads, past, headDim}, dtype);
-  Tensor vCache = g.input("v_cache", {kvHeads, past, headDim}, dtype);
+  // The cache of past keys and values, [kv heads, past, head_dim] (none
+  // for a prefill of past 0).
+  std::optional<Tensor> kCache, vCache;
+  if (past > 0) {
+    kCache = g.input("k_cache", {kvHeads, past, headDim}, dtype);
+    vCache = g.input("v_cache", {kvHeads, past, headDim}, dtype);
+  }
   // Additive mask of the grouped query rows (group x tokens) over the keys:
   // causal across the new tokens, 0 or -inf.
   Tensor mask = g.input("mask", {group * tokens, keys}, DType::F32);
@@ -76,8 +83,9 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
   Tensor q = nn::rope(reshape(nn::linear(h, wq), {tokens, heads, headDim}), cos, sin);
   Tensor k = nn::rope(reshape(nn::linear(h, wk), {tokens, kvHeads, headDim}), cos, sin);
   Tensor v = reshape(nn::linear(h, wv), {tokens, kvHeads, headDim});
-  Tensor kAll = concat({kCache, transpose(k, 0, 1)}, 1); // [kv heads, keys, head_dim]
-  Tensor vAll = concat({vCache, transpose(v, 0, 1)}, 1);
+  // [kv heads, keys, head_dim]
+  Tensor kAll = past > 0 ? concat({*kCache, transpose(k, 0, 1)}, 1) : transpose(k, 0, 1);
+  Tensor vAll = past > 0 ? concat({*vCache, transpose(v, 0, 1)}, 1) : transpose(v, 0, 1);
   // Grouped-query attention: the group's query heads are the rows of one
   // batch of the kv head ([kv heads, group x tokens, head_dim]).
   Tensor qGrouped = reshape(transpose(q, 0, 1), {kvHeads, group * tokens, headDim});

@@ -271,7 +271,7 @@ int main(int argc, char **argv) {
   std::string shapes = "8192x4096,4096x8192,16384x4096";
   std::string grid, tokens = "1,16,4096,16384";
   std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv, cooldown, gemmRep,
-      gemmTiming = "dobench", gemmFlush = "write";
+      gemmTiming = "dobench", gemmFlush = "write", layers, layerCsv;
   CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -292,6 +292,7 @@ int main(int argc, char **argv) {
                 "                   [--gemm-timing=dobench|batches] [--cooldown-ms=N] "
                 "[--gemm-rep-ms=N]\n"
                 "                   [--gemm-flush=write|read|none]\n"
+                "                   [--layers=TxHxP,...] [--layer-csv=FILE]\n"
                 "GEMMs are timed like triton.testing.do_bench (the peers' timer): N ms idle,\n"
                 "25 ms warm-up, single calls for --gemm-rep-ms (100) after an L2 flush, median;\n"
                 "the flush is a 128 MB copy (write, do_bench's kind: leaves dirty lines), a\n"
@@ -301,7 +302,10 @@ int main(int argc, char **argv) {
                 "(hidden 4096 and 8192; softmax also 32768 and 131072 columns; silu_mul\n"
                 "[tokens, 14336]; rope [tokens, 32, 128]) instead of --shapes.\n"
                 "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[N,K]^T;\n"
-                "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).");
+                "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).\n"
+                "--layers: the decoder_layer example (bf16) for T new tokens, hidden H, P\n"
+                "past tokens in the kv cache, timed as the GEMMs are; GB/s counts its inputs\n"
+                "(weights, cache) read once and outputs written once (decode's floor).");
       return 0;
     }
     if (a == "--round-every-op") {
@@ -325,7 +329,8 @@ int main(int argc, char **argv) {
         !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv) &&
         !value("--cooldown-ms", cooldown) && !value("--gemm-rep-ms", gemmRep) &&
         !value("--gemm-timing", gemmTiming) && !value("--gemm-flush", gemmFlush) &&
-        !value("--grid", grid) && !value("--tokens", tokens))
+        !value("--grid", grid) && !value("--tokens", tokens) && !value("--layers", layers) &&
+        !value("--layer-csv", layerCsv))
       return fail("unknown option '" + a + "'");
   }
   if (!grid.empty() && grid != "issue3")
@@ -403,7 +408,7 @@ int main(int argc, char **argv) {
   if (gout)
     std::fprintf(gout, "op,dtype,m,n,k,us,tflops\n");
   std::unique_ptr<L2Flush> flush;
-  if (!gemm.empty() && gemmTiming == "dobench") {
+  if ((!gemm.empty() || !layers.empty()) && gemmTiming == "dobench") {
     auto f = L2Flush::create(ctx, gemmFlush);
     if (!f)
       return fail(f.message());
@@ -437,5 +442,40 @@ int main(int argc, char **argv) {
     }
   if (gout)
     std::fclose(gout);
+
+  // Whole decoder layers: time, GB/s over the minimal bytes, % of the copy.
+  FILE *lout = layerCsv.empty() ? nullptr : std::fopen(layerCsv.c_str(), "w");
+  if (lout)
+    std::fprintf(lout, "op,dtype,tokens,hidden,past,kernels,us,gbs,pct_copy\n");
+  if (!layers.empty())
+    std::printf("%-18s %-5s %-18s %7s %10s %9s %7s\n", "op", "dtype", "TxHxP", "kernels",
+                "time_us", "GB/s", "%copy");
+  for (const std::string &shape : split(layers, ',')) {
+    auto dims = split(shape, 'x');
+    if (dims.size() != 3)
+      return fail("bad layer shape '" + shape + "' (expected TxHxP)");
+    int64_t t = std::atoll(dims[0].c_str()), h = std::atoll(dims[1].c_str()),
+            p = std::atoll(dims[2].c_str());
+    Graph g("decoder_layer");
+    if (Status s = examples::build("decoder_layer", g, t, h, DType::BF16, p); !s.ok())
+      return fail(s.message());
+    auto program = compileGraphCached(g, options); // (timeGraph's compile reads it back)
+    if (!program)
+      return fail(program.message());
+    int64_t inBytes = 0, outBytes = 0;
+    auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes,
+                        gemmTiming == "dobench" ? &doBench : nullptr);
+    if (!ms)
+      return fail(ms.message());
+    double gbs = (inBytes + outBytes) / (*ms * 1e-3) / 1e9;
+    std::printf("%-18s %-5s %-18s %7zu %10.2f %9.0f %6.1f%%\n", "decoder_layer", "bf16",
+                shape.c_str(), program->launches.size(), *ms * 1e3, gbs, 100.0 * gbs / copyGBs);
+    if (lout)
+      std::fprintf(lout, "decoder_layer,bf16,%lld,%lld,%lld,%zu,%.3f,%.1f,%.2f\n", (long long)t,
+                   (long long)h, (long long)p, program->launches.size(), *ms * 1e3, gbs,
+                   100.0 * gbs / copyGBs);
+  }
+  if (lout)
+    std::fclose(lout);
   return 0;
 }

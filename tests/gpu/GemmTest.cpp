@@ -539,12 +539,13 @@ TEST(Scatter, TransposesStoredByTheirProducers) {
 }
 
 // A whole decoder layer (examples::buildDecoderLayer) against the
-// reference: decode (one token) and 16 tokens after a cache of 100, hidden
+// reference: decode (one token) and 16 tokens after a cache of 100, a
+// prefill of 64 tokens without a cache, hidden
 // 1024 (8 query heads over 2 kv heads), weights scaled by 1 / sqrt(fan-in)
 // and a causal mask, as a model's are.
 TEST(DecoderLayer, MatchesReference) {
   TILEC_REQUIRE_GPU(ctx);
-  for (auto [tokens, past] : std::vector<std::pair<int64_t, int64_t>>{{1, 100}, {16, 100}}) {
+  for (auto [tokens, past] : std::vector<std::pair<int64_t, int64_t>>{{1, 100}, {16, 100}, {64, 0}}) {
     SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past));
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());

@@ -69,6 +69,17 @@ tail -n +2 /tmp/peers-wide.csv >> "$OUT/peers.csv" 2>/dev/null
 tail -5 "$OUT/peers.txt"
 fi
 
+# A whole decoder layer (Llama-3-8B's shapes) beside eager and torch.compile.
+LAYERS=${TILEC_LAYERS:-1x4096x512,16x4096x512,512x4096x0}
+if [ "${TILEC_SKIP_LAYERS:-0}" != 1 ]; then
+  step "decoder layer"
+  timeout 120 "$B/bin/tilec-bench" --ops= --layers="$LAYERS" --cooldown-ms=200 --layer-csv="$OUT/layer.csv" 2>&1 | grep -E "^decoder_layer|error"
+  if [ "${TILEC_SKIP_PEERS:-0}" != 1 ]; then
+    timeout 240 python3 tests/gpu/peers_layer.py --layers="$LAYERS" --cooldown-ms 200 --csv "$OUT/peers_layer.csv" --tilec-csv "$OUT/layer.csv" > "$OUT/table_layer.txt" 2>&1
+  fi
+fi
+
 step "summary (GPU tests rc=$tests_rc)"
 grep -E "^GPU tests:|^skipped" "$OUT/gpu_tests.log"
 python3 tests/gpu/table.py "$OUT/bench.csv" "$OUT/peers.csv"
+[ -f "$OUT/table_layer.txt" ] && tail -5 "$OUT/table_layer.txt"

@@ -2026,11 +2026,13 @@ TEST(TileStageTest, TransposesStoredByTheirProducers) {
 // projections, RoPE, the kv cache appended, grouped-query attention with a
 // causal mask, the output projection, add + RMSNorm, a SwiGLU MLP),
 // interpreted at the tile stage against the reference: decode (one
-// token), a few tokens after a short cache, and a prefill-like block.
+// token), a few tokens after a short cache, a prefill-like block, and a
+// prefill without a cache.
 // q and k are stored heads first by their RoPE kernels (scatters): no
 // kernel is a transpose of a RoPE result.
 TEST(TileStageTest, DecoderLayerMatchesTheReference) {
-  for (auto [tokens, past] : std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {3, 5}, {16, 1}}) {
+  for (auto [tokens, past] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {3, 5}, {16, 1}, {8, 0}}) {
     SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past));
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());

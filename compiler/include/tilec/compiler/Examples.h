@@ -30,7 +30,7 @@ const std::vector<std::string> &layerNames();
 /// projections (query heads of 128 in groups of 4 over hidden / 512 kv
 /// heads); RoPE on q and k (cos, sin [tokens, 1, 128]); k and v appended to
 /// the cache ([kv heads, past, 128] each, returned as [kv heads, past +
-/// tokens, 128]); grouped-query attention with an additive f32 mask [4 x
+/// tokens, 128]; past 0: no cache inputs, the new keys and values returned); grouped-query attention with an additive f32 mask [4 x
 /// tokens, past + tokens]; the output projection and the residual add with
 /// RMSNorm; a SwiGLU MLP of 3.5 x hidden and its residual add. Outputs: the
 /// layer's result [tokens, hidden] and both caches. Throws Error on a bad

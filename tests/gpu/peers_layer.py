@@ -1,0 +1,146 @@
+"""Peers of tilec's decoder_layer example (compiler/lib/Examples.cpp,
+buildDecoderLayer) on the GPU machine: the same layer in PyTorch eager and
+torch.compile (default mode), bf16, the same inputs and shapes: T new
+tokens, hidden H (heads of 128: H / 128 query heads in groups of 4 over
+H / 512 kv heads), P past tokens in the kv cache, an MLP of 3.5 H:
+
+  h = rms_norm(x, attn_norm)                     (f32 inside, eps 1e-5)
+  q, k, v = h @ wq^T, h @ wk^T, h @ wv^T         ([T, heads, 128])
+  q, k = rope(q), rope(k)                        (rotate-half, cos/sin [T, 1, 128])
+  k_all, v_all = cat(k_cache, k^T), cat(v_cache, v^T)   ([kv heads, P + T, 128])
+  o = sdpa(q grouped [kv heads, 4 T, 128], k_all, v_all, mask, 1/sqrt(128))
+  x1 = x + o @ wo^T;  h2 = rms_norm(x1, mlp_norm)
+  out = (silu(h2 @ wg^T) * (h2 @ wu^T)) @ wd^T + x1
+  returns out, k_all, v_all
+
+Attention is torch's scaled_dot_product_attention with the additive mask
+(bf16; causal over the new tokens), what a PyTorch user writes. Timed like
+tilec-bench --layers: triton.testing.do_bench (median, its L2 flush), after
+--cooldown-ms idle. With --tilec-csv (tilec-bench --layer-csv) it prints the
+three side by side: best peer's time over tilec's (> 1: tilec faster).
+"""
+import argparse
+import csv
+import math
+import sys
+import time
+
+import torch
+import triton.testing
+
+HEAD = 128
+
+
+def rms_norm(x, w, eps=1e-5):
+    xf = x.float()
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps) * w.float()).to(x.dtype)
+
+
+def rope(x, cos, sin):
+    xf = x.float()
+    half = xf.shape[-1] // 2
+    rot = torch.cat([-xf[..., half:], xf[..., :half]], dim=-1)
+    return (xf * cos.float() + rot * sin.float()).to(x.dtype)
+
+
+def layer(x, attn_norm, wq, wk, wv, wo, mlp_norm, wg, wu, wd, cos, sin, k_cache, v_cache, mask):
+    t, hidden = x.shape
+    heads = hidden // HEAD
+    kv = heads // 4
+    h = rms_norm(x, attn_norm)
+    q = rope((h @ wq.t()).view(t, heads, HEAD), cos, sin)
+    k = rope((h @ wk.t()).view(t, kv, HEAD), cos, sin)
+    v = (h @ wv.t()).view(t, kv, HEAD)
+    k_all = torch.cat([k_cache, k.transpose(0, 1)], dim=1)
+    v_all = torch.cat([v_cache, v.transpose(0, 1)], dim=1)
+    qg = q.transpose(0, 1).reshape(kv, 4 * t, HEAD)
+    o = torch.nn.functional.scaled_dot_product_attention(
+        qg, k_all, v_all, attn_mask=mask.to(x.dtype), scale=1.0 / math.sqrt(HEAD))
+    o = o.reshape(heads, t, HEAD).transpose(0, 1).reshape(t, hidden)
+    x1 = x + o @ wo.t()
+    h2 = rms_norm(x1, mlp_norm)
+    mlp = (torch.nn.functional.silu(h2 @ wg.t()) * (h2 @ wu.t())) @ wd.t()
+    return mlp + x1, k_all, v_all
+
+
+def inputs(t, hidden, past, dt=torch.bfloat16):
+    heads = hidden // HEAD
+    kv = heads // 4
+    ffn = hidden * 7 // 2
+    keys = past + t
+    dev = "cuda"
+    w = lambda n, k: torch.randn(n, k, device=dev, dtype=dt) / math.sqrt(k)
+    pos = torch.arange(past, past + t, device=dev, dtype=torch.float32)[:, None]
+    inv = 10000.0 ** (-torch.arange(0, HEAD, 2, device=dev, dtype=torch.float32) / HEAD)
+    ang = torch.cat([pos * inv, pos * inv], dim=-1)[:, None, :]
+    rows = torch.arange(4 * t, device=dev)[:, None] % t
+    cols = torch.arange(keys, device=dev)[None, :]
+    mask = torch.where(cols <= past + rows, 0.0, float("-inf")).to(torch.float32)
+    return (torch.randn(t, hidden, device=dev, dtype=dt),
+            torch.ones(hidden, device=dev, dtype=dt),
+            w(heads * HEAD, hidden), w(kv * HEAD, hidden), w(kv * HEAD, hidden),
+            w(hidden, heads * HEAD), torch.ones(hidden, device=dev, dtype=dt),
+            w(ffn, hidden), w(ffn, hidden), w(hidden, ffn),
+            ang.cos().to(dt), ang.sin().to(dt),
+            torch.randn(kv, past, HEAD, device=dev, dtype=dt),
+            torch.randn(kv, past, HEAD, device=dev, dtype=dt), mask)
+
+
+def bench(fn, args, cooldown_ms, rep_ms):
+    if cooldown_ms > 0:
+        torch.cuda.synchronize()
+        time.sleep(cooldown_ms / 1e3)
+    return triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=rep_ms,
+                                   return_mode="median") * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--layers", default="1x4096x512,16x4096x512,512x4096x0")
+    ap.add_argument("--csv", default="")
+    ap.add_argument("--tilec-csv", default="", help="tilec-bench --layer-csv, to join")
+    ap.add_argument("--cooldown-ms", type=int, default=0)
+    ap.add_argument("--rep-ms", type=int, default=100)
+    args = ap.parse_args()
+    compiled = torch.compile(layer)
+    rows = []
+    for shape in args.layers.split(","):
+        t, hidden, past = map(int, shape.split("x"))
+        xs = inputs(t, hidden, past)
+        with torch.no_grad():
+            want = layer(*xs)
+            got = compiled(*xs)
+            torch.cuda.synchronize()
+            err = max(((a.float() - b.float()).norm() / b.float().norm()).item()
+                      for a, b in zip(got, want))
+            eager = bench(layer, xs, args.cooldown_ms, args.rep_ms)
+            comp = bench(compiled, xs, args.cooldown_ms, args.rep_ms)
+        row = dict(op="decoder_layer", dtype="bf16", tokens=t, hidden=hidden, past=past,
+                   eager_us=round(eager, 2), compile_us=round(comp, 2),
+                   compile_vs_eager_err=f"{err:.2e}")
+        rows.append(row)
+        print(f"decoder_layer {shape:14s} eager {eager:9.1f} us  compile {comp:9.1f} us"
+              f"  (compile vs eager: {err:.1e})", flush=True)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    if args.tilec_csv:
+        with open(args.tilec_csv) as f:
+            tilec = {(r["tokens"], r["hidden"], r["past"]): r for r in csv.DictReader(f)}
+        print(f"{'TxHxP':14s} {'kernels':>7s} {'tilec_us':>9s} {'%copy':>6s} {'eager_us':>9s}"
+              f" {'compile_us':>10s} {'best/tilec':>10s}")
+        for r in rows:
+            tr = tilec.get((str(r["tokens"]), str(r["hidden"]), str(r["past"])))
+            if not tr:
+                continue
+            us = float(tr["us"])
+            best = min(r["eager_us"], r["compile_us"])
+            print(f"{r['tokens']}x{r['hidden']}x{r['past']:<8} {tr['kernels']:>7s} {us:9.1f}"
+                  f" {float(tr['pct_copy']):5.1f}% {r['eager_us']:9.1f} {r['compile_us']:10.1f}"
+                  f" {best / us:10.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
