@@ -52,6 +52,9 @@ public:
       // concatenation along one gathers its rows from memory.
       if (auto t = dyn_cast<graph::TransposeOp>(op); t && gathersRows(op))
         tryScatter(g, t);
+      // Gathering ops read through lone gathering operands (chainGathers).
+      if (gathersRows(op) && !scatters.count(op))
+        chainGathers(g, op);
       if (isa<graph::MatmulOp, graph::TransposeOp>(op) || gathersRows(op))
         continue;
       // Absorb the latest operand groups first: they are the most likely to
@@ -87,6 +90,9 @@ public:
   SmallVector<Operation *> ops;
   // Transposes of row dims stored by their operand's kernel (tryScatter).
   DenseSet<Operation *> scatters;
+  // Gathering ops read through by the gathering op that consumes them
+  // (chainGathers).
+  DenseSet<Operation *> chained;
 
 private:
   /// Whether `op` may be part of a kernel of `domain`: a scatter where its
@@ -94,7 +100,42 @@ private:
   bool fits(Operation *op, const RowDomain &domain) {
     if (scatters.count(op))
       return scatterFits(op, domain);
+    if (chained.count(op))
+      return true; // (read only through its consumer's gathered load)
     return fitsRowDomain(op, domain);
+  }
+
+  /// A gathering op (a transpose of row dims, a slice or concatenation
+  /// along one) whose operand is a gathering op alone in its group (with
+  /// the gathering ops it chained itself) and read by nothing else: the
+  /// outer op reads through both, one load at the composed row
+  /// (LowerFusionToTile), so the inner needs no kernel of its own (v's
+  /// transpose appended to the kv cache: concat({cache, transpose(v)})).
+  void chainGathers(int g, Operation *op) {
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      int h = groupOfValue(v);
+      if (!def || h < 0 || h == g || !gathersRows(def) || scatters.count(def) ||
+          llvm::any_of(def->getUsers(), [&](Operation *u) { return u != op; }))
+        continue;
+      if (llvm::any_of(groups[h].ops, [&](Operation *o) {
+            return o != def && !chained.count(o);
+          }))
+        continue;
+      DenseSet<int> merged{g, h};
+      bool cycle = false;
+      for (int dep : directDeps(h))
+        cycle |= !merged.count(dep) && dependsOnAny(dep, merged);
+      if (cycle)
+        continue;
+      chained.insert(def);
+      for (Operation *o : groups[h].ops)
+        groupOf[o] = g;
+      groups[g].ops.append(groups[h].ops);
+      llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+      groups[h].alive = false;
+      groups[h].ops.clear();
+    }
   }
 
   /// A transpose of row dims whose operand a row kernel (not a GEMM)
@@ -126,7 +167,9 @@ private:
   }
 
   void tryScatter(int g, graph::TransposeOp t) {
-    if (consumersCanGather(t.getResult()))
+    // (A gathering operand is read through instead: chainGathers.)
+    Operation *def = t.getInput().getDefiningOp();
+    if (consumersCanGather(t.getResult()) || (def && gathersRows(def)))
       return;
     int h = groupOfValue(t.getInput());
     if (h < 0 || h == g || !groups[h].domain || !scatterFits(t, *groups[h].domain))
@@ -268,7 +311,7 @@ private:
       for (Operation *op : groups[k].ops) {
         if (gathersRows(op) && !scatters.count(op))
           for (Value in : op->getOperands())
-            if (int p = groupOfValue(in); p == g || p == h)
+            if (int p = groupOfValue(in); (p == g || p == h) && !chained.count(in.getDefiningOp()))
               return;
         for (Value in : op->getOperands())
           if (Operation *def = in.getDefiningOp(); def && scatters.count(def))

@@ -74,12 +74,11 @@ public:
       auto inType = llvm::cast<RankedTensorType>(in.getType());
       if (llvm::any_of(arg.getUsers(), [](Operation *u) { return isa<graph::MatmulOp>(u); }))
         ty = matmulOperandType(arg);
-      else if (llvm::any_of(arg.getUsers(), [](Operation *u) {
-                 return isa<graph::SliceOp, graph::ConcatOp>(u) && gathersRows(u);
-               }))
+      else if (llvm::any_of(arg.getUsers(), [](Operation *u) { return gathersRows(u); }))
         // (Rows of a slice along a row dim: more rows than the domain's; of
-        // a concatenation's piece: fewer. One type for all pieces, so that
-        // a load reads the piece chosen by the row's digit.)
+        // a concatenation's piece: fewer; of a transpose read through by
+        // another gathering op, either. One type for all pieces, so that a
+        // load reads the piece chosen by the row's digit.)
         ty = MemRefType::get({ShapedType::kDynamic, inType.getShape().back()},
                              inType.getElementType());
       else
@@ -125,9 +124,12 @@ public:
     // transposed places, and nothing here reads the transpose.
     auto isScatter = [&](Operation *op) {
       return isa<graph::TransposeOp>(op) && gathersRows(op) &&
-             !llvm::isa<BlockArgument>(op->getOperand(0));
+             !llvm::isa<BlockArgument>(op->getOperand(0)) &&
+             !gathersRows(op->getOperand(0).getDefiningOp());
     };
     for (Operation &op : body.without_terminator()) {
+      if (isChainedGather(&op))
+        continue; // (read through by its consumer's load)
       if (isScatter(&op)) {
         if (!scatterFits(&op, domain))
           return op.emitOpError("is stored by a kernel of row domain [")
@@ -164,7 +166,7 @@ public:
     for (Operation &op : body.without_terminator()) {
       // Parts of rows are computed where a slice, concatenation or store
       // needs them, at the column offset it needs; scatters where stored.
-      if (role(op.getResult(0)) == RowRole::Part || isScatter(&op))
+      if (role(op.getResult(0)) == RowRole::Part || isScatter(&op) || isChainedGather(&op))
         continue;
       if (!at(b, op.getResult(0), 0))
         return failure();
@@ -307,43 +309,12 @@ private:
         // row dim), or, of a concatenation along a row dim, the piece that
         // holds r's digit d there, at d less the piece's offset: the piece
         // and its row are selected, and one load reads them.
-        auto t = dyn_cast<graph::TransposeOp>(op);
-        auto concat = dyn_cast<graph::ConcatOp>(op);
-        if (!llvm::all_of(op->getOperands(), llvm::IsaPred<BlockArgument>)) {
-          op->emitOpError("operands must be inputs of the fusion (a ")
-              << (t ? "transpose" : concat ? "concatenation along a row dim" : "slice along a row dim")
-              << " gathers rows from memory)";
+        SmallVector<std::pair<int64_t, int64_t>> digits;
+        for (int64_t i = 0; i < static_cast<int64_t>(domain.lead.size()); ++i)
+          digits.push_back({i, 0});
+        auto [source, sourceRow] = gatherSource(b, loc, v, digits);
+        if (!source)
           return Value();
-        }
-        auto arg = llvm::cast<BlockArgument>(op->getOperand(0));
-        Value source = argBuffer.lookup(arg), sourceRow;
-        if (t) {
-          sourceRow =
-              rowIndex(b, loc, domain.transposedRowMap(shapeOf(arg), t.getDim0(), t.getDim1()));
-        } else if (auto slice = dyn_cast<graph::SliceOp>(op)) {
-          sourceRow = rowIndex(
-              b, loc, domain.slicedRowMap(shapeOf(arg), slice.getAxis(), slice.getStart()));
-        } else {
-          int64_t axis = concat.getAxis();
-          Value digit = rowIndex(b, loc, {domain.digitAt(axis)});
-          int64_t offset = 0;
-          for (Value piece : concat.getInputs()) {
-            auto pieceArg = llvm::cast<BlockArgument>(piece);
-            Value pieceRow =
-                rowIndex(b, loc, domain.slicedRowMap(shapeOf(piece), axis, -offset));
-            Value buffer = argBuffer.lookup(pieceArg);
-            if (offset > 0) { // digit >= offset: this piece
-              Value past = b.create<arith::CmpIOp>(
-                  loc, arith::CmpIPredicate::uge, digit,
-                  b.create<arith::ConstantIndexOp>(loc, offset));
-              pieceRow = b.create<arith::SelectOp>(loc, past, pieceRow, sourceRow);
-              buffer = b.create<arith::SelectOp>(loc, past, buffer, source);
-            }
-            sourceRow = pieceRow;
-            source = buffer;
-            offset += shapeOf(piece)[axis];
-          }
-        }
         auto load = b.create<tile::LoadOp>(loc, tileType(v.getType()), source, sourceRow,
                                            IntegerAttr());
         if (shift != 0)
@@ -411,6 +382,70 @@ private:
     if (result)
       memo[key] = result;
     return result;
+  }
+
+  /// A gathering op read only by gathering ops (FuseRowOps' chainGathers):
+  /// its consumers' loads read through it.
+  static bool isChainedGather(Operation *op) {
+    // (A scatter's operand is never a gathering op: FuseRowOps chains a
+    // transpose of one instead.)
+    return gathersRows(op) && !op->use_empty() &&
+           llvm::all_of(op->getUsers(), [](Operation *u) { return gathersRows(u); });
+  }
+
+  /// Where this domain row reads the gathered value `v`: a buffer and its
+  /// row. `digits[i]` is the domain digit v's row dim i holds, plus an
+  /// offset: a transpose of row dims swaps two of them, a slice along one
+  /// adds its start, a concatenation along one reads the piece that holds
+  /// the digit at its axis, less the piece's offset, selecting the piece's
+  /// buffer and row (`arith.select`; all pieces' buffers are typed
+  /// memref<?xC>), so one load reads any chain of them from a fusion
+  /// input.
+  std::pair<Value, Value> gatherSource(OpBuilder &b, Location loc, Value v,
+                                       SmallVector<std::pair<int64_t, int64_t>> digits) {
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+      return {argBuffer.lookup(arg), rowIndex(b, loc, domain.chainedRowMap(shapeOf(arg), digits))};
+    Operation *op = v.getDefiningOp();
+    if (!op || !gathersRows(op)) {
+      if (op)
+        op->emitOpError("is read through gathered rows, which come from fusion inputs (a "
+                        "transpose of row dims, a slice or concatenation along one gathers "
+                        "rows from memory)");
+      return {};
+    }
+    if (auto t = dyn_cast<graph::TransposeOp>(op)) {
+      std::swap(digits[t.getDim0()], digits[t.getDim1()]);
+      return gatherSource(b, loc, t.getInput(), digits);
+    }
+    if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+      digits[slice.getAxis()].second += slice.getStart();
+      return gatherSource(b, loc, slice.getInput(), digits);
+    }
+    auto concat = llvm::cast<graph::ConcatOp>(op);
+    int64_t axis = concat.getAxis();
+    auto [dim, add] = digits[axis];
+    Value digit = rowIndex(b, loc, {domain.digitAt(dim)});
+    if (add != 0)
+      digit = b.create<arith::AddIOp>(loc, digit, b.create<arith::ConstantIndexOp>(loc, add));
+    Value source, sourceRow;
+    int64_t offset = 0;
+    for (Value piece : concat.getInputs()) {
+      SmallVector<std::pair<int64_t, int64_t>> pieceDigits = digits;
+      pieceDigits[axis].second -= offset;
+      auto [buffer, pieceRow] = gatherSource(b, loc, piece, pieceDigits);
+      if (!buffer)
+        return {};
+      if (offset > 0) { // digit >= offset: this piece
+        Value past = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, digit,
+                                             b.create<arith::ConstantIndexOp>(loc, offset));
+        pieceRow = b.create<arith::SelectOp>(loc, past, pieceRow, sourceRow);
+        buffer = b.create<arith::SelectOp>(loc, past, buffer, source);
+      }
+      source = buffer;
+      sourceRow = pieceRow;
+      offset += shapeOf(piece)[axis];
+    }
+    return {source, sourceRow};
   }
 
   /// A constant of `value` with type `type` (a row tile or a scalar).

@@ -156,6 +156,25 @@ SmallVector<RowMapTerm> RowDomain::slicedRowMap(ArrayRef<int64_t> in, int64_t ax
   return gatheredRowMap(lead, in, [](size_t i) { return i; }, axis, start);
 }
 
+SmallVector<RowMapTerm>
+RowDomain::chainedRowMap(ArrayRef<int64_t> in, ArrayRef<std::pair<int64_t, int64_t>> digits) const {
+  SmallVector<RowMapTerm> terms;
+  int64_t stride = 1;
+  for (size_t i = digits.size(); i-- > 0;) {
+    auto [p, offset] = digits[i];
+    int64_t add = offset * stride;
+    if (lead[p] != 1) {
+      RowMapTerm t = digitTerm(lead, static_cast<size_t>(p), stride);
+      t.add = add;
+      terms.push_back(t);
+    } else if (add != 0) {
+      terms.push_back({1, 0, 0, add});
+    }
+    stride *= in[i];
+  }
+  return terms;
+}
+
 RowMapTerm RowDomain::digitAt(int64_t axis) const {
   return digitTerm(lead, static_cast<size_t>(axis), 1);
 }

@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
+#include <utility>
 
 namespace tilec {
 
@@ -53,6 +54,12 @@ struct RowDomain {
   /// slice's result's): the sum of these terms.
   llvm::SmallVector<RowMapTerm> slicedRowMap(llvm::ArrayRef<int64_t> in, int64_t axis,
                                              int64_t start) const;
+  /// The row of a buffer of shape `in` whose row dim i holds the domain's
+  /// row digit at dim `digits[i].first` plus `digits[i].second` (gathering
+  /// ops chained: each permutes or shifts the digits of its operand).
+  llvm::SmallVector<RowMapTerm>
+  chainedRowMap(llvm::ArrayRef<int64_t> in,
+                llvm::ArrayRef<std::pair<int64_t, int64_t>> digits) const;
   /// Domain row `row`'s digit at row dim `axis` (a concatenation along it
   /// reads the piece that holds that digit).
   RowMapTerm digitAt(int64_t axis) const;
