@@ -1668,14 +1668,19 @@ private:
             b.create<LLVM::StoreOp>(loc, v, sharedPointer(b, stagedAddr), /*alignment=*/4);
           continue;
         }
+        // A scatter's row (transposed row dims) is computed from the
+        // row's id (clamped in range: the store is masked past M).
+        Value storeRow = store.getRow().getDefiningOp<tile::RowIdOp>()
+                             ? row
+                             : map.lookup(store.getRow());
         if (!llvm::isa<VectorType>(v.getType())) { // per-row scalar: one thread per row
           Value c0 = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, col, m.c(0));
           auto ifOp = b.create<scf::IfOp>(loc, m.andi(rowOk, c0), false);
           OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-          ib.create<memref::StoreOp>(loc, v, mem, ValueRange{row, m.c(0)});
+          ib.create<memref::StoreOp>(loc, v, mem, ValueRange{storeRow, m.c(0)});
           continue;
         }
-        storePair(b, v, mem, {row}, col, rowOk, colOk);
+        storePair(b, v, mem, {storeRow}, col, rowOk, colOk);
         continue;
       }
       if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::SelectColsOp>(op))

@@ -138,9 +138,9 @@ private:
     }
   }
 
-  /// A transpose of row dims whose operand a row kernel (not a GEMM)
-  /// computes, as full rows of that kernel's domain with its very dims, and
-  /// whose consumers cannot gather it (consumersCanGather):
+  /// A transpose of row dims whose operand a row kernel or a GEMM's
+  /// epilogue computes, as full rows of that kernel's domain (its dims, or
+  /// relabeled), and whose consumers cannot gather it (consumersCanGather):
   /// that kernel stores the operand's rows at their transposed places (a
   /// permuted store; LowerFusionToTile), so the transpose needs no kernel
   /// of its own and no second pass over memory (rope's q, k moved heads
@@ -173,8 +173,6 @@ private:
       return;
     int h = groupOfValue(t.getInput());
     if (h < 0 || h == g || !groups[h].domain || !scatterFits(t, *groups[h].domain))
-      return;
-    if (llvm::any_of(groups[h].ops, llvm::IsaPred<graph::MatmulOp>))
       return;
     DenseSet<int> merged{g, h};
     for (int dep : directDeps(h))
@@ -269,7 +267,7 @@ private:
     }
     for (int k : {g, h})
       for (Operation *op : groups[k].ops) {
-        if (!isa<graph::MatmulOp>(op) && !isGemmEpilogueOp(op))
+        if (!isa<graph::MatmulOp>(op) && !isGemmEpilogueOp(op) && !scatters.count(op))
           return false;
         for (graph::MatmulOp p : products)
           for (Value v : p->getOperands()) {

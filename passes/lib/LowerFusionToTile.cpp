@@ -181,8 +181,10 @@ public:
       // swap.
       Value storeRow = row;
       if (def && isScatter(def)) {
+        // (Over the operand's own row dims: the domain's, or relabeled.)
         auto t = llvm::cast<graph::TransposeOp>(def);
-        storeRow = rowIndex(b, loc, domain.transposedRowMap(shapeOf(v), t.getDim0(), t.getDim1()));
+        std::optional<RowDomain> own = RowDomain::fromFullShape(shapeOf(t.getInput()));
+        storeRow = rowIndex(b, loc, own->transposedRowMap(shapeOf(v), t.getDim0(), t.getDim1()));
         v = t.getInput();
       }
       Value value = at(b, v, 0);

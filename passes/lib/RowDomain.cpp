@@ -263,11 +263,28 @@ bool gathersRows(Operation *op) {
 
 bool scatterFits(Operation *op, const RowDomain &domain) {
   auto t = dyn_cast<graph::TransposeOp>(op);
-  return t && gathersRows(op) && shapeOf(t.getInput()) == ArrayRef<int64_t>(domain.fullShape());
+  if (!t || !gathersRows(op))
+    return false;
+  // The domain's full rows, under the domain's dims or relabeled (as
+  // many rows of as many columns: a reshape that kept the last dim).
+  ArrayRef<int64_t> in = shapeOf(t.getInput());
+  int64_t rows = 1;
+  for (int64_t d : in.drop_back())
+    rows *= d;
+  return in.back() == domain.cols && rows == domain.rows();
+}
+
+bool isRowRelabel(Operation *op) {
+  auto view = dyn_cast<graph::ReshapeOp>(op);
+  if (!view)
+    return false;
+  ArrayRef<int64_t> in = shapeOf(view.getInput()), out = shapeOf(view.getResult());
+  return !in.empty() && !out.empty() && in.back() == out.back();
 }
 
 bool isGemmEpilogueOp(Operation *op) {
-  return isa<graph::ConstantOp, graph::BroadcastOp, graph::CastOp>(op) || isElementwise(op);
+  return isa<graph::ConstantOp, graph::BroadcastOp, graph::CastOp>(op) || isElementwise(op) ||
+         isRowRelabel(op);
 }
 
 bool fitsRowDomain(Operation *op, const RowDomain &d) {

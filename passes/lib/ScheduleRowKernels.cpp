@@ -655,7 +655,10 @@ struct ScheduleRowKernelsPass
         auto outType = out ? llvm::cast<MemRefType>(out.getType()) : MemRefType();
         int64_t outBytes = outType ? outType.getElementTypeBitWidth() / 8 : 0;
         int64_t unitCols = outBytes ? 128 / outBytes : 0;
-        if (out && stores[0].getRow() && !stores[0].getColOffsetAttr() &&
+        // (A scatter's rows, transposed, are no box of the output: direct.)
+        if (out && stores[0].getRow() &&
+            stores[0].getRow().getDefiningOp<tilec::tile::RowIdOp>() &&
+            !stores[0].getColOffsetAttr() &&
             llvm::isa<RankedTensorType>(stores[0].getValue().getType()) &&
             outType.getRank() == 2 && (outBytes == 2 || outBytes == 4) &&
             (cols * outBytes) % 16 == 0 && bn % unitCols == 0) {

@@ -504,8 +504,8 @@ TEST(ProgramCache, ProgramsReadFromDiskRun) {
 }
 
 // Transposes of row dims stored by the kernel that computes their operand
-// (scatters): returned, read by a GEMM through a view, appended to a
-// cache; 3-D and 4-D rows, f32 and bf16.
+// (scatters): returned, read by a GEMM through a view, stored by a GEMM's
+// epilogue, appended to a cache; 3-D and 4-D rows, f32 and bf16.
 TEST(Scatter, TransposesStoredByTheirProducers) {
   for (DType dt : {DType::F32, DType::BF16}) {
     SCOPED_TRACE(dtypeName(dt));
@@ -528,6 +528,15 @@ TEST(Scatter, TransposesStoredByTheirProducers) {
       Tensor grouped = reshape(transpose(q, 0, 1), {2, 160, 64});
       g.output(matmul(grouped, g.input("k", {2, 96, 64}, dt), DType::F32, false, true));
       expectGraphMatches(g, 1e-2, 2);
+    }
+    // Attention's output: a batched GEMM's rows relabeled and transposed
+    // heads last, stored by its epilogue (mma.sync at 64 rows a batch,
+    // wgmma at 256; f32 FMA tiles).
+    for (int64_t rows : {64, 256}) {
+      Graph g("gemm_scatter");
+      Tensor o = matmul(g.input("p", {4, rows, 96}, dt), g.input("v", {4, 96, 128}, dt));
+      g.output(transpose(reshape(o, {16, rows / 4, 128}), 0, 1));
+      expectGraphMatches(g, dt == DType::F32 ? 1e-4 : 1e-2, 1);
     }
     {
       Graph g("appended");

@@ -81,3 +81,30 @@ func.func @not_scattered(%a: tensor<6x32xbf16>, %b: tensor<128x32xbf16>, %x: ten
   %u = graph.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<4x3x16xbf16>) -> tensor<3x4x16xbf16>
   return %t, %u : tensor<2x6x64xbf16>, tensor<3x4x16xbf16>
 }
+
+// -----
+
+// Attention's output: a batched GEMM's rows, relabeled heads x tokens and
+// transposed tokens first, stored by the GEMM's epilogue at row
+// (r % 16) * 32 + r / 16 (domain row r of [8, 64, 128] is head r / 16,
+// token r % 16). The rows are no box of the output: no TMA store.
+// CHECK-LABEL: func.func @gemm_epilogue
+//       CHECK:   graph.fusion(%arg0, %arg1 : tensor<8x64x96xbf16>, tensor<8x96x128xbf16>) attributes {domain = array<i64: 8, 64, 128>
+//       CHECK:     graph.matmul
+//       CHECK:     graph.reshape
+//       CHECK:     graph.transpose
+//   CHECK-NOT:   graph.fusion
+// TILE-LABEL: func.func @gemm_epilogue_kernel0
+//       TILE:   %[[R:.+]] = tile.row_id
+//       TILE:   %[[P:.+]] = tile.matmul
+//       TILE:   %[[H:.+]] = arith.divui %[[R]], %c16
+//       TILE:   %[[T:.+]] = arith.remui %[[R]], %c16
+//       TILE:   %[[TS:.+]] = arith.muli %[[T]], %c32
+//       TILE:   %[[OUT:.+]] = arith.addi %[[H]], %[[TS]]
+//       TILE:   tile.store %{{.+}}, %arg2[%[[OUT]]] : tensor<128xbf16> -> memref<?x128xbf16>
+func.func @gemm_epilogue(%p: tensor<8x64x96xbf16>, %v: tensor<8x96x128xbf16>) -> tensor<16x32x128xbf16> {
+  %o = graph.matmul %p, %v : (tensor<8x64x96xbf16>, tensor<8x96x128xbf16>) -> tensor<8x64x128xbf16>
+  %r = graph.reshape %o : (tensor<8x64x128xbf16>) -> tensor<32x16x128xbf16>
+  %t = graph.transpose %r {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<32x16x128xbf16>) -> tensor<16x32x128xbf16>
+  return %t : tensor<16x32x128xbf16>
+}

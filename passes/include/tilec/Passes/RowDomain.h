@@ -86,10 +86,14 @@ bool fitsRowDomain(mlir::Operation *op, const RowDomain &domain);
 bool gathersRows(mlir::Operation *op);
 
 /// Whether `op` is a transpose of row dims (the last dim kept) whose
-/// operand has exactly `domain`'s full shape: a kernel of that domain that
+/// operand is `domain`'s full rows (its dims, or as many rows relabeled by
+/// a reshape that kept the last dim): a kernel of that domain that
 /// computes the operand can store its rows at their transposed places (a
 /// scatter; FuseRowOps, LowerFusionToTile).
 bool scatterFits(mlir::Operation *op, const RowDomain &domain);
+
+/// A reshape that keeps the last dim: the same rows under other row dims.
+bool isRowRelabel(mlir::Operation *op);
 
 /// Ops a GEMM kernel applies to its accumulators (elementwise math, casts,
 /// broadcasts, constants): what may join a graph.matmul's fusion.
