@@ -553,6 +553,12 @@ struct ScheduleRowKernelsPass
       // Measured (docs/perf.md, twentieth session), us: 260 x 512 x 500
       // 19.0 -> 10.4 (cuBLAS 11.2), 256 x 4096 x 4096 45.7 -> 33.3 (24.3),
       // 512^3 12.6 -> 8.3 (7.8), 128 x 4096 x 4096 44.6 -> 30.9 (18.7).
+      // Columns past N are MMA work on zeros: a tile at most halves down
+      // to N's power of two (attention's head_dim 128: 128 x 128 tiles,
+      // not 128 x 256 with half of each wgmma wasted). Not yet measured.
+      if (gemmFillSms && !gemmBlockN)
+        while (bn > 64 && bn / 2 >= cols)
+          bn /= 2;
       if (gemmFillSms && !pingpong && chains == 1) {
         if (!gemmBlockN)
           while (bn > 64 && tileCount(bm, bn) <= kHopperSms / 2)

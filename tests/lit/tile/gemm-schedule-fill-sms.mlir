@@ -89,6 +89,23 @@ func.func @rows48_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c
 
 // -----
 
+// wgmma with N = 128 (attention's head_dim): 128 x 256 tiles would spend
+// half of every MMA on columns past N; the tile halves to 128 columns (a
+// grid of 128 tiles, over half the SMs: no further narrowing).
+// CHECK-LABEL: func.func @wgmma_n128
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 128 : i64, cluster_m = 2 : i64, grid = 128 : i64
+// OFF-LABEL: func.func @wgmma_n128
+//  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 128 : i64
+func.func @wgmma_n128(%a: memref<?x512xbf16>, %b: memref<8x512x128xbf16>, %c: memref<?x128xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 8, 2048, 128>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] : memref<?x512xbf16>, memref<8x512x128xbf16> -> tensor<128xf32>
+  %t = arith.truncf %p : tensor<128xf32> to tensor<128xbf16>
+  tile.store %t, %c[%r] : tensor<128xbf16> -> memref<?x128xbf16>
+  return
+}
+
+// -----
+
 // wgmma, 256 x 4096 x 4096: 128 x 256 tiles would be 32 (2 x 16), at most
 // half the SMs: 128 columns make 64, still at most half, 64 columns 128,
 // so the rows stay 128. Clusters of two block rows; the w box halves to 32 x 64.

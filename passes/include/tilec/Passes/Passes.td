@@ -284,7 +284,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "they narrow to 128, then 64 columns, then to 64 rows, and a wave of them "
            "takes as many stages as fit, up to 8; decode (rows <= 32, 16-bit) takes 32-column CTAs where 64 would fill at "
            "most half the SMs, and 8 stages where the grid is one wave (docs/perf.md, "
-           "twentieth session). Explicit block and stage options win">,
+           "twentieth session); so do 16-bit GEMMs of 33-64 rows (64-row CTAs); wgmma "
+           "tiles wider than N's power of two halve down to it. Explicit block and stage "
+           "options win">,
     Option<"gemmSplitK", "gemm-split-k", "int64_t", "0",
            "GEMMs whose tiles leave SMs idle split their k steps over CTAs: each CTA of "
            "a (tile, split) computes its share, writes its partial sums to a workspace "
