@@ -122,19 +122,10 @@ private:
             return o != def && !chained.count(o);
           }))
         continue;
-      DenseSet<int> merged{g, h};
-      bool cycle = false;
-      for (int dep : directDeps(h))
-        cycle |= !merged.count(dep) && dependsOnAny(dep, merged);
-      if (cycle)
+      if (mergeMakesCycle(g, h))
         continue;
       chained.insert(def);
-      for (Operation *o : groups[h].ops)
-        groupOf[o] = g;
-      groups[g].ops.append(groups[h].ops);
-      llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-      groups[h].alive = false;
-      groups[h].ops.clear();
+      absorb(g, h, *groups[g].domain);
     }
   }
 
@@ -174,16 +165,30 @@ private:
     int h = groupOfValue(t.getInput());
     if (h < 0 || h == g || !groups[h].domain || !scatterFits(t, *groups[h].domain))
       return;
-    DenseSet<int> merged{g, h};
-    for (int dep : directDeps(h))
-      if (!merged.count(dep) && dependsOnAny(dep, merged))
-        return;
+    if (mergeMakesCycle(g, h))
+      return;
     scatters.insert(t);
+    absorb(g, h, *groups[h].domain);
+  }
+
+  /// Whether a group outside g and h both feeds their merge and depends on
+  /// it (the merge would make a cycle).
+  bool mergeMakesCycle(int g, int h) {
+    DenseSet<int> merged{g, h};
+    for (int m : {g, h})
+      for (int dep : directDeps(m))
+        if (!merged.count(dep) && dependsOnAny(dep, merged))
+          return true;
+    return false;
+  }
+
+  /// Moves h's ops into g (kept in program order), g taking `domain`.
+  void absorb(int g, int h, RowDomain domain) {
     for (Operation *op : groups[h].ops)
       groupOf[op] = g;
     groups[g].ops.append(groups[h].ops);
     llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    groups[g].domain = groups[h].domain;
+    groups[g].domain = domain;
     groups[h].alive = false;
     groups[h].ops.clear();
   }
@@ -316,20 +321,9 @@ private:
             if (int p = groupOfValue(in); p == g || p == h)
               return;
       }
-    // A group outside the merge that both feeds it and depends on it would
-    // make a cycle.
-    DenseSet<int> merged{g, h};
-    for (int m : {g, h})
-      for (int dep : directDeps(m))
-        if (!merged.count(dep) && dependsOnAny(dep, merged))
-          return;
-    for (Operation *op : groups[h].ops)
-      groupOf[op] = g;
-    groups[g].ops.append(groups[h].ops);
-    llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-    groups[g].domain = chosen;
-    groups[h].alive = false;
-    groups[h].ops.clear();
+    if (mergeMakesCycle(g, h))
+      return;
+    absorb(g, h, *chosen);
   }
 };
 

@@ -113,49 +113,28 @@ SmallVector<RowMapTerm> RowDomain::rowMap(ArrayRef<int64_t> shape) const {
   return terms;
 }
 
-/// The row of a buffer of shape `in` whose row dim i holds the domain's
-/// row digit at dim `source(i)` (plus `offset` at dim `offsetDim`), as
-/// terms: each digit times i's stride in the input's rows. A digit of a
-/// domain dim of 1 is 0: only its offset, if any, stays (a constant term).
-static SmallVector<RowMapTerm> gatheredRowMap(ArrayRef<int64_t> lead, ArrayRef<int64_t> in,
-                                              llvm::function_ref<size_t(size_t)> source,
-                                              int64_t offsetDim, int64_t offset) {
-  SmallVector<RowMapTerm> terms;
-  int64_t stride = 1;
-  for (size_t i = lead.size(); i-- > 0;) {
-    size_t p = source(i);
-    int64_t add = i == static_cast<size_t>(offsetDim) ? offset * stride : 0;
-    if (lead[p] != 1) {
-      RowMapTerm t = digitTerm(lead, p, stride);
-      t.add = add;
-      terms.push_back(t);
-    } else if (add != 0) {
-      terms.push_back({1, 0, 0, add});
-    }
-    stride *= in[i];
-  }
-  return terms;
-}
-
 SmallVector<RowMapTerm> RowDomain::transposedRowMap(ArrayRef<int64_t> in, int64_t d0,
                                                     int64_t d1) const {
   // Input row dim i holds the domain's row digit at i's place after the
   // swap.
-  return gatheredRowMap(
-      lead, in,
-      [&](size_t i) -> size_t {
-        return i == static_cast<size_t>(d0) ? d1 : i == static_cast<size_t>(d1) ? d0 : i;
-      },
-      /*offsetDim=*/-1, /*offset=*/0);
+  SmallVector<std::pair<int64_t, int64_t>> digits;
+  for (int64_t i = 0; i < static_cast<int64_t>(lead.size()); ++i)
+    digits.push_back({i == d0 ? d1 : i == d1 ? d0 : i, 0});
+  return chainedRowMap(in, digits);
 }
 
 SmallVector<RowMapTerm> RowDomain::slicedRowMap(ArrayRef<int64_t> in, int64_t axis,
                                                 int64_t start) const {
   // Input row dim i holds the domain's row digit i, plus `start` at the
   // sliced dim.
-  return gatheredRowMap(lead, in, [](size_t i) { return i; }, axis, start);
+  SmallVector<std::pair<int64_t, int64_t>> digits;
+  for (int64_t i = 0; i < static_cast<int64_t>(lead.size()); ++i)
+    digits.push_back({i, i == axis ? start : 0});
+  return chainedRowMap(in, digits);
 }
 
+/// As terms: each digit times i's stride in the input's rows. A digit of a
+/// domain dim of 1 is 0: only its offset, if any, stays (a constant term).
 SmallVector<RowMapTerm>
 RowDomain::chainedRowMap(ArrayRef<int64_t> in, ArrayRef<std::pair<int64_t, int64_t>> digits) const {
   SmallVector<RowMapTerm> terms;
