@@ -1,6 +1,7 @@
 // tilec: compiles a built-in example graph or a .mlir file and prints one
 // stage of the pipeline (graph, fused, tile, gpu, llvm, ptx).
 #include "tilec/compiler/Examples.h"
+#include "tilec/compiler/ProgramCache.h"
 #include "tilec/compiler/Internal.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -24,7 +25,10 @@ Compiles a built-in example graph (NAME) or a graph-dialect .mlir file and
 prints one stage of the pipeline.
 
 options:
-  --emit=STAGE           graph | fused | tile | gpu | llvm | ptx  (default: ptx)
+  --emit=STAGE           graph | fused | tile | gpu | llvm | ptx  (default: ptx),
+                         or program: the compiled program as JSON (PTX and launch
+                         plans; deserializeProgram + Executable::load run it
+                         on a GPU machine, ahead of time, with this tilec build)
   --target=SM            sm_80 | sm_86 | sm_89 | sm_90 | sm_90a    (default: sm_90a)
   -o FILE                write the output to FILE instead of stdout
   --explain-fusion       print the fusion groups, the HBM bytes each saves and
@@ -53,6 +57,23 @@ examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_cha
           decoder_layer (a Llama-style layer: --rows tokens, --cols hidden,
           --k past tokens in the kv cache; e.g. --rows=16 --cols=4096 --k=512)
 )";
+
+int fail(const std::string &message);
+
+/// `text` to stdout, or to `output`.
+int write(const std::string &output, const std::string &text) {
+  if (output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  std::string error;
+  auto out = mlir::openOutputFile(output, &error);
+  if (!out)
+    return fail(error);
+  out->os() << text;
+  out->keep();
+  return 0;
+}
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "tilec: error: %s\n", message.c_str());
@@ -108,9 +129,11 @@ int main(int argc, char **argv) {
   }
   if (input.empty())
     return fail("no input: give an example name or a .mlir file (see --help)");
-  auto stage = parseStage(emit);
+  bool programJson = emit == "program";
+  auto stage = parseStage(programJson ? "ptx" : emit);
   if (!stage)
-    return fail(stage.message());
+    return fail("unknown --emit '" + emit +
+                "' (expected graph, fused, tile, gpu, llvm, ptx or program)");
   if (Status s = validateTarget(options.target); !s.ok())
     return fail(s.message());
 
@@ -124,6 +147,9 @@ int main(int argc, char **argv) {
     if (explain)
       return fail("--explain-fusion takes an example name; for a .mlir file use "
                   "--emit=fused, which shows each fusion's hbm_bytes_saved");
+    if (programJson)
+      return fail("--emit=program takes an example name (a program's values come from "
+                  "the DSL graph)");
     llvm::SourceMgr sources;
     std::string error;
     auto file = mlir::openInputFile(input, &error);
@@ -145,12 +171,15 @@ int main(int argc, char **argv) {
       return fail("--rows, --cols and --k must be positive integers");
     if (Status s = examples::build(input, graph, rows, cols, *dtype, depth); !s.ok())
       return fail(s.message());
-    if (explain) {
+    if (explain || programJson) {
       auto program = compileGraph(graph, options);
       if (!program)
         return fail(program.message());
-      std::fputs(explainFusion(*program).c_str(), stdout);
-      return 0;
+      if (explain) {
+        std::fputs(explainFusion(*program).c_str(), stdout);
+        return 0;
+      }
+      return write(output, serializeProgram(*program) + "\n");
     }
     auto imported = importGraph(ctx, graph);
     if (!imported)
@@ -170,15 +199,5 @@ int main(int argc, char **argv) {
     llvm::raw_string_ostream os(text);
     module->print(os);
   }
-  if (output.empty()) {
-    std::fputs(text.c_str(), stdout);
-    return 0;
-  }
-  std::string error;
-  auto out = mlir::openOutputFile(output, &error);
-  if (!out)
-    return fail(error);
-  out->os() << text;
-  out->keep();
-  return 0;
+  return write(output, text);
 }
