@@ -67,6 +67,36 @@ public:
       for (int h : candidates)
         tryMerge(g, h);
     }
+    mergeSiblingGemms();
+  }
+
+  /// Two 16-bit GEMM kernels of at most 64 rows whose products read one
+  /// lhs with weights of one shape (a decoder's k and v projections; f32
+  /// FMA tiles of two products spilled 24 bytes at 64 rows) become one
+  /// kernel of two products (gemmMergeAllowed's rule, as SwiGLU's gate
+  /// and up), each with its own epilogue and outputs: one launch instead of
+  /// two where the launches are much of the time, and the lhs panel read
+  /// once. Not yet measured.
+  void mergeSiblingGemms() {
+    SmallVector<graph::MatmulOp> products;
+    for (Operation *op : ops)
+      if (auto mm = dyn_cast<graph::MatmulOp>(op))
+        products.push_back(mm);
+    for (size_t i = 0; i < products.size(); ++i)
+      for (size_t j = i + 1; j < products.size(); ++j) {
+        graph::MatmulOp a = products[i], b = products[j];
+        int g = groupOf.lookup(a), h = groupOf.lookup(b);
+        if (g == h || !groups[g].alive || !groups[h].alive || !groups[g].domain ||
+            !groups[h].domain || !(*groups[g].domain == *groups[h].domain) ||
+            groups[g].domain->rows() > 64 || a.getLhs() != b.getLhs() ||
+            a.getRhs().getType() != b.getRhs().getType() ||
+            llvm::cast<RankedTensorType>(a.getLhs().getType()).getElementTypeBitWidth() != 16)
+          continue;
+        if (llvm::count_if(groups[g].ops, llvm::IsaPred<graph::MatmulOp>) != 1 ||
+            llvm::count_if(groups[h].ops, llvm::IsaPred<graph::MatmulOp>) != 1)
+          continue;
+        tryMerge(g, h);
+      }
   }
 
   /// Live groups in a topological order.

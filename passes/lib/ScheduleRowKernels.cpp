@@ -762,6 +762,13 @@ struct ScheduleRowKernelsPass
         bn = 32; // (warp tiles 32 x 16)
       if (gemmFillSms && !gemmStages && tileCount(bm, bn) <= kHopperSms)
         stages = 8; // (fewer where they do not fit: below)
+      // Two products (SwiGLU's gate and up, or a decoder's k and v) in a
+      // grid of one wave: 64-deep steps. At 128 with 8 stages ptxas spilled
+      // 4-196 bytes at 255 registers (16-32 rows, N 40-1000, K 4096-14336,
+      // or split k); at 64 none. Wider grids (the MLP's N = 14336) keep
+      // their 128-deep steps.
+      if (products > 1 && !gemmBlockK && tileCount(bm, bn) <= kHopperSms)
+        bk = 64;
     } else if (rows <= 32) { // f32 decode: 48 KB in flight a CTA
       bm = 32, bn = 64, bk = 32, wm = 1, wn = 2, stages = 4;
       // A depth of one k step (K <= 32) leaves no loop: ptxas schedules the

@@ -586,6 +586,22 @@ TEST(DecoderLayer, MatchesReference) {
   }
 }
 
+// Two GEMMs of one lhs and weights of one shape (k and v projections), at
+// most 64 rows: one kernel of two products, each with its own epilogue
+// and output (decode's mma.sync tiles and those of 33-64 rows).
+TEST(GemmEpilogue, SiblingProductsOneKernel) {
+  for (auto [m, dt] : std::vector<std::pair<int64_t, DType>>{
+           {1, DType::BF16}, {16, DType::BF16}, {48, DType::F16}, {64, DType::BF16}}) {
+    SCOPED_TRACE(std::to_string(m) + " rows, " + dtypeName(dt));
+    Graph g("kv");
+    Tensor h = g.input("h", {m, 1000}, dt);
+    Tensor k = nn::linear(h, g.input("wk", {520, 1000}, dt), g.input("bk", {520}, dt));
+    g.output(silu(k));
+    g.output(nn::linear(h, g.input("wv", {520, 1000}, dt)));
+    expectGraphMatches(g, dt == DType::F32 ? 1e-4 : 1e-2, 1);
+  }
+}
+
 TEST(GemmEpilogue, LinearBiasGelu) {
   Graph g("linear_gelu");
   Tensor x = g.input("x", {200, 320}, DType::BF16);

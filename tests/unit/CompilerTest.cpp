@@ -1254,7 +1254,8 @@ TEST(GemmScheduleTest, UnalignedRowsCopyWithoutSpills) {
 // at most half the SMs), and so do 16-bit GEMMs of 33-64 rows (64 x 32
 // CTAs); few wgmma tiles narrow to 64 columns, then 64 rows, and take as
 // many stages as fit (8). SwiGLU's two products of 33-64 rows keep their
-// 64 x 64 CTAs and 4 stages. Grids of more than a wave keep
+// 64 x 64 CTAs and 4 stages; in a one-wave decode grid they take 64-deep
+// steps (8 x (32 + 2 x 32) x 64 x 2 bytes). Grids of more than a wave keep
 // their tiles. Through the whole pipeline, each against its
 // gemm-fill-sms=0 grid, and every default kernel assembles without
 // spills (measured on the H200: docs/perf.md, twentieth session).
@@ -1268,7 +1269,7 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
   for (const Case &c : std::vector<Case>{{16, 4096, 4096, false, 128, 64, 131072, 64},
                                          {1, 6144, 4096, false, 96, 64, 196608, 96},
                                          {16, 1024, 4096, false, 32, 64, 131072, 16},
-                                         {16, 1024, 4096, true, 32, 64, 196608, 16},
+                                         {16, 1024, 4096, true, 32, 64, 98304, 16},
                                          {16, 14336, 4096, false, 224, 64, 98304, 224},
                                          {64, 520, 1000, false, 17, 64, 49152, 5},
                                          {64, 4096, 4096, false, 128, 64, 49152, 32},
@@ -2079,6 +2080,47 @@ TEST(TileStageTest, GathersReadThroughGathers) {
       if (!ptxas.empty())
         expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
     }
+}
+
+// Two 16-bit GEMMs of at most 64 rows reading one lhs with weights of one
+// shape (k and v projections, each with its own epilogue and output) are
+// one kernel of two products; at 128 rows, in f32, or with weights of
+// other shapes, two. Interpreted at the tile stage against the reference; ptxas
+// assembles the kernels without spills.
+TEST(TileStageTest, SiblingGemmsShareAKernel) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    int64_t m, nv;
+    DType dtype;
+    size_t kernels;
+  };
+  for (const Case &c : std::vector<Case>{{16, 96, DType::BF16, 1},
+                                         {1, 96, DType::BF16, 1},
+                                         {48, 96, DType::F16, 1},
+                                         {64, 96, DType::F32, 2},
+                                         {128, 96, DType::BF16, 2},
+                                         {16, 64, DType::BF16, 2}}) {
+    SCOPED_TRACE(std::to_string(c.m) + " rows, v of " + std::to_string(c.nv) + ", " +
+                 dtypeName(c.dtype));
+    Graph g("kv");
+    Tensor h = g.input("h", {c.m, 200}, c.dtype);
+    Tensor k = nn::linear(h, g.input("wk", {96, 200}, c.dtype), g.input("bk", {96}, c.dtype));
+    Tensor v = nn::linear(h, g.input("wv", {c.nv, 200}, c.dtype));
+    g.output(silu(k));
+    g.output(v);
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 9);
+    auto got = tiletest::runAtTileStage(g, inputs);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    for (size_t j = 0; j < ref.size(); ++j)
+      EXPECT_LT(relativeError((*got)[j], ref[j]), c.dtype == DType::F32 ? 1e-5 : 2e-2)
+          << "output " << j;
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_EQ(p->launches.size(), c.kernels);
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+  }
 }
 
 // A whole decoder layer (examples::buildDecoderLayer: RMSNorm, q/k/v
