@@ -766,9 +766,9 @@ struct ScheduleRowKernelsPass
       // grid of one wave: 64-deep steps. At 128 with 8 stages ptxas spilled
       // 4-196 bytes at 255 registers (16-32 rows, N 40-1000, K 4096-14336,
       // or split k); at 64 none. Wider grids (the MLP's N = 14336) keep
-      // their 128-deep steps.
+      // their 128-deep steps. (At most 64: element copies keep their 32.)
       if (products > 1 && !gemmBlockK && tileCount(bm, bn) <= kHopperSms)
-        bk = 64;
+        bk = std::min<int64_t>(bk, 64);
     } else if (rows <= 32) { // f32 decode: 48 KB in flight a CTA
       bm = 32, bn = 64, bk = 32, wm = 1, wn = 2, stages = 4;
       // A depth of one k step (K <= 32) leaves no loop: ptxas schedules the
