@@ -126,7 +126,8 @@ public:
 
 private:
   /// Whether `op` may be part of a kernel of `domain`: a scatter where its
-  /// operand is the domain's own full rows, any other op by fitsRowDomain.
+  /// operand is the domain's own full rows, a chained gather anywhere (it is
+  /// no tile of the kernel), any other op by fitsRowDomain.
   bool fits(Operation *op, const RowDomain &domain) {
     if (scatters.count(op))
       return scatterFits(op, domain);
@@ -159,21 +160,14 @@ private:
     }
   }
 
-  /// A transpose of row dims whose operand a row kernel or a GEMM's
-  /// epilogue computes, as full rows of that kernel's domain (its dims, or
-  /// relabeled), and whose consumers cannot gather it (consumersCanGather):
-  /// that kernel stores the operand's rows at their transposed places (a
-  /// permuted store; LowerFusionToTile), so the transpose needs no kernel
-  /// of its own and no second pass over memory (rope's q, k moved heads
-  /// first for attention). Its result is never read inside the kernel:
-  /// consumers read it from memory (tryMerge keeps them out).
-  /// Scattered only where no consumer could gather the transpose instead
-  /// (a row op that reads it joins the consumer's kernel, reading the
-  /// operand's rows at transposed places): where every consumer is a GEMM,
-  /// a gathering op (a concatenation along a row dim, a KV-cache append),
-  /// the function's return or a view of one of those. A scatter beside a
-  /// gathering consumer would write the transposed rows as well as any
-  /// operand rows still needed, and read them back.
+  /// Whether a consumer of `v` could gather it: a row op that reads a
+  /// transpose joins its kernel, reading the operand's rows at transposed
+  /// places. None can where every consumer is a GEMM, a gathering op (a
+  /// concatenation along a row dim, a KV-cache append), the function's
+  /// return or a view of one of those; only then is a transpose scattered
+  /// (tryScatter). A scatter beside a gathering consumer would write the
+  /// transposed rows as well as any operand rows still needed, and read
+  /// them back.
   static bool consumersCanGather(Value v) {
     for (Operation *u : v.getUsers()) {
       if (auto view = dyn_cast<graph::ReshapeOp>(u)) {
@@ -187,6 +181,14 @@ private:
     return false;
   }
 
+  /// A transpose of row dims whose operand a row kernel or a GEMM's
+  /// epilogue computes, as full rows of that kernel's domain (its dims, or
+  /// relabeled), and whose consumers cannot gather it (consumersCanGather):
+  /// that kernel stores the operand's rows at their transposed places (a
+  /// permuted store; LowerFusionToTile), so the transpose needs no kernel
+  /// of its own and no second pass over memory (rope's q, k moved heads
+  /// first for attention). Its result is never read inside the kernel:
+  /// consumers read it from memory (tryMerge keeps them out).
   void tryScatter(int g, graph::TransposeOp t) {
     // (A gathering operand is read through instead: chainGathers.)
     Operation *def = t.getInput().getDefiningOp();

@@ -60,6 +60,18 @@ std::string scheduleOptionsError(const std::string &options) {
   return scheduleOptionsError(g, options);
 }
 
+/// Interprets `g` at the tile stage on `inputs` and compares every output
+/// with the reference evaluator's (relative error under `tolerance`).
+void expectTileStageMatches(const Graph &g, const std::vector<HostTensor> &inputs,
+                            double tolerance) {
+  auto got = tiletest::runAtTileStage(g, inputs);
+  ASSERT_TRUE(got.ok()) << got.message();
+  std::vector<HostTensor> ref = evaluateReference(g, inputs);
+  ASSERT_EQ(got->size(), ref.size());
+  for (size_t j = 0; j < ref.size(); ++j)
+    EXPECT_LT(relativeError((*got)[j], ref[j]), tolerance) << "output " << j;
+}
+
 TEST(FusionTest, EveryLibraryOpBecomesOneKernel) {
   for (const std::string &name : examples::names()) {
     CompiledProgram p = compileExample(name, 64, 256, DType::BF16);
@@ -2010,14 +2022,8 @@ TEST(TileStageTest, TransposesStoredByTheirProducers) {
       SCOPED_TRACE(std::string(c.name) + ", " + dtypeName(dt));
       Graph g("scatter");
       c.build(g, dt);
-      std::vector<HostTensor> inputs = tiletest::randomInputs(g, 5);
-      auto got = tiletest::runAtTileStage(g, inputs);
-      ASSERT_TRUE(got.ok()) << got.message();
-      std::vector<HostTensor> ref = evaluateReference(g, inputs);
-      ASSERT_EQ(got->size(), ref.size());
-      for (size_t j = 0; j < ref.size(); ++j)
-        EXPECT_LT(relativeError((*got)[j], ref[j]), dt == DType::F32 ? 1e-5 : 2e-2)
-            << "output " << j;
+      ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, tiletest::randomInputs(g, 5),
+                                                     dt == DType::F32 ? 1e-5 : 2e-2));
       auto p = compileGraph(g);
       ASSERT_TRUE(p.ok()) << p.message();
       EXPECT_EQ(p->launches.size(), c.kernels);
@@ -2067,13 +2073,8 @@ TEST(TileStageTest, GathersReadThroughGathers) {
       SCOPED_TRACE(std::string(c.name) + ", " + dtypeName(dt));
       Graph g("gathers");
       c.build(g, dt);
-      std::vector<HostTensor> inputs = tiletest::randomInputs(g, 3);
-      auto got = tiletest::runAtTileStage(g, inputs);
-      ASSERT_TRUE(got.ok()) << got.message();
-      std::vector<HostTensor> ref = evaluateReference(g, inputs);
-      ASSERT_EQ(got->size(), ref.size());
-      for (size_t j = 0; j < ref.size(); ++j)
-        EXPECT_LT(relativeError((*got)[j], ref[j]), dt == DType::F32 ? 1e-5 : 2e-2);
+      ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, tiletest::randomInputs(g, 3),
+                                                     dt == DType::F32 ? 1e-5 : 2e-2));
       auto p = compileGraph(g);
       ASSERT_TRUE(p.ok()) << p.message();
       EXPECT_EQ(p->launches.size(), 1u);
@@ -2108,13 +2109,8 @@ TEST(TileStageTest, SiblingGemmsShareAKernel) {
     Tensor v = nn::linear(h, g.input("wv", {c.nv, 200}, c.dtype));
     g.output(silu(k));
     g.output(v);
-    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 9);
-    auto got = tiletest::runAtTileStage(g, inputs);
-    ASSERT_TRUE(got.ok()) << got.message();
-    std::vector<HostTensor> ref = evaluateReference(g, inputs);
-    for (size_t j = 0; j < ref.size(); ++j)
-      EXPECT_LT(relativeError((*got)[j], ref[j]), c.dtype == DType::F32 ? 1e-5 : 2e-2)
-          << "output " << j;
+    ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, tiletest::randomInputs(g, 9),
+                                                   c.dtype == DType::F32 ? 1e-5 : 2e-2));
     auto p = compileGraph(g);
     ASSERT_TRUE(p.ok()) << p.message();
     EXPECT_EQ(p->launches.size(), c.kernels);
@@ -2152,12 +2148,8 @@ TEST(TileStageTest, DecoderLayerMatchesTheReference) {
         for (float &v : inputs[i].values)
           v *= 1.0f / std::sqrt(static_cast<float>(n.shape[1]));
     }
-    auto got = tiletest::runAtTileStage(g, inputs);
-    ASSERT_TRUE(got.ok()) << got.message();
-    std::vector<HostTensor> ref = evaluateReference(g, inputs);
-    ASSERT_EQ(got->size(), 3u);
-    for (size_t j = 0; j < ref.size(); ++j)
-      EXPECT_LT(relativeError((*got)[j], ref[j]), 3e-2) << "output " << j;
+    ASSERT_EQ(g.outputs().size(), 3u);
+    ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, inputs, 3e-2));
     auto p = compileGraph(g);
     ASSERT_TRUE(p.ok()) << p.message();
     // (v's transpose is read through by the cache append; the attention
