@@ -141,7 +141,8 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
   case Stage::Graph:
     return "";
   case Stage::Fused:
-    return "cse,tilec-fold-transposes,tilec-fuse";
+    return std::string("cse,tilec-fold-transposes,tilec-fuse") +
+           (options.fuseAttention ? "{attention=true}" : "");
   case Stage::Tile:
     return std::string("tilec-lower-fusion-to-tile") +
            "{round-every-op=" + (options.roundEveryOp ? "true" : "false") +

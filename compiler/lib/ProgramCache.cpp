@@ -217,7 +217,8 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
   os << options.target << (options.roundEveryOp ? "|round|" : "|")
      << (options.fastMath ? "fast|" : "precise|")
      << (options.fastMath && options.flushSubnormals ? "ftz|" : "")
-     << (options.dependentLaunch ? "pdl|" : "") << options.scheduleOptions
+     << (options.dependentLaunch ? "pdl|" : "") << (options.fuseAttention ? "flash|" : "")
+     << options.scheduleOptions
      << '|' << graph.name() << '|';
   for (const Node &n : graph.nodes()) {
     os << static_cast<int>(n.kind) << ':' << dtypeName(n.dtype) << shapeString(n.shape);

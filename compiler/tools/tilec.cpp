@@ -45,6 +45,8 @@ options:
   --flush-subnormals     fast math flushes f32 subnormals to zero (the .ftz
                          instructions, as nvcc --use_fast_math; measured
                          no faster on the H200, off by default)
+  --fuse-attention       attention as one flash-attention kernel (off by default
+                         until measured on a GPU: three kernels)
   --schedule="OPTS"      options of tilec-schedule-row-kernels, e.g.
                          "max-chunks-per-thread=4" (experiments)
   --mlir-print-ir-after-all  print the IR after every pass to stderr
@@ -109,6 +111,8 @@ int main(int argc, char **argv) {
       options.fastMath = false;
     else if (arg == "--flush-subnormals")
       options.flushSubnormals = true;
+    else if (arg == "--fuse-attention")
+      options.fuseAttention = true;
     else if (arg == "--mlir-print-ir-after-all")
       options.printIRAfterAll = true;
     else if (arg == "-o") {

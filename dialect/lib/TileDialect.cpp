@@ -118,6 +118,26 @@ LogicalResult MatmulOp::verify() {
   return success();
 }
 
+LogicalResult RowMatmulOp::verify() {
+  auto lhs = llvm::cast<RankedTensorType>(getLhs().getType());
+  auto rhs = llvm::cast<MemRefType>(getRhs().getType());
+  if (rhs.getRank() != 2 && rhs.getRank() != 3)
+    return emitOpError("rhs must be a 2-D memref (or a batched 3-D one), got ") << rhs;
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError("operands must have one element type, got ") << lhs << " and " << rhs;
+  if (!rhs.hasStaticShape())
+    return emitOpError("rhs must have static dims, got ") << rhs;
+  int64_t r0 = rhs.getRank() - 2;
+  int64_t k = getTransposeB() ? rhs.getDimSize(r0 + 1) : rhs.getDimSize(r0);
+  int64_t n = getTransposeB() ? rhs.getDimSize(r0) : rhs.getDimSize(r0 + 1);
+  if (lhs.getDimSize(0) != k)
+    return emitOpError("contraction dims differ: ") << lhs.getDimSize(0) << " (lhs " << lhs
+                                                   << ") vs " << k << " (rhs " << rhs << ")";
+  if (getType().getDimSize(0) != n)
+    return emitOpError("result must have ") << n << " columns, got " << getType();
+  return success();
+}
+
 LogicalResult ReduceSumOp::verify() {
   if (!getInput().getType().getElementType().isF32())
     return emitOpError("reductions take f32 tiles (upcast first)");

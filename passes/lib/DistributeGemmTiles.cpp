@@ -136,6 +136,36 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   return s;
 }
 
+/// A flash-attention kernel's schedule (tilec-schedule-row-kernels'
+/// scheduleAttention) as the GEMM distributor's: block_m query rows of 16
+/// a warp, the whole output row (block_n = v's columns), `stages` buffers.
+/// The keys a step (the schedule's block_n) go to setFlashKeys.
+FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
+  auto dict = fn->getAttrOfType<DictionaryAttr>("tile.schedule");
+  auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+  if (!dict || !domain || domain.empty())
+    return fn.emitOpError("attention kernel is not scheduled (run tilec-schedule-row-kernels)");
+  auto get = [&](StringRef key) -> int64_t {
+    auto a = dict.getAs<IntegerAttr>(key);
+    return a ? a.getInt() : 0;
+  };
+  GemmSchedule s;
+  s.blockM = get("block_m");
+  s.blockN = domain.asArrayRef().back();
+  s.blockK = 16;
+  s.warpsM = s.blockM / 16;
+  s.warpsN = 1;
+  s.stages = get("stages");
+  s.groupM = 1;
+  int64_t keys = get("block_n");
+  if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
+      get("threads") != s.threads())
+    return fn.emitOpError("invalid attention tile.schedule ")
+           << dict << " (block_m a multiple of 16, 16 a warp; block_n keys a multiple of 16; "
+                      ">= 2 stages)";
+  return s;
+}
+
 /// Index arithmetic helpers on one builder.
 struct IndexMath {
   OpBuilder &b;
@@ -186,6 +216,9 @@ public:
   /// projections of a SwiGLU MLP); each gets its own B panel and accumulators.
   GemmDistributor(func::FuncOp fn, GemmSchedule s, SmallVector<tile::MatmulOp> mms)
       : fn(fn), s(s), mms(std::move(mms)), mm(this->mms.front()) {}
+
+  /// Attention kernels: keys a step of runFlash.
+  void setFlashKeys(int64_t keys) { flashKeys = keys; }
 
   LogicalResult run(OpBuilder &moduleBuilder) {
     MLIRContext *ctx = fn.getContext();
@@ -283,6 +316,12 @@ public:
     auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     Value dyn = b.create<gpu::DynamicSharedMemoryOp>(
         loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), AffineMap(), ws));
+    if (fn->hasAttr("tile.attention")) {
+      if (failed(runFlash(b, tid, dyn)))
+        return failure();
+      b.create<gpu::ReturnOp>(loc);
+      return success();
+    }
     if (s.wgmma) {
       if (elem.isF32() || (transA && !s.tma) || (!transB && s.blockN % 64 != 0))
         return mm.emitOpError("the wgmma schedule needs 16-bit operands, TMA copies for a "
@@ -352,6 +391,299 @@ public:
         })))
       return failure();
     b.create<gpu::ReturnOp>(loc);
+    return success();
+  }
+
+  /// Flash attention (tile.attention: FuseRowOps' formAttention, joined
+  /// by tilec-lower-fusion-to-tile; mma.sync, sm_80 and up). The program
+  /// is the scores' epilogue on q @ k^T (scale, mask), a softmax (the max,
+  /// exp of the difference, the sum, the division, a cast to v's dtype) and
+  /// the output's epilogue on p @ v (tile.row_matmul). A CTA takes block_m
+  /// query rows of one batch, 16 a warp, and walks the keys in blocks of
+  /// `flashKeys`:
+  ///  * k and v blocks are copied by cp.async into `stages` buffers, each
+  ///    issued stages - 1 blocks ahead of its use (the q rows once, with
+  ///    the first);
+  ///  * S = q k^T of the block in registers (mma.sync; the q fragments are
+  ///    read from shared memory each block), then the scores' epilogue on
+  ///    each pair of S (emitFragment over the scores' ops); keys past the
+  ///    last are -inf;
+  ///  * online softmax: each row's running max m (the four threads of a
+  ///    quad hold a row: two shuffles), P = exp(S - m), each thread's
+  ///    running sum l of its own columns, and the output accumulators
+  ///    scaled by exp(m_old - m);
+  ///  * O += P v: the S accumulators of two n8 tiles are the A fragment of
+  ///    a k16 step (FlashAttention-2's register reuse), rounded to v's
+  ///    dtype as the graph's cast does; v's fragments by ldmatrix.trans.
+  /// After the last block the quad sums l, and O / l goes through the
+  /// output's epilogue. (The division comes after the product: P is the
+  /// rounded exps, not the rounded exps over l; the sum is of the same f32
+  /// exps.) A row whose every key is masked (-inf) gets 0 / 0 = NaN, as the
+  /// graph's softmax does.
+  LogicalResult runFlash(OpBuilder &b, Value tid, Value dyn) {
+    Location loc = fn.getLoc();
+    MLIRContext *ctx = fn.getContext();
+    IndexMath m{b, loc};
+    // ---- the program's parts ----
+    tile::RowMatmulOp pvOp;
+    for (auto r : fn.getOps<tile::RowMatmulOp>())
+      pvOp = r;
+    auto bad = [&]() {
+      return fn.emitOpError("attention kernel's softmax must be the max of the scores, exp of "
+                            "their difference from it, the sum of the exps and the division by "
+                            "it, cast to v's dtype, and nothing else may read them");
+    };
+    if (!pvOp || pvOp.getTransposeB() || elem.isF32() || transA || !transB)
+      return fn.emitOpError("attention kernel needs 16-bit q [rows, d], k [keys, d] and v "
+                            "[keys, columns]");
+    auto trunc = pvOp.getLhs().getDefiningOp<arith::TruncFOp>();
+    auto div = trunc ? trunc.getIn().getDefiningOp<arith::DivFOp>() : nullptr;
+    auto exp = div ? div.getLhs().getDefiningOp<math::ExpOp>() : nullptr;
+    auto sumSplat = div ? div.getRhs().getDefiningOp<tile::SplatOp>() : nullptr;
+    auto sum = sumSplat ? sumSplat.getInput().getDefiningOp<tile::ReduceSumOp>() : nullptr;
+    auto sub = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
+    auto maxSplat = sub ? sub.getRhs().getDefiningOp<tile::SplatOp>() : nullptr;
+    auto max = maxSplat ? maxSplat.getInput().getDefiningOp<tile::ReduceMaxOp>() : nullptr;
+    if (!max || !sum || sum.getInput() != exp.getResult() || max.getInput() != sub.getLhs())
+      return bad();
+    Value scores = sub.getLhs();
+    SmallPtrSet<Operation *, 8> softmax{max, maxSplat, sub, exp, sum, sumSplat, div, trunc};
+    // The scores' ops come before the max; the output's after p @ v, with
+    // the constants and index arithmetic anywhere (emitted again there).
+    SmallVector<Operation *> scoresOps, outOps;
+    SmallPtrSet<Operation *, 16> outSet;
+    bool pastMax = false, pastProduct = false;
+    for (Operation &op : fn.getBody().front().without_terminator()) {
+      bool shared = isa<arith::ConstantOp, tile::RowIdOp>(op) ||
+                    (op.getNumResults() > 0 && op.getNumRegions() == 0 &&
+                     llvm::all_of(op.getResultTypes(), [](Type t) { return t.isIntOrIndex(); }));
+      pastMax |= &op == max.getOperation();
+      if (!pastMax) {
+        if (isa<tile::StoreOp>(op))
+          return bad();
+        scoresOps.push_back(&op);
+      } else if (!pastProduct && !shared && !softmax.count(&op) && &op != pvOp.getOperation()) {
+        return bad();
+      }
+      if (pastProduct || shared || &op == pvOp.getOperation()) {
+        outOps.push_back(&op);
+        outSet.insert(&op);
+      }
+      pastProduct |= &op == pvOp.getOperation();
+    }
+    for (Operation *op : outOps)
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && !outSet.count(def) && op != pvOp)
+          return bad();
+    for (Operation *op : softmax)
+      for (Operation *u : op->getUsers())
+        if (!softmax.count(u) && u != pvOp)
+          return bad();
+    for (Operation *u : scores.getUsers())
+      if (u != sub && u != max)
+        return bad();
+
+    auto vType = llvm::cast<MemRefType>(pvOp.getRhs().getType());
+    int64_t nKeys = llvm::cast<RankedTensorType>(mm.getType()).getDimSize(0);
+    int64_t bn = flashKeys, dk = K, dv = N, kBlocks = llvm::divideCeil(nKeys, bn);
+    if (dk % 16 != 0 || dv % 16 != 0 || bn % 16 != 0 || (vType.getRank() == 3) != rhsBatched)
+      return fn.emitOpError("attention kernel needs head dims and keys a step that are "
+                            "multiples of 16, and k and v both batched or neither");
+
+    // ---- shared memory: the q rows, then `stages` k blocks, then v blocks ----
+    auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto panelOf = [&](int64_t stages, int64_t rows, int64_t cols, int64_t byteOffset) {
+      auto t = MemRefType::get({stages, rows, cols}, elem, AffineMap(), ws);
+      Value v = b.create<memref::ViewOp>(loc, t, dyn, m.c(byteOffset), ValueRange());
+      return Panel{v, rows, cols, kChunk};
+    };
+    int64_t qBytes = s.blockM * dk * elemBytes, kBytes = s.stages * bn * dk * elemBytes;
+    Panel pq = panelOf(1, s.blockM, dk, 0), pk = panelOf(s.stages, bn, dk, qBytes),
+          pvPanel = panelOf(s.stages, bn, dv, qBytes + kBytes);
+    Value qMem = args.lookup(mm.getLhs()), kMem = args.lookup(mm.getRhs()),
+          vMem = args.lookup(pvOp.getRhs());
+    Value batchOf = rhsBatched ? batchIdx : Value();
+    auto loadBlock = [&](OpBuilder &bb, Value stage, Value block) {
+      IndexMath bm{bb, loc};
+      Value key0 = bm.mul(block, bn);
+      copyPanel(bb, tid, kMem, pk, stage, key0, nKeys, bm.c(0), dk, 0, Value(), batchOf);
+      copyPanel(bb, tid, vMem, pvPanel, stage, key0, nKeys, bm.c(0), dv, 0, Value(), batchOf);
+    };
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+    copyPanel(b, tid, qMem, pq, m.c(0), m0, M, m.c(0), dk, 0, batchRow0);
+    Value token;
+    for (int64_t st = 0; st < s.stages - 1; ++st) {
+      if (st < kBlocks)
+        loadBlock(b, m.c(st), m.c(st));
+      token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+    }
+
+    // ---- the key blocks ----
+    auto f32 = b.getF32Type();
+    auto v4 = VectorType::get({4}, f32), v2 = VectorType::get({2}, f32);
+    int64_t niS = bn / 8, niO = dv / 8;
+    auto fconst = [&](OpBuilder &bb, Type t, float x) -> Value {
+      if (auto vt = llvm::dyn_cast<VectorType>(t))
+        return bb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(vt, bb.getF32FloatAttr(x)));
+      return bb.create<arith::ConstantOp>(loc, bb.getF32FloatAttr(x));
+    };
+    auto expOf = [&](OpBuilder &bb, Value x) -> Value {
+      auto e = bb.create<math::ExpOp>(loc, x);
+      e.setFastmathAttr(exp.getFastmathAttr());
+      return e;
+    };
+    auto quadReduce = [&](OpBuilder &bb, Value x, bool isMax) {
+      for (int32_t offset : {1, 2}) {
+        Value other = bb.create<gpu::ShuffleOp>(loc, x, offset, static_cast<int32_t>(kWarpSize),
+                                                gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        x = isMax ? bb.create<arith::MaximumFOp>(loc, x, other).getResult()
+                  : bb.create<arith::AddFOp>(loc, x, other).getResult();
+      }
+      return x;
+    };
+    Value zero4 = fconst(b, v4, 0.0f), negInf = fconst(b, f32, -INFINITY),
+          zeroF = fconst(b, f32, 0.0f);
+    SmallVector<Value> init(niO, zero4);
+    init.append({negInf, negInf, zeroF, zeroF, token});
+    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kBlocks), m.c(1), init);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      IndexMath lm{lb, loc};
+      Value j = loop.getInductionVar();
+      auto iter = loop.getRegionIterArgs();
+      SmallVector<Value> o(iter.begin(), iter.begin() + niO);
+      Value mOld[2] = {iter[niO], iter[niO + 1]}, lOld[2] = {iter[niO + 2], iter[niO + 3]};
+      lb.create<nvgpu::DeviceAsyncWaitOp>(loc, iter.back(), lb.getI32IntegerAttr(s.stages - 2));
+      lb.create<gpu::BarrierOp>(loc);
+      // Refill the buffer the previous block used.
+      Value next = lm.add(j, s.stages - 1);
+      auto ifOp = lb.create<scf::IfOp>(loc, lm.lt(next, kBlocks), /*withElse=*/false);
+      {
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath im{ib, loc};
+        loadBlock(ib, im.rem(next, s.stages), next);
+      }
+      Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
+      Value stage = lm.rem(j, s.stages);
+
+      // S = q k^T: the warp's 16 rows x bn keys.
+      SmallVector<Value> sAcc(niS, zero4);
+      for (int64_t kk = 0; kk < dk / 16; ++kk) {
+        SmallVector<Value, 4> a = loadAFragment(lb, pq, lm.c(0), kk, warpM0, false);
+        for (int64_t t = 0; t < niS / 2; ++t) {
+          SmallVector<Value, 4> f = loadBFragments(lb, pk, stage, kk, lm.c(t * 16), true);
+          sAcc[2 * t] = mmaSync(lb, a, {f[0], f[1]}, sAcc[2 * t]);
+          sAcc[2 * t + 1] = mmaSync(lb, a, {f[2], f[3]}, sAcc[2 * t + 1]);
+        }
+      }
+      // The scores' epilogue on each pair; keys past the last are -inf.
+      Value quad = lm.div(lane, 4), pairCol = lm.mul(lm.rem(lane, 4), 2);
+      Value rowBase = lm.add(lm.add(m0, warpM0), quad), key0 = lm.mul(j, bn);
+      SmallVector<Value> sPair[2];
+      loadCache.clear();
+      fragmentOps = scoresOps;
+      captureTile = scores;
+      int64_t outN = N;
+      N = nKeys; // (the scores' columns: masks and loads of their rows)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t t = 0; t < niS; ++t) {
+          Value pair = lb.create<vector::ShuffleOp>(loc, sAcc[t], sAcc[t],
+                                                    ArrayRef<int64_t>{2 * h, 2 * h + 1});
+          Value col = lm.add(key0, lm.add(pairCol, t * 8));
+          captured = Value();
+          if (failed(emitFragment(lb, lm.add(rowBase, h * 8), col, {pair}, t, h, Emit::All)))
+            return failure();
+          Value sv = captured;
+          if (!sv || sv.getType() != v2)
+            return fn.emitOpError("internal error: attention scores of type ")
+                   << (sv ? sv.getType() : Type()) << " in registers";
+          if (nKeys % bn != 0) {
+            Value ok = lb.create<vector::FromElementsOp>(
+                loc, VectorType::get({2}, lb.getI1Type()),
+                ValueRange{lm.lt(col, nKeys), lm.lt(lm.add(col, 1), nKeys)});
+            sv = lb.create<arith::SelectOp>(loc, ok, sv, fconst(lb, v2, -INFINITY));
+          }
+          sPair[h].push_back(sv);
+        }
+      N = outN;
+      fragmentOps = {};
+      captureTile = Value();
+      loadCache.clear();
+
+      // Online softmax: running max, exps, running sum, rescaled output.
+      SmallVector<Value> yields;
+      Value mNew[2], lNew[2], alpha[2];
+      SmallVector<Value> p[2];
+      for (int64_t h = 0; h < 2; ++h) {
+        Value mx = mOld[h];
+        for (Value sv : sPair[h])
+          for (int64_t e = 0; e < 2; ++e)
+            mx = lb.create<arith::MaximumFOp>(
+                loc, mx, lb.create<vector::ExtractOp>(loc, sv, ArrayRef<int64_t>{e}));
+        mNew[h] = quadReduce(lb, mx, true);
+        Value none = lb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew[h], negInf);
+        Value mUse = lb.create<arith::SelectOp>(loc, none, zeroF, mNew[h]);
+        alpha[h] = expOf(lb, lb.create<arith::SubFOp>(loc, mOld[h], mUse));
+        Value mVec = lb.create<vector::BroadcastOp>(loc, v2, mUse);
+        Value rowSum = lb.create<arith::MulFOp>(loc, lOld[h], alpha[h]);
+        for (Value sv : sPair[h]) {
+          Value e = expOf(lb, lb.create<arith::SubFOp>(loc, sv, mVec));
+          p[h].push_back(e);
+          for (int64_t i = 0; i < 2; ++i)
+            rowSum = lb.create<arith::AddFOp>(
+                loc, rowSum, lb.create<vector::ExtractOp>(loc, e, ArrayRef<int64_t>{i}));
+        }
+        lNew[h] = rowSum;
+      }
+      Value scale = lb.create<vector::FromElementsOp>(
+          loc, v4, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+      for (Value &acc : o)
+        acc = lb.create<arith::MulFOp>(loc, acc, scale);
+      // O += P v, k16 step by k16 step of the block's keys.
+      auto pType = VectorType::get({2}, elem);
+      auto packed = [&](Value pair) {
+        return asI32(lb, loc, lb.create<arith::TruncFOp>(loc, pType, pair));
+      };
+      for (int64_t kk = 0; kk < bn / 16; ++kk) {
+        SmallVector<Value, 4> a{packed(p[0][2 * kk]), packed(p[1][2 * kk]),
+                                packed(p[0][2 * kk + 1]), packed(p[1][2 * kk + 1])};
+        for (int64_t t = 0; t < niO / 2; ++t) {
+          SmallVector<Value, 4> f = loadBFragments(lb, pvPanel, stage, kk, lm.c(t * 16), false);
+          o[2 * t] = mmaSync(lb, a, {f[0], f[1]}, o[2 * t]);
+          o[2 * t + 1] = mmaSync(lb, a, {f[2], f[3]}, o[2 * t + 1]);
+        }
+      }
+      yields.append(o);
+      yields.append({mNew[0], mNew[1], lNew[0], lNew[1], newToken});
+      lb.create<scf::YieldOp>(loc, yields);
+    }
+    b.setInsertionPointAfter(loop);
+
+    // ---- O / l through the output's epilogue ----
+    Value inv[2];
+    for (int64_t h = 0; h < 2; ++h) {
+      Value l = quadReduce(b, loop.getResult(niO + 2 + h), false);
+      auto d = b.create<arith::DivFOp>(loc, fconst(b, f32, 1.0f), l);
+      d.setFastmathAttr(div.getFastmathAttr());
+      inv[h] = d;
+    }
+    Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
+    fragmentOps = outOps;
+    for (int64_t h = 0; h < 2; ++h) {
+      Value invVec = b.create<vector::BroadcastOp>(loc, v2, inv[h]);
+      for (int64_t t = 0; t < niO; ++t) {
+        Value acc = loop.getResult(t);
+        Value pair = b.create<vector::ShuffleOp>(loc, acc, acc, ArrayRef<int64_t>{2 * h, 2 * h + 1});
+        rowProductPair = b.create<arith::MulFOp>(loc, pair, invVec);
+        Value row = m.add(m.add(m.add(m0, warpM0), quad), h * 8);
+        Value col = m.add(m.add(n0, pairCol), t * 8);
+        if (failed(emitFragment(b, row, col, {}, t, h, Emit::All)))
+          return failure();
+      }
+    }
+    fragmentOps = {};
+    rowProductPair = Value();
     return success();
   }
 
@@ -1047,61 +1379,85 @@ private:
   /// One 16-deep k step of the warp's tile on buffer `stage`.
   void computeStep(OpBuilder &b, Value stage, int64_t kk, int64_t mi, int64_t ni,
                    SmallVector<Value> &acc, const Panel &pb) {
+    IndexMath m{b, fn.getLoc()};
+    SmallVector<SmallVector<Value, 4>> aFrag;
+    for (int64_t i = 0; i < mi; ++i)
+      aFrag.push_back(loadAFragment(b, pa, stage, kk, m.add(warpM0, i * 16), transA));
+    SmallVector<SmallVector<Value, 2>> bFrag;
+    for (int64_t j = 0; j < ni / 2; ++j) {
+      SmallVector<Value, 4> f = loadBFragments(b, pb, stage, kk, m.add(warpN0, j * 16), transB);
+      bFrag.push_back({f[0], f[1]});
+      bFrag.push_back({f[2], f[3]});
+    }
+    for (int64_t i = 0; i < mi; ++i)
+      for (int64_t j = 0; j < ni; ++j)
+        acc[i * ni + j] = mmaSync(b, aFrag[i], bFrag[j], acc[i * ni + j]);
+  }
+
+  /// An ldmatrix.x4 of panel `p` (buffer `stage`) at panel row `row`,
+  /// column `col` of this lane, as four mma.sync operand registers.
+  SmallVector<Value, 4> ldmatrix(OpBuilder &b, const Panel &p, Value stage, Value row, Value col,
+                                 bool trans) {
     Location loc = fn.getLoc();
     IndexMath m{b, loc};
+    Value chunk = m.div(col, kChunk);
+    Value c = m.mul(p.swizzle(m, row, chunk), kChunk);
+    Value f = b.create<nvgpu::LdMatrixOp>(loc, VectorType::get({4, 2}, elem), p.smem,
+                                          ValueRange{stage, row, c}, trans, 4u);
+    SmallVector<Value, 4> regs;
+    for (int64_t r = 0; r < 4; ++r)
+      regs.push_back(asI32(b, loc, b.create<vector::ExtractOp>(loc, f, ArrayRef<int64_t>{r})));
+    return regs;
+  }
+
+  /// The A fragment (m16 x k16) of rows mBase.. at k step kk: registers
+  /// a0..a3 = (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
+  /// (rows 8-15, k 8-15). `trans`: the panel is [k][m].
+  SmallVector<Value, 4> loadAFragment(OpBuilder &b, const Panel &p, Value stage, int64_t kk,
+                                      Value mBase, bool trans) {
+    IndexMath m{b, fn.getLoc()};
     Value l16 = m.rem(lane, 16), l8 = m.rem(lane, 8), hi16 = m.div(lane, 16),
           mid = m.rem(m.div(lane, 8), 2);
-    auto frag4 = VectorType::get({4, 2}, elem);
-    auto ldm = [&](const Panel &p, Value row, Value col, bool trans) {
-      Value chunk = m.div(col, kChunk);
-      Value c = m.mul(p.swizzle(m, row, chunk), kChunk);
-      return b.create<nvgpu::LdMatrixOp>(loc, frag4, p.smem, ValueRange{stage, row, c}, trans,
-                                         4u);
-    };
-    // A fragments (m16 x k16): registers a0..a3 = (rows 0-7, k 0-7),
-    // (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15).
-    SmallVector<SmallVector<Value, 4>> aFrag(mi);
-    for (int64_t i = 0; i < mi; ++i) {
-      Value mBase = m.add(warpM0, i * 16);
-      Value f;
-      if (!transA) // lane row mBase + lane % 16, column kk*16 + (lane / 16) * 8
-        f = ldm(pa, m.add(mBase, l16), m.add(m.mul(hi16, 8), kk * 16), false);
-      else // [k][m]: lane row k = kk*16 + lane % 8 + (lane / 16) * 8, col m
-        f = ldm(pa, m.add(m.add(l8, m.mul(hi16, 8)), kk * 16), m.add(mBase, m.mul(mid, 8)), true);
-      for (int64_t r = 0; r < 4; ++r)
-        aFrag[i].push_back(asI32(b, loc, b.create<vector::ExtractOp>(loc, f, ArrayRef<int64_t>{r})));
-    }
-    // B fragments, two n8 tiles per ldmatrix.x4: b0, b1 of tile 2j then 2j+1.
-    SmallVector<SmallVector<Value, 2>> bFrag(ni);
-    for (int64_t j = 0; j < ni / 2; ++j) {
-      Value nBase = m.add(warpN0, j * 16);
-      Value f;
-      if (transB) // [n][k]: lane row n = nBase + lane % 8 + (lane / 16) * 8, col k
-        f = ldm(pb, m.add(nBase, m.add(l8, m.mul(hi16, 8))), m.add(m.mul(mid, 8), kk * 16), false);
-      else // [k][n]: lane row k = kk*16 + lane % 8 + ((lane / 8) % 2) * 8, col n
-        f = ldm(pb, m.add(m.add(l8, m.mul(mid, 8)), kk * 16), m.add(nBase, m.mul(hi16, 8)), true);
-      for (int64_t r = 0; r < 4; ++r)
-        bFrag[2 * j + r / 2].push_back(
-            asI32(b, loc, b.create<vector::ExtractOp>(loc, f, ArrayRef<int64_t>{r})));
-    }
+    if (!trans) // lane row mBase + lane % 16, column kk*16 + (lane / 16) * 8
+      return ldmatrix(b, p, stage, m.add(mBase, l16), m.add(m.mul(hi16, 8), kk * 16), false);
+    // [k][m]: lane row k = kk*16 + lane % 8 + (lane / 16) * 8, col m
+    return ldmatrix(b, p, stage, m.add(m.add(l8, m.mul(hi16, 8)), kk * 16),
+                    m.add(mBase, m.mul(mid, 8)), true);
+  }
+
+  /// The B fragments of two n8 tiles (columns nBase.., nBase + 8..) at k
+  /// step kk: b0, b1 of the first tile, then of the second. `trans`: the
+  /// panel is [n][k] (B stored [N, K]), else [k][n].
+  SmallVector<Value, 4> loadBFragments(OpBuilder &b, const Panel &p, Value stage, int64_t kk,
+                                       Value nBase, bool trans) {
+    IndexMath m{b, fn.getLoc()};
+    Value l8 = m.rem(lane, 8), hi16 = m.div(lane, 16), mid = m.rem(m.div(lane, 8), 2);
+    if (trans) // [n][k]: lane row n = nBase + lane % 8 + (lane / 16) * 8, col k
+      return ldmatrix(b, p, stage, m.add(nBase, m.add(l8, m.mul(hi16, 8))),
+                      m.add(m.mul(mid, 8), kk * 16), false);
+    // [k][n]: lane row k = kk*16 + lane % 8 + ((lane / 8) % 2) * 8, col n
+    return ldmatrix(b, p, stage, m.add(m.add(l8, m.mul(mid, 8)), kk * 16),
+                    m.add(nBase, m.mul(hi16, 8)), true);
+  }
+
+  /// mma.sync m16n8k16 (f32 accumulators, vector<4xf32>) of one A fragment
+  /// and one n8 tile's B fragment.
+  Value mmaSync(OpBuilder &b, ArrayRef<Value> a, ArrayRef<Value> bFrag, Value c) {
+    Location loc = fn.getLoc();
     auto f32 = b.getF32Type();
     auto resType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
     NVVM::MMATypes ptx = elem.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    for (int64_t i = 0; i < mi; ++i)
-      for (int64_t j = 0; j < ni; ++j) {
-        Value &c = acc[i * ni + j];
-        SmallVector<Value> cs;
-        for (int64_t e = 0; e < 4; ++e)
-          cs.push_back(b.create<vector::ExtractOp>(loc, c, ArrayRef<int64_t>{e}));
-        auto mma = b.create<NVVM::MmaOp>(
-            loc, resType, aFrag[i], bFrag[j], cs, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
-            std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
-            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-        SmallVector<Value> outs;
-        for (int64_t e = 0; e < 4; ++e)
-          outs.push_back(b.create<LLVM::ExtractValueOp>(loc, mma, ArrayRef<int64_t>{e}));
-        c = b.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), outs);
-      }
+    SmallVector<Value> cs;
+    for (int64_t e = 0; e < 4; ++e)
+      cs.push_back(b.create<vector::ExtractOp>(loc, c, ArrayRef<int64_t>{e}));
+    auto mma = b.create<NVVM::MmaOp>(
+        loc, resType, a, bFrag, cs, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+        std::array<NVVM::MMATypes, 2>{ptx, ptx},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+    SmallVector<Value> outs;
+    for (int64_t e = 0; e < 4; ++e)
+      outs.push_back(b.create<LLVM::ExtractValueOp>(loc, mma, ArrayRef<int64_t>{e}));
+    return b.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), outs);
   }
 
   /// f32 operands: the same accumulator layout as mma.sync m16n8 (so the
@@ -1566,9 +1922,18 @@ private:
     row = m.add(row, batchRow0);
     bool evenCols = N % 2 == 0;
     auto colOk = [&](int64_t j) { return m.lt(m.add(col, j), N); };
-    for (Operation &op : fn.getBody().front().without_terminator()) {
+    SmallVector<Operation *> program;
+    if (fragmentOps.empty())
+      for (Operation &op : fn.getBody().front().without_terminator())
+        program.push_back(&op);
+    for (Operation *opPtr : fragmentOps.empty() ? ArrayRef<Operation *>(program) : fragmentOps) {
+      Operation &op = *opPtr;
       if (isa<tile::RowIdOp>(op)) {
         map.map(op.getResult(0), loadRow);
+        continue;
+      }
+      if (isa<tile::RowMatmulOp>(op)) { // (attention: its pair is given)
+        map.map(op.getResult(0), rowProductPair);
         continue;
       }
       if (emit != Emit::All) {
@@ -1700,6 +2065,8 @@ private:
       for (OpResult r : clone->getResults())
         r.setType(pairType(r.getType()));
     }
+    if (captureTile)
+      captured = map.lookupOrNull(captureTile);
     return success();
   }
 
@@ -1770,6 +2137,12 @@ private:
   // Split k, in the epilogue of a tile's last split: a fragment's pairs
   // (each product's), summed over the splits where it is emitted.
   std::function<SmallVector<Value>(OpBuilder &, const Fragment &)> splitPairs;
+  // Attention (runFlash): the program's ops emitFragment emits (empty: all
+  // of them), the pair it gives tile.row_matmul's result, and the value
+  // whose pair it leaves in `captured` (the scores).
+  ArrayRef<Operation *> fragmentOps;
+  Value rowProductPair, captureTile, captured;
+  int64_t flashKeys = 64; // keys a step
 };
 
 struct DistributeGemmTilesPass
@@ -1797,10 +2170,15 @@ struct DistributeGemmTilesPass
           other.emitOpError("products of one GEMM kernel must share their lhs and layouts");
           return signalPassFailure();
         }
-      FailureOr<GemmSchedule> s = readGemmSchedule(fn);
+      FailureOr<GemmSchedule> s =
+          fn->hasAttr("tile.attention") ? readAttentionSchedule(fn) : readGemmSchedule(fn);
       if (failed(s))
         return signalPassFailure();
       GemmDistributor distributor(fn, *s, mms);
+      if (fn->hasAttr("tile.attention"))
+        distributor.setFlashKeys(fn->getAttrOfType<DictionaryAttr>("tile.schedule")
+                                     .getAs<IntegerAttr>("block_n")
+                                     .getInt());
       if (failed(distributor.run(kb)))
         return signalPassFailure();
       fn.erase();

@@ -26,6 +26,9 @@ struct Group {
   SmallVector<Operation *> ops;     // in program order
   std::optional<RowDomain> domain;  // nullopt: not a row kernel
   bool alive = true;
+  // Attention's two products and softmax (formAttention): the domain is
+  // the output's; the scores' rows are the same rows, over the keys.
+  bool attention = false;
 };
 
 int64_t byteSize(Value v) {
@@ -35,7 +38,7 @@ int64_t byteSize(Value v) {
 
 class FusionPlanner {
 public:
-  explicit FusionPlanner(func::FuncOp fn) {
+  FusionPlanner(func::FuncOp fn, bool fuseAttention) : fuseAttention(fuseAttention) {
     for (Operation &op : fn.getBody().front())
       if (isa<graph::GraphDialect>(op.getDialect()) && !isa<graph::ConstantOp>(op))
         ops.push_back(&op);
@@ -67,7 +70,131 @@ public:
       for (int h : candidates)
         tryMerge(g, h);
     }
+    if (fuseAttention)
+      formAttention();
     mergeSiblingGemms();
+  }
+
+  /// Attention as nn::attention builds it: scores = q @ k^T in a GEMM
+  /// kernel with an elementwise epilogue (scale, mask), softmax over the
+  /// keys (max, exp of the difference, sum, division) in a row kernel, a
+  /// cast to v's dtype, and probabilities @ v in a GEMM kernel with its
+  /// epilogue. Where nothing else reads the scores, the probabilities or
+  /// anything of the first two kernels, the three become one fusion marked
+  /// `attention` (flash attention: the scores and probabilities stay on
+  /// chip, DistributeGemmTiles' runFlash). 16-bit q, k and v of one dtype
+  /// and equal batch dims; head dims multiples of 16 up to 128 (the query
+  /// fragments and the output accumulators are held in registers).
+  void formAttention() {
+    for (Operation *op : ops) {
+      auto pv = dyn_cast<graph::MatmulOp>(op);
+      if (!pv || pv.getTransposeA() || pv.getTransposeB())
+        continue;
+      SmallVector<Operation *> softmax;
+      graph::MatmulOp qk = attentionScores(pv, softmax);
+      if (!qk)
+        continue;
+      int g2 = groupOf.lookup(pv), g1 = groupOf.lookup(qk), gs = groupOf.lookup(softmax.front());
+      if (g1 == g2 || gs == g1 || gs == g2 || !groups[g2].domain || groups[g2].attention)
+        continue;
+      // The softmax's kernel is the softmax alone; the scores' is a GEMM
+      // kernel of one product whose values leave it only as the scores.
+      if (groups[gs].ops.size() != softmax.size() ||
+          !llvm::all_of(softmax, [&](Operation *o) { return groupOf.lookup(o) == gs; }))
+        continue;
+      Value scores = softmax.front()->getOperand(0);
+      auto onlyInside = [&](int g, Value keep) {
+        for (Operation *o : groups[g].ops)
+          for (Value r : o->getResults())
+            for (Operation *u : r.getUsers())
+              if (groupOf.lookup(u) != g && r != keep)
+                return false;
+        return true;
+      };
+      if (!onlyInside(g1, scores) || !onlyInside(gs, pv.getLhs()) ||
+          llvm::count_if(groups[g1].ops, llvm::IsaPred<graph::MatmulOp>) != 1 ||
+          llvm::count_if(groups[g2].ops, llvm::IsaPred<graph::MatmulOp>) != 1 ||
+          !llvm::all_of(groups[g1].ops, [&](Operation *o) {
+            return isa<graph::MatmulOp>(o) || isGemmEpilogueOp(o);
+          }))
+        continue;
+      if (mergeMakesCycle({g2, g1, gs}))
+        continue;
+      RowDomain domain = *groups[g2].domain;
+      absorb(g2, g1, domain);
+      absorb(g2, gs, domain);
+      groups[g2].attention = true;
+    }
+  }
+
+  /// The scores product of attention `pv` (see formAttention), its softmax
+  /// ops (reduce_max first) appended to `softmax`; null if `pv` is no such
+  /// attention.
+  graph::MatmulOp attentionScores(graph::MatmulOp pv, SmallVector<Operation *> &softmax) {
+    auto single = [](Value v, Operation *user) {
+      return llvm::all_of(v.getUsers(), [&](Operation *u) { return u == user; }) && !v.use_empty();
+    };
+    auto lastAxis = [](Operation *reduce) {
+      auto in = llvm::cast<RankedTensorType>(reduce->getOperand(0).getType());
+      return llvm::cast<IntegerAttr>(reduce->getAttr("axis")).getInt() == in.getRank() - 1;
+    };
+    auto cast = pv.getLhs().getDefiningOp<graph::CastOp>();
+    if (!cast || !single(cast.getResult(), pv))
+      return {};
+    auto div = cast.getInput().getDefiningOp<graph::DivOp>();
+    if (!div || !single(div.getResult(), cast))
+      return {};
+    auto exp = div.getLhs().getDefiningOp<graph::ExpOp>();
+    auto sumB = div.getRhs().getDefiningOp<graph::BroadcastOp>();
+    if (!exp || !sumB || !single(sumB.getResult(), div))
+      return {};
+    auto sum = sumB.getInput().getDefiningOp<graph::ReduceSumOp>();
+    if (!sum || sum.getInput() != exp.getResult() || !lastAxis(sum) ||
+        !single(sum.getResult(), sumB))
+      return {};
+    for (Operation *u : exp.getResult().getUsers())
+      if (u != div && u != sum)
+        return {};
+    auto sub = exp.getInput().getDefiningOp<graph::SubOp>();
+    if (!sub || !single(sub.getResult(), exp))
+      return {};
+    auto maxB = sub.getRhs().getDefiningOp<graph::BroadcastOp>();
+    if (!maxB || !single(maxB.getResult(), sub))
+      return {};
+    auto max = maxB.getInput().getDefiningOp<graph::ReduceMaxOp>();
+    Value scores = sub.getLhs();
+    if (!max || max.getInput() != scores || !lastAxis(max) || !single(max.getResult(), maxB))
+      return {};
+    for (Operation *u : scores.getUsers())
+      if (u != sub && u != max)
+        return {};
+    auto scoresType = llvm::cast<RankedTensorType>(scores.getType());
+    if (!scoresType.getElementType().isF32() || !scores.getDefiningOp())
+      return {};
+    int g1 = groupOf.lookup(scores.getDefiningOp());
+    graph::MatmulOp qk;
+    for (Operation *o : groups[g1].ops)
+      if (auto m = dyn_cast<graph::MatmulOp>(o))
+        qk = m;
+    if (!qk || qk.getTransposeA() || !qk.getTransposeB() ||
+        !llvm::cast<RankedTensorType>(qk.getType()).getElementType().isF32())
+      return {};
+    auto q = llvm::cast<RankedTensorType>(qk.getLhs().getType());
+    auto k = llvm::cast<RankedTensorType>(qk.getRhs().getType());
+    auto v = llvm::cast<RankedTensorType>(pv.getRhs().getType());
+    Type elem = v.getElementType();
+    if (elem.getIntOrFloatBitWidth() != 16 || q.getElementType() != elem ||
+        k.getElementType() != elem || cast.getType().getElementType() != elem)
+      return {};
+    if (q.getRank() != k.getRank() || v.getRank() != k.getRank() ||
+        q.getShape().drop_back(2) != k.getShape().drop_back(2) ||
+        v.getShape().drop_back(2) != k.getShape().drop_back(2))
+      return {};
+    int64_t headDim = q.getShape().back(), valueDim = v.getShape().back();
+    if (headDim % 16 != 0 || headDim > 128 || valueDim % 16 != 0 || valueDim > 128)
+      return {};
+    softmax = {max, maxB, sub, exp, sum, sumB, div, cast};
+    return qk;
   }
 
   /// Two 16-bit GEMM kernels of at most 64 rows whose products read one
@@ -123,6 +250,7 @@ public:
   // Gathering ops read through by the gathering op that consumes them
   // (chainGathers).
   DenseSet<Operation *> chained;
+  bool fuseAttention = false;
 
 private:
   /// Whether `op` may be part of a kernel of `domain`: a scatter where its
@@ -205,9 +333,10 @@ private:
 
   /// Whether a group outside g and h both feeds their merge and depends on
   /// it (the merge would make a cycle).
-  bool mergeMakesCycle(int g, int h) {
-    DenseSet<int> merged{g, h};
-    for (int m : {g, h})
+  bool mergeMakesCycle(int g, int h) { return mergeMakesCycle({g, h}); }
+  bool mergeMakesCycle(ArrayRef<int> members) {
+    DenseSet<int> merged(members.begin(), members.end());
+    for (int m : members)
       for (int dep : directDeps(m))
         if (!merged.count(dep) && dependsOnAny(dep, merged))
           return true;
@@ -360,6 +489,7 @@ private:
 };
 
 struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
+  using Base::Base;
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if (failed(fuse(fn)))
@@ -378,7 +508,7 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     for (Operation *op : llvm::reverse(graphOps))
       if (op->use_empty())
         op->erase();
-    FusionPlanner planner(fn);
+    FusionPlanner planner(fn, attention);
     if (planner.ops.empty())
       return success();
     planner.plan();
@@ -505,6 +635,8 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     if (group.domain)
       fusion->setAttr("domain", attrs.getDenseI64ArrayAttr(group.domain->fullShape()));
     fusion->setAttr("fused_ops", attrs.getI64IntegerAttr(group.ops.size()));
+    if (group.attention)
+      fusion->setAttr("attention", attrs.getUnitAttr());
     fusion->setAttr("hbm_bytes_saved", attrs.getI64IntegerAttr(saved));
   }
 };

@@ -655,7 +655,9 @@ struct LowerFusionToTilePass
         OpBuilder mb(host);
         std::string name = (host.getName() + "_kernel" + Twine(index++)).str();
         FailureOr<func::FuncOp> kernel = failure();
-        if (shape) {
+        if (shape && fusion->hasAttr("attention")) {
+          kernel = buildAttention(mb, name, fusion, *RowDomain::fromFullShape(shape.asArrayRef()));
+        } else if (shape) {
           FusionToTile lowering(fusion, *RowDomain::fromFullShape(shape.asArrayRef()),
                                 roundEveryOp, fastMath);
           kernel = lowering.build(mb, name);
@@ -698,6 +700,195 @@ struct LowerFusionToTilePass
         fusion.erase();
       }
     }
+  }
+
+  /// An attention fusion (FuseRowOps' formAttention) is two row programs
+  /// over the same rows, joined by the row of probabilities: the scores'
+  /// (q @ k^T, its epilogue, the softmax and the cast to p) over the keys,
+  /// and the output's (p @ v, its epilogue, the stores) over v's columns.
+  /// Each is lowered as a fusion of its own (two temporary graph.fusion ops
+  /// before this one), then the two kernels are joined into one (marked
+  /// tile.attention): the first's store of p is dropped and the second's
+  /// product reads the stored value instead, as tile.row_matmul.
+  FailureOr<func::FuncOp> buildAttention(OpBuilder &mb, StringRef name, graph::FusionOp fusion,
+                                         const RowDomain &domain) {
+    Location loc = fusion.getLoc();
+    Block &body = fusion.getBody().front();
+    graph::MatmulOp pv;
+    for (auto mm : body.getOps<graph::MatmulOp>())
+      if (mm.getLhs().getDefiningOp())
+        pv = mm;
+    if (!pv || pv.getTransposeA())
+      return fusion.emitOpError("is marked attention but has no product of a computed row");
+    Value p = pv.getLhs();
+    // The scores' part: p and everything it depends on.
+    DenseSet<Operation *> first;
+    SmallVector<Value> stack{p};
+    while (!stack.empty()) {
+      Operation *def = stack.pop_back_val().getDefiningOp();
+      if (def && first.insert(def).second)
+        llvm::append_range(stack, def->getOperands());
+    }
+    auto yield = llvm::cast<graph::YieldOp>(body.getTerminator());
+    for (Value v : yield.getValues())
+      if (v.getDefiningOp() && first.count(v.getDefiningOp()))
+        return fusion.emitOpError("is marked attention but returns a value of its scores' part");
+    // Builds a temporary fusion of `part`'s ops (constants cloned where
+    // used) reading `extra` (p, for the output's part) and the inputs they
+    // use, yielding `results`.
+    OpBuilder hb(fusion);
+    auto makePart = [&](llvm::function_ref<bool(Operation *)> inPart, Value extraOuter,
+                        Value extraInner, ArrayRef<Value> results) {
+      SmallVector<Value> inputs, args;
+      if (extraOuter) {
+        inputs.push_back(extraOuter);
+        args.push_back(extraInner);
+      }
+      for (auto [outer, arg] : llvm::zip(fusion.getInputs(), body.getArguments()))
+        if (llvm::any_of(arg.getUsers(), [&](Operation *u) { return inPart(u); })) {
+          inputs.push_back(outer);
+          args.push_back(arg);
+        }
+      auto part = hb.create<graph::FusionOp>(loc, TypeRange(ValueRange(results)), inputs);
+      Block *block = new Block();
+      part.getBody().push_back(block);
+      IRMapping map;
+      for (Value a : args)
+        map.map(a, block->addArgument(a.getType(), loc));
+      OpBuilder inner = OpBuilder::atBlockEnd(block);
+      for (Operation &op : body.without_terminator()) {
+        if (!inPart(&op))
+          continue;
+        for (Value v : op.getOperands())
+          if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && !map.contains(v))
+            map.map(v, inner.clone(*c)->getResult(0));
+        inner.clone(op, map);
+      }
+      SmallVector<Value> yielded;
+      for (Value r : results)
+        yielded.push_back(map.lookup(r));
+      inner.create<graph::YieldOp>(loc, yielded);
+      return part;
+    };
+    auto isConstant = [](Operation *op) { return isa<graph::ConstantOp>(op); };
+    graph::FusionOp scoresPart = makePart(
+        [&](Operation *op) { return first.count(op) && !isConstant(op); }, Value(), Value(), {p});
+    graph::FusionOp outPart = makePart(
+        [&](Operation *op) { return !first.count(op) && !isConstant(op) && !isa<graph::YieldOp>(op); },
+        scoresPart.getResult(0), p, SmallVector<Value>(yield.getValues()));
+    auto eraseParts = [&] {
+      outPart.erase();
+      scoresPart.erase();
+    };
+    auto scoresDomain = RowDomain::fromFullShape(shapeOf(p));
+    if (!scoresDomain || scoresDomain->rows() != domain.rows()) {
+      eraseParts();
+      return fusion.emitOpError("attention's scores and output have different rows");
+    }
+    FusionToTile lowerScores(scoresPart, *scoresDomain, roundEveryOp, fastMath);
+    FusionToTile lowerOut(outPart, domain, roundEveryOp, fastMath);
+    FailureOr<func::FuncOp> fnA = lowerScores.build(mb, (name + "_scores").str());
+    FailureOr<func::FuncOp> fnB = failure();
+    if (succeeded(fnA))
+      fnB = lowerOut.build(mb, (name + "_out").str());
+    auto cleanup = [&] {
+      if (succeeded(fnA))
+        fnA->erase();
+      if (succeeded(fnB))
+        fnB->erase();
+      eraseParts();
+    };
+    if (failed(fnB)) {
+      cleanup();
+      return failure();
+    }
+    // The joined kernel's arguments: the fusion's inputs, then its outputs.
+    SmallVector<Type> argTypes;
+    SmallVector<std::pair<int, int>> from; // (part 0/1, its argument) per input
+    for (Value outer : fusion.getInputs()) {
+      std::optional<std::pair<int, int>> where;
+      Type type;
+      for (auto [k, part, fn] : {std::tuple{0, scoresPart, *fnA}, std::tuple{1, outPart, *fnB}})
+        for (auto [i, in] : llvm::enumerate(part.getInputs())) {
+          if (in != outer || (k == 1 && i == 0))
+            continue;
+          Type t = fn.getArgument(i).getType();
+          if (type && type != t) {
+            cleanup();
+            return fusion.emitOpError("attention reads input ")
+                   << outer.getType() << " in two layouts: " << type << " and " << t;
+          }
+          type = t;
+          if (!where)
+            where = std::pair<int, int>{k, static_cast<int>(i)};
+        }
+      if (!where) {
+        cleanup();
+        return fusion.emitOpError("internal error: an attention input no part reads");
+      }
+      argTypes.push_back(type);
+      from.push_back(*where);
+    }
+    unsigned outFirst = outPart.getInputs().size();
+    for (unsigned i = 0; i < outPart.getNumResults(); ++i)
+      argTypes.push_back(fnB->getArgument(outFirst + i).getType());
+    auto fn = mb.create<func::FuncOp>(loc, name, mb.getFunctionType(argTypes, {}));
+    for (StringRef a : {"tile.kernel", "tile.gemm"})
+      fn->setAttr(a, mb.getUnitAttr());
+    fn->setAttr("tile.attention", mb.getUnitAttr());
+    fn->setAttr("tile.domain", mb.getDenseI64ArrayAttr(domain.fullShape()));
+    Block *entry = fn.addEntryBlock();
+    IRMapping mapA, mapB;
+    for (auto [i, outer] : llvm::enumerate(fusion.getInputs())) {
+      Value arg = entry->getArgument(i);
+      for (auto [k, part, f] : {std::tuple{0, scoresPart, *fnA}, std::tuple{1, outPart, *fnB}})
+        for (auto [j, in] : llvm::enumerate(part.getInputs()))
+          if (in == outer && !(k == 1 && j == 0))
+            (k == 0 ? mapA : mapB).map(f.getArgument(j), arg);
+    }
+    for (unsigned i = 0; i < outPart.getNumResults(); ++i)
+      mapB.map(fnB->getArgument(outFirst + i), entry->getArgument(fusion.getInputs().size() + i));
+    OpBuilder b = OpBuilder::atBlockEnd(entry);
+    Value pArgA = fnA->getArgument(scoresPart.getInputs().size()), pArgB = fnB->getArgument(0);
+    Value probabilities, rowA;
+    for (Operation &op : fnA->getBody().front().without_terminator()) {
+      if (auto store = dyn_cast<tile::StoreOp>(op); store && store.getDest() == pArgA) {
+        probabilities = mapA.lookup(store.getValue());
+        continue;
+      }
+      Operation *clone = b.clone(op, mapA);
+      if (isa<tile::RowIdOp>(op))
+        rowA = clone->getResult(0);
+    }
+    bool joined = false;
+    for (Operation &op : fnB->getBody().front().without_terminator()) {
+      if (isa<tile::RowIdOp>(op)) {
+        mapB.map(op.getResult(0), rowA);
+        continue;
+      }
+      if (auto mm = dyn_cast<tile::MatmulOp>(op); mm && mm.getLhs() == pArgB) {
+        if (!probabilities || mm.getTransposeA())
+          break;
+        Value r = b.create<tile::RowMatmulOp>(mm.getLoc(), mm.getType(), probabilities,
+                                              mapB.lookup(mm.getRhs()), mapB.lookup(mm.getRow()),
+                                              mm.getTransposeB());
+        mapB.map(mm.getResult(), r);
+        joined = true;
+        continue;
+      }
+      b.clone(op, mapB);
+    }
+    b.create<func::ReturnOp>(loc);
+    bool pReadElsewhere = llvm::any_of(fn.getBody().front().getOperations(), [&](Operation &op) {
+      return llvm::is_contained(op.getOperands(), pArgA) || llvm::is_contained(op.getOperands(), pArgB);
+    });
+    if (!joined || !rowA || pReadElsewhere) {
+      fn.erase();
+      cleanup();
+      return fusion.emitOpError("internal error: attention's parts could not be joined");
+    }
+    cleanup();
+    return fn;
   }
 
   /// The fusion's only op, if it is a reduction along an inner axis of its

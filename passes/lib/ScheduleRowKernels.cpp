@@ -99,6 +99,11 @@ struct ScheduleRowKernelsPass
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
       if (!fn->hasAttr("tile.kernel"))
         continue;
+      if (fn->hasAttr("tile.attention")) {
+        if (failed(scheduleAttention(fn)))
+          return signalPassFailure();
+        continue;
+      }
       if (fn->hasAttr("tile.gemm")) {
         if (failed(scheduleGemm(fn)))
           return signalPassFailure();
@@ -459,6 +464,69 @@ struct ScheduleRowKernelsPass
     if (!ok)
       maps.clear();
     return maps;
+  }
+
+  /// Flash-attention kernels (tile.attention, DistributeGemmTiles'
+  /// runFlash): a CTA takes block_m query rows of one batch (16 a warp,
+  /// mma.sync) and walks the keys in steps of block_n, with `stages`
+  /// shared-memory buffers of k and v blocks (cp.async, one step's copies
+  /// ahead of its use) besides the CTA's q rows. Not yet measured: 64 query
+  /// rows (4 warps) and 64 keys a step, two buffers (80 KB at head dim
+  /// 128), as FlashAttention-2's forward kernel on Ampere.
+  LogicalResult scheduleAttention(func::FuncOp fn) {
+    auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+    tilec::tile::MatmulOp qk;
+    tilec::tile::RowMatmulOp pv;
+    fn.walk([&](tilec::tile::MatmulOp m) { qk = m; });
+    fn.walk([&](tilec::tile::RowMatmulOp m) { pv = m; });
+    if (!domain || domain.empty() || !qk || !pv)
+      return fn.emitOpError("attention kernel needs a domain, a scores product and a "
+                            "product of probabilities");
+    int64_t rows = 1;
+    for (int64_t d : domain.asArrayRef().drop_back())
+      rows *= d;
+    auto k = llvm::cast<MemRefType>(qk.getRhs().getType());
+    auto q = llvm::cast<MemRefType>(qk.getLhs().getType());
+    int64_t batch = k.getRank() == 3 ? k.getDimSize(0) : 1;
+    if (rows % batch != 0)
+      return fn.emitOpError("attention's ") << rows << " rows are not " << batch << " batches";
+    int64_t m = rows / batch, headDim = q.getShape().back(),
+            valueDim = domain.asArrayRef().back();
+    int64_t bm = attentionBlockM ? attentionBlockM
+                                 : std::min<int64_t>(64, llvm::divideCeil(m, 16) * 16);
+    int64_t bn = attentionBlockN ? attentionBlockN : 64;
+    int64_t stages = attentionStages ? attentionStages : 2;
+    if (bm % 16 != 0 || bm < 16 || bm > 128 || bn % 16 != 0 || bn < 16 || bn > 128 ||
+        stages < 2 || stages > 4)
+      return fn.emitOpError("bad attention schedule: ")
+             << bm << " query rows, " << bn << " keys a step, " << stages
+             << " stages (rows a multiple of 16 from 16 to 128, keys a multiple of 16 from 16 "
+                "to 128, 2 to 4 stages)";
+    // A thread holds bn / 2 + valueDim / 2 f32 accumulators (a warp's 16
+    // rows of the scores and of the output): at 128 keys and 128 columns
+    // ptxas spilled 8 bytes at 255 registers.
+    if (bn + valueDim > 192)
+      return fn.emitOpError("bad attention schedule: ")
+             << bn << " keys a step and " << valueDim
+             << " output columns hold more accumulators than a thread's registers (keys a step "
+                "plus columns at most 192)";
+    int64_t shared = (bm * headDim + stages * bn * (headDim + valueDim)) * 2;
+    if (shared > maxSharedBytes(target))
+      return fn.emitOpError("attention schedule needs ")
+             << shared << " bytes of shared memory, more than " << target << "'s "
+             << maxSharedBytes(target);
+    int64_t grid = batch * llvm::divideCeil(m, bm);
+    setGemmSchedule(fn,
+                    {{"attention", 1},
+                     {"block_m", bm},
+                     {"block_n", bn},
+                     {"stages", stages},
+                     {"warps_m", bm / 16},
+                     {"grid", grid},
+                     {"threads", bm / 16 * 32},
+                     {"shared_bytes", shared}},
+                    /*groupM=*/1, /*registers=*/255);
+    return success();
   }
 
   /// GEMM kernels (tile.gemm): CTA tile, warp tiles, k step and pipeline

@@ -287,6 +287,7 @@ int main(int argc, char **argv) {
                 "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
                 "                   [--grid=issue3 [--tokens=1,16,4096,16384]]\n"
                 "                   [--precise-math] [--flush-subnormals] [--no-dependent-launch]\n"
+                "                   [--fuse-attention]\n"
                 "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
                 "[--gemm-csv=FILE]\n"
                 "                   [--gemm-timing=dobench|batches] [--cooldown-ms=N] "
@@ -318,6 +319,10 @@ int main(int argc, char **argv) {
     }
     if (a == "--flush-subnormals") {
       options.flushSubnormals = true;
+      continue;
+    }
+    if (a == "--fuse-attention") {
+      options.fuseAttention = true;
       continue;
     }
     if (a == "--no-dependent-launch") {

@@ -552,10 +552,16 @@ TEST(Scatter, TransposesStoredByTheirProducers) {
 // prefill of 64 tokens without a cache, hidden
 // 1024 (8 query heads over 2 kv heads), weights scaled by 1 / sqrt(fan-in)
 // and a causal mask, as a model's are.
+// With fuse-attention, its attention is one flash-attention kernel.
 TEST(DecoderLayer, MatchesReference) {
   TILEC_REQUIRE_GPU(ctx);
-  for (auto [tokens, past] : std::vector<std::pair<int64_t, int64_t>>{{1, 100}, {16, 100}, {64, 0}}) {
-    SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past));
+  for (auto [tokens, past, flash] : std::vector<std::tuple<int64_t, int64_t, bool>>{
+           {1, 100, false}, {16, 100, false}, {64, 0, false}, {1, 100, true}, {16, 100, true},
+           {64, 0, true}}) {
+    SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past) +
+                 (flash ? ", flash attention" : ""));
+    CompileOptions options;
+    options.fuseAttention = flash;
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
     uint64_t seed = tilec::testing::freshSeed();
@@ -573,7 +579,7 @@ TEST(DecoderLayer, MatchesReference) {
     for (int64_t r = 0; r < 4 * tokens; ++r)
       for (int64_t c = 0; c < past + tokens; ++c)
         mask.values[r * (past + tokens) + c] = c <= past + r % tokens ? 0.0f : -INFINITY;
-    auto exe = Executable::compile(g, ctx);
+    auto exe = Executable::compile(g, ctx, options);
     ASSERT_TRUE(exe.ok()) << exe.message();
     auto stream = rt::Stream::create(ctx);
     ASSERT_TRUE(stream.ok()) << stream.message();
@@ -768,6 +774,59 @@ TEST(Attention, MaskedMatchesReference) {
     if (c.causal)
       fixed.push_back({3, causalMask(c.mask[0], c.mask[1], c.maskType)});
     expectGraphMatches(g, 2e-2, 3, {}, fixed);
+  }
+}
+
+// Flash attention (fuse-attention: one kernel, tile.attention) against the
+// CPU reference: heads as batch dims (rank 3 and 4) or one head, query and
+// key counts that are not multiples of the tiles (odd key counts too:
+// keys past the last are masked in registers), head dims 16 to 128, v's
+// columns other than q's, causal and random additive masks (f32 and bf16,
+// broadcast over heads or queries), bf16 and f16; and the schedule's
+// variants (query rows a CTA, keys a step, buffers).
+TEST(Attention, FlashMatchesReference) {
+  struct Case {
+    Shape q, k, v, mask;
+    DType dtype, maskType;
+    bool causal;
+    std::string schedule;
+  };
+  for (const Case &c : std::vector<Case>{
+           {{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, {}, DType::BF16, DType::F32, false, ""},
+           {{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, {}, DType::F16, DType::F32, false, ""},
+           {{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, {130, 200}, DType::BF16, DType::F32, true, ""},
+           {{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, {2, 4, 1, 129}, DType::BF16,
+            DType::F32, false, ""},
+           {{3, 64, 64}, {3, 96, 64}, {3, 96, 64}, {3, 64, 96}, DType::BF16, DType::BF16, false, ""},
+           {{5, 16}, {33, 16}, {33, 32}, {}, DType::BF16, DType::F32, false, ""},
+           {{2, 3, 128}, {2, 517, 128}, {2, 517, 128}, {3, 517}, DType::BF16, DType::F32, true, ""},
+           {{1, 200, 96}, {1, 64, 96}, {1, 64, 48}, {}, DType::F16, DType::F32, false, ""},
+           {{4, 256, 128}, {4, 1000, 128}, {4, 1000, 128}, {256, 1000}, DType::BF16, DType::F32, true,
+            ""},
+           {{4, 256, 128}, {4, 1000, 128}, {4, 1000, 128}, {256, 1000}, DType::BF16, DType::F32, true,
+            "attention-block-m=128 attention-block-n=32 attention-stages=3"},
+           {{2, 100, 64}, {2, 300, 64}, {2, 300, 64}, {}, DType::F16, DType::F32, false,
+            "attention-block-m=32 attention-block-n=128 attention-stages=4"}}) {
+    SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " mask " +
+                 shapeString(c.mask) + (c.causal ? " causal " : " ") + dtypeName(c.dtype) + " " +
+                 c.schedule);
+    Graph g("flash_attention");
+    Tensor q = g.input("q", c.q, c.dtype);
+    Tensor k = g.input("k", c.k, c.dtype);
+    Tensor v = g.input("v", c.v, c.dtype);
+    double scale = 1.0 / std::sqrt(static_cast<double>(c.q.back()));
+    FixedInputs fixed;
+    if (c.mask.empty()) {
+      g.output(nn::attention(q, k, v, scale));
+    } else {
+      g.output(nn::attention(q, k, v, scale, g.input("mask", c.mask, c.maskType)));
+      if (c.causal)
+        fixed.push_back({3, causalMask(c.mask[0], c.mask[1], c.maskType)});
+    }
+    CompileOptions options;
+    options.fuseAttention = true;
+    options.scheduleOptions = c.schedule;
+    expectGraphMatches(g, 2e-2, 1, options, fixed);
   }
 }
 

@@ -63,8 +63,8 @@ std::string scheduleOptionsError(const std::string &options) {
 /// Interprets `g` at the tile stage on `inputs` and compares every output
 /// with the reference evaluator's (relative error under `tolerance`).
 void expectTileStageMatches(const Graph &g, const std::vector<HostTensor> &inputs,
-                            double tolerance) {
-  auto got = tiletest::runAtTileStage(g, inputs);
+                            double tolerance, const CompileOptions &options = {}) {
+  auto got = tiletest::runAtTileStage(g, inputs, options);
   ASSERT_TRUE(got.ok()) << got.message();
   std::vector<HostTensor> ref = evaluateReference(g, inputs);
   ASSERT_EQ(got->size(), ref.size());
@@ -2127,10 +2127,15 @@ TEST(TileStageTest, SiblingGemmsShareAKernel) {
 // prefill without a cache.
 // q and k are stored heads first by their RoPE kernels (scatters): no
 // kernel is a transpose of a RoPE result.
+// With fuse-attention the layer's attention is one kernel (two fewer).
 TEST(TileStageTest, DecoderLayerMatchesTheReference) {
-  for (auto [tokens, past] :
-       std::vector<std::pair<int64_t, int64_t>>{{1, 7}, {3, 5}, {16, 1}, {8, 0}}) {
-    SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past));
+  for (auto [tokens, past, flash] : std::vector<std::tuple<int64_t, int64_t, bool>>{
+           {1, 7, false}, {3, 5, false}, {16, 1, false}, {8, 0, false}, {1, 7, true},
+           {3, 5, true}, {8, 0, true}}) {
+    SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past) +
+                 (flash ? ", flash attention" : ""));
+    CompileOptions options;
+    options.fuseAttention = flash;
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
     std::vector<HostTensor> inputs = tiletest::randomInputs(g, 11);
@@ -2149,9 +2154,12 @@ TEST(TileStageTest, DecoderLayerMatchesTheReference) {
           v *= 1.0f / std::sqrt(static_cast<float>(n.shape[1]));
     }
     ASSERT_EQ(g.outputs().size(), 3u);
-    ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, inputs, 3e-2));
-    auto p = compileGraph(g);
+    ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, inputs, 3e-2, options));
+    auto p = compileGraph(g, options);
     ASSERT_TRUE(p.ok()) << p.message();
+    auto plain = compileGraph(g);
+    ASSERT_TRUE(plain.ok()) << plain.message();
+    EXPECT_EQ(p->launches.size() + (flash ? 2 : 0), plain->launches.size());
     // (v's transpose is read through by the cache append; the attention
     // output's GEMM stores its rows transposed. One token's transposes
     // move no element: views.)
@@ -2169,6 +2177,138 @@ TEST(TileStageTest, DecoderLayerMatchesTheReference) {
 }
 
 } // namespace
+
+// Flash attention (fuse-attention): nn::attention's two GEMMs and softmax
+// are one kernel (tile.attention) where nothing else reads the scores or
+// the probabilities: heads as batch dims (rank 3 and 4) or one head (rank
+// 2), query and key counts that are not tile multiples (odd ones too),
+// head dims 16 to 128, v's columns other than q's, masks over everything
+// or broadcast, bf16 and f16. Interpreted at the tile stage against the
+// reference (the kernel program joins the scores' and the output's rows),
+// and ptxas assembles each kernel without spills.
+TEST(TileStageTest, FlashAttentionMatchesTheReference) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    Shape q, k, v, mask;
+    DType dtype;
+  };
+  for (const Case &c :
+       {Case{{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, {}, DType::BF16},
+        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, {}, DType::F16},
+        Case{{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, {130, 200}, DType::BF16},
+        Case{{2, 4, 77, 64}, {2, 4, 129, 64}, {2, 4, 129, 128}, {2, 4, 1, 129}, DType::F16},
+        Case{{3, 64, 64}, {3, 96, 64}, {3, 96, 64}, {3, 64, 96}, DType::BF16},
+        Case{{5, 16}, {33, 16}, {33, 32}, {}, DType::BF16},
+        Case{{2, 3, 128}, {2, 517, 128}, {2, 517, 128}, {3, 517}, DType::BF16},
+        Case{{1, 200, 96}, {1, 64, 96}, {1, 64, 48}, {}, DType::F16}}) {
+    SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " mask " +
+                 shapeString(c.mask) + " " + dtypeName(c.dtype));
+    Graph g("attention");
+    Tensor q = g.input("q", c.q, c.dtype);
+    Tensor k = g.input("k", c.k, c.dtype);
+    Tensor v = g.input("v", c.v, c.dtype);
+    double scale = 1.0 / std::sqrt(static_cast<double>(c.q.back()));
+    g.output(c.mask.empty() ? nn::attention(q, k, v, scale)
+                            : nn::attention(q, k, v, scale, g.input("mask", c.mask, c.dtype)));
+    CompileOptions options;
+    options.fuseAttention = true;
+    ASSERT_NO_FATAL_FAILURE(
+        expectTileStageMatches(g, tiletest::randomInputs(g, 21), 2e-2, options));
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
+    EXPECT_TRUE(p->launches[0].gemm);
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+  }
+  // The schedule's variants (the GPU test's too) and its limits.
+  Graph g("attention");
+  Tensor q = g.input("q", {4, 256, 128}, DType::BF16);
+  Tensor k = g.input("k", {4, 1000, 128}, DType::BF16);
+  g.output(nn::attention(q, k, g.input("v", {4, 1000, 128}, DType::BF16), 0.088,
+                         g.input("mask", {256, 1000}, DType::F32)));
+  Graph g64("attention64");
+  Tensor q64 = g64.input("q", {2, 100, 64}, DType::F16);
+  Tensor k64 = g64.input("k", {2, 300, 64}, DType::F16);
+  g64.output(nn::attention(q64, k64, g64.input("v", {2, 300, 64}, DType::F16), 0.125));
+  for (auto [graph, schedule] : std::vector<std::pair<const Graph *, const char *>>{
+           {&g, "attention-block-m=128 attention-block-n=32 attention-stages=3"},
+           {&g, "attention-block-m=16 attention-block-n=16 attention-stages=2"},
+           {&g64, "attention-block-m=32 attention-block-n=128 attention-stages=4"}}) {
+    SCOPED_TRACE(schedule);
+    CompileOptions options;
+    options.fuseAttention = true;
+    options.scheduleOptions = schedule;
+    auto p = compileGraph(*graph, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+  }
+  CompileOptions options;
+  options.fuseAttention = true;
+  options.scheduleOptions = "attention-block-n=24";
+  auto bad = compileGraph(g, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("keys a multiple of 16"), std::string::npos) << bad.message();
+  options.scheduleOptions = "attention-block-m=32 attention-block-n=64 attention-stages=4";
+  EXPECT_TRUE(compileGraph(g, options).ok());
+  options.scheduleOptions = "attention-block-m=128 attention-block-n=64 attention-stages=4";
+  options.target = "sm_86";
+  bad = compileGraph(g, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("163840 bytes of shared memory, more than sm_86's 101376"),
+            std::string::npos)
+      << bad.message();
+  options.target = "sm_90a";
+  options.scheduleOptions = "attention-block-n=128";
+  bad = compileGraph(g, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("at most 192"), std::string::npos) << bad.message();
+}
+
+// What flash attention leaves as three kernels: scores or probabilities
+// read elsewhere (returned too), q, k and v in f32, a head dim over 128;
+// and without the option, every attention.
+TEST(FusionTest, FlashAttentionOnlyWhereItsIntermediatesStayInside) {
+  CompileOptions flash;
+  flash.fuseAttention = true;
+  auto kernels = [](const Graph &g, const CompileOptions &options) -> size_t {
+    auto p = compileGraph(g, options);
+    EXPECT_TRUE(p.ok()) << p.message();
+    return p.ok() ? p->launches.size() : 0;
+  };
+  auto build = [](Graph &g, DType dtype, int64_t headDim, bool returnScores) {
+    Tensor q = g.input("q", {2, 40, headDim}, dtype);
+    Tensor k = g.input("k", {2, 72, headDim}, dtype);
+    Tensor v = g.input("v", {2, 72, 64}, dtype);
+    g.output(nn::attention(q, k, v, 0.125));
+    if (returnScores)
+      g.output(matmul(q, k, DType::F32, false, true));
+  };
+  {
+    Graph g("fused");
+    build(g, DType::BF16, 64, false);
+    EXPECT_EQ(kernels(g, flash), 1u);
+    EXPECT_EQ(kernels(g, {}), 3u);
+  }
+  {
+    Graph g("f32");
+    build(g, DType::F32, 64, false);
+    EXPECT_EQ(kernels(g, flash), 3u);
+  }
+  {
+    Graph g("wide_heads");
+    build(g, DType::BF16, 256, false);
+    EXPECT_EQ(kernels(g, flash), 3u);
+  }
+  {
+    // (The returned product is its own GEMM, the scores' after CSE: the
+    // scores leave their kernel, so the softmax reads them from memory.)
+    Graph g("scores_returned");
+    build(g, DType::BF16, 64, true);
+    EXPECT_GE(kernels(g, flash), 3u);
+  }
+}
 
 // A graph with a symbolic token count does not compile as is (the message
 // names the symbol and Graph::bind); bound to a count, it compiles to the

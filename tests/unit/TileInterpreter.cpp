@@ -300,6 +300,8 @@ private:
     }
     if (auto mm = dyn_cast<tile::MatmulOp>(op))
       return doMatmul(mm, rows, vals);
+    if (auto mm = dyn_cast<tile::RowMatmulOp>(op))
+      return doRowMatmul(mm, rows, vals);
     // Integers (index arithmetic of row maps) and selects of any kind.
     if (auto s = dyn_cast<arith::SelectOp>(op)) {
       bool c = vals[s.getCondition()].i != 0;
@@ -461,6 +463,31 @@ private:
       return Status::success();
     }
     return write(0, v.f);
+  }
+
+  /// A computed row (attention's probabilities) times op(rhs); a batched
+  /// rhs splits the rows into blocks as tile.matmul's does.
+  Status doRowMatmul(tile::RowMatmulOp mm, int64_t rows, llvm::DenseMap<Value, Val> &vals) {
+    auto rt = llvm::cast<MemRefType>(mm.getRhs().getType());
+    const std::vector<double> &a = vals[mm.getLhs()].tile;
+    Buffer *rhs = vals[mm.getRhs()].mem;
+    int64_t r = vals[mm.getRow()].i;
+    bool tb = mm.getTransposeB();
+    int64_t n = llvm::cast<RankedTensorType>(mm.getType()).getNumElements();
+    int64_t k = static_cast<int64_t>(a.size());
+    int64_t batch = rt.getRank() == 3 ? rt.getDimSize(0) : 1;
+    int64_t b = r / (rows / batch);
+    int64_t base = rt.getRank() == 3 ? b * k * n : 0;
+    Val v;
+    v.tile.assign(n, 0.0);
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        s += a[kk] * (tb ? rhs->data[base + j * k + kk] : rhs->data[base + kk * n + j]);
+      v.tile[j] = static_cast<float>(s);
+    }
+    vals[mm.getResult()] = std::move(v);
+    return Status::success();
   }
 
   Status doMatmul(tile::MatmulOp mm, int64_t rows, llvm::DenseMap<Value, Val> &vals) {

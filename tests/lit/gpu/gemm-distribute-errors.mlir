@@ -290,3 +290,25 @@ func.func @tma_store_batched_2d(%x: memref<?x128xbf16>, %w: memref<3x264x128xbf1
   tile.store %t, %y[%r] : tensor<264xbf16> -> memref<?x264xbf16>
   return
 }
+
+// -----
+
+// An attention kernel whose softmax sums the scores, not their exps: not
+// the form runFlash computes online.
+// expected-error @+1 {{'func.func' op attention kernel's softmax must be the max of the scores, exp of their difference from it, the sum of the exps and the division by it, cast to v's dtype, and nothing else may read them}}
+func.func @attention_other_softmax(%q: memref<?x64xbf16>, %k: memref<72x64xbf16>, %v: memref<72x32xbf16>, %o: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 40, 32>, tile.gemm, tile.kernel, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 1 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64}} {
+  %r = tile.row_id
+  %s = tile.matmul %q, %k[%r] {transpose_b = true} : memref<?x64xbf16>, memref<72x64xbf16> -> tensor<72xf32>
+  %m = tile.reduce_max %s : tensor<72xf32> -> f32
+  %ms = tile.splat %m : f32 -> tensor<72xf32>
+  %d = arith.subf %s, %ms : tensor<72xf32>
+  %e = math.exp %d : tensor<72xf32>
+  %l = tile.reduce_sum %s : tensor<72xf32> -> f32
+  %ls = tile.splat %l : f32 -> tensor<72xf32>
+  %p = arith.divf %e, %ls : tensor<72xf32>
+  %p16 = arith.truncf %p : tensor<72xf32> to tensor<72xbf16>
+  %pv = tile.row_matmul %p16, %v[%r] : tensor<72xbf16>, memref<72x32xbf16> -> tensor<32xf32>
+  %out = arith.truncf %pv : tensor<32xf32> to tensor<32xbf16>
+  tile.store %out, %o[%r] : tensor<32xbf16> -> memref<?x32xbf16>
+  return
+}

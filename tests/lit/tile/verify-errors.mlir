@@ -259,3 +259,19 @@ func.func @reduce_mean_m2_needs_f32(%t: tensor<64xbf16>) {
   %m, %v = tile.reduce_mean_m2 %t : tensor<64xbf16> -> f32, f32
   return
 }
+
+// -----
+
+func.func @row_matmul_contraction(%p: tensor<72xbf16>, %v: memref<2x64x32xbf16>, %r: index) {
+  // expected-error @+1 {{'tile.row_matmul' op contraction dims differ: 72 (lhs 'tensor<72xbf16>') vs 64 (rhs 'memref<2x64x32xbf16>')}}
+  %o = tile.row_matmul %p, %v[%r] : tensor<72xbf16>, memref<2x64x32xbf16> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @row_matmul_types(%p: tensor<64xf16>, %v: memref<64x32xbf16>, %r: index) {
+  // expected-error @+1 {{'tile.row_matmul' op operands must have one element type}}
+  %o = tile.row_matmul %p, %v[%r] : tensor<64xf16>, memref<64x32xbf16> -> tensor<32xf32>
+  return
+}

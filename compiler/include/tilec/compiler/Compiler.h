@@ -62,6 +62,13 @@ struct CompileOptions {
   /// that kernel finishes, hiding the launch and the CTAs' dispatch behind
   /// the tail of the previous one. Off: plain stream order.
   bool dependentLaunch = true;
+  /// Attention (nn::attention) as one flash-attention kernel: the scores
+  /// and probabilities stay in registers, the softmax is computed online
+  /// over blocks of keys (tilec-fuse{attention}, DistributeGemmTiles'
+  /// runFlash). Off by default until its GPU tests have run on a device:
+  /// off, attention is three kernels (the scores GEMM, the softmax, the
+  /// second GEMM).
+  bool fuseAttention = false;
 };
 
 /// Whether `options` compile kernels for programmatic dependent launch (the

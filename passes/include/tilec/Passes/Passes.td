@@ -26,7 +26,17 @@ def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
     the last axis, vectors shared by all rows, scalars) and merging makes no
     cycle between fusions. Constants are cloned into each fusion that uses
     them. Each fusion records `domain` and `hbm_bytes_saved`.
+
+    With `attention`, an attention (scores = q k^T with an elementwise
+    epilogue, softmax over the keys, cast, probabilities @ v, epilogue)
+    whose scores and probabilities nothing else reads becomes one fusion
+    marked `attention`: a flash-attention kernel keeps both on chip.
   }];
+  let options = [
+    Option<"attention", "attention", "bool", "false",
+           "Fuse attention's two products and its softmax into one kernel (flash "
+           "attention; 16-bit q, k, v, head dim a multiple of 16 up to 128)">,
+  ];
   let dependentDialects = ["tilec::graph::GraphDialect"];
 }
 
@@ -279,6 +289,13 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "wgmma TMA GEMMs of one product: 64-row MMA chains a warpgroup (1 or 2); 2 "
            "with block_m 256 gives each of the two MMA warpgroups 128 rows (two m64 accumulators sharing "
            "each B descriptor), as cuBLAS's 256x128 kernels">,
+    Option<"attentionBlockM", "attention-block-m", "int64_t", "0",
+           "Flash-attention kernels (tile.attention): query rows a CTA, 16 a warp (16 to "
+           "128; 0: 64, or the rows of a batch rounded up to 16 when fewer)">,
+    Option<"attentionBlockN", "attention-block-n", "int64_t", "0",
+           "Flash-attention kernels: keys a step (16 to 128, a multiple of 16; 0: 64)">,
+    Option<"attentionStages", "attention-stages", "int64_t", "0",
+           "Flash-attention kernels: shared-memory buffers of k and v blocks (2 to 4; 0: 2)">,
     Option<"gemmFillSms", "gemm-fill-sms", "bool", "true",
            "GEMM grids that leave SMs idle: while wgmma tiles fill at most half the SMs "
            "they narrow to 128, then 64 columns, then to 64 rows, and a wave of them "

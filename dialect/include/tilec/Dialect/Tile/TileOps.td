@@ -172,6 +172,25 @@ def Tile_MatmulOp : Tile_Op<"matmul", [MemoryEffects<[MemRead]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_RowMatmulOp : Tile_Op<"row_matmul", [MemoryEffects<[MemRead]>]> {
+  let summary = "a computed row times op(rhs), accumulated in f32 (attention's P @ V)";
+  let description = [{
+    `lhs` is a row tile of K 16-bit elements computed by the kernel (the
+    row's attention probabilities); rhs is memref<KxNxT> (memref<NxKxT>
+    with `transpose_b`), or batched memref<BxKxNxT>, which splits the
+    kernel's rows into B equal blocks as tile.matmul does: row `row` is
+    multiplied by rhs[row / (rows / B)]. The result is tensor<Nxf32>. Only
+    attention kernels (`tile.attention`) hold it: there the row tile never
+    exists as such; the distribution pass streams it through registers
+    (flash attention).
+  }];
+  let arguments = (ins Tile_RowTile:$lhs, AnyMemRef:$rhs, Index:$row,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let results = (outs 1DTensorOf<[F32]>:$result);
+  let assemblyFormat = "$lhs `,` $rhs `[` $row `]` attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_LaunchOp : Tile_Op<"launch", [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "run a tile kernel on tensors (host side of the program)";
   let description = [{

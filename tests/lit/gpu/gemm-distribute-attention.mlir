@@ -1,0 +1,57 @@
+// RUN: tilec-opt --tilec-distribute-gemm-tiles %s | FileCheck %s
+
+// A flash-attention kernel (tile.attention): q rows and stages of k and v
+// blocks copied by cp.async, a loop over the key blocks carrying the
+// output accumulators (16 rows x 32 columns a warp: 4 n8 tiles), each
+// row's running max and sum (two row halves a thread); in it S = q k^T by
+// mma.sync (64 keys: 8 n8 tiles, 4 k16 steps of the head dim 64), the
+// scores' epilogue on pairs (scale, mask row loads), the max over a quad
+// (two xor shuffles), exps, and P v by mma.sync (4 k16 steps of keys, v's
+// fragments by ldmatrix.trans); after the loop the sums over the quad and
+// the output's epilogue (O / l rounded and stored).
+// CHECK-LABEL: gpu.func @attention_kernel0
+//  CHECK-SAME:   known_block_size = array<i32: 96, 1, 1>
+//       CHECK:   nvgpu.device_async_copy
+//       CHECK:   %[[LOOP:.+]]:9 = scf.for {{.*}} iter_args
+//       CHECK:     nvgpu.device_async_wait
+//       CHECK:     gpu.barrier
+//  CHECK-COUNT-32:     nvvm.mma.sync
+//       CHECK:     vector.load
+//       CHECK:     arith.select
+//       CHECK:     gpu.shuffle  xor
+//       CHECK:     gpu.shuffle  xor
+//       CHECK:     math.exp
+//       CHECK:     nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+//  CHECK-COUNT-16:     nvvm.mma.sync
+//       CHECK:     scf.yield
+//       CHECK:   gpu.shuffle  xor
+//       CHECK:   arith.divf
+//       CHECK:   arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
+//       CHECK:   vector.store
+//       CHECK:   gpu.return
+module {
+  func.func @attention_kernel0(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64}} {
+    %c40 = arith.constant 40 : index
+    %cst = arith.constant 1.250000e-01 : f32
+    %0 = tile.row_id
+    %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+    %2 = tile.splat %cst : f32 -> tensor<72xf32>
+    %3 = arith.mulf %1, %2 : tensor<72xf32>
+    %4 = arith.remui %0, %c40 : index
+    %5 = tile.load %arg2[%4] : memref<?x72xf32> -> tensor<72xf32>
+    %6 = arith.addf %3, %5 : tensor<72xf32>
+    %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+    %8 = tile.splat %7 : f32 -> tensor<72xf32>
+    %9 = arith.subf %6, %8 : tensor<72xf32>
+    %10 = math.exp %9 : tensor<72xf32>
+    %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+    %12 = tile.splat %11 : f32 -> tensor<72xf32>
+    %13 = arith.divf %10, %12 : tensor<72xf32>
+    %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+    %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x32xbf16> -> tensor<32xf32>
+    %16 = arith.truncf %15 : tensor<32xf32> to tensor<32xbf16>
+    tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
+    return
+  }
+}
+
