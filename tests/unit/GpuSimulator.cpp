@@ -1,0 +1,1230 @@
+#include "GpuSimulator.h"
+
+#include "tilec/compiler/Internal.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+
+using namespace mlir;
+
+namespace tilec::gpusim {
+namespace {
+
+constexpr int64_t kWarp = 32;
+
+/// Device memory: a buffer's bytes.
+struct Memory {
+  std::vector<uint8_t> bytes;
+  std::string name;
+};
+
+/// A memref value: `shape` (row-major) of `elem` at byte `offset` of `mem`.
+struct Desc {
+  Memory *mem = nullptr;
+  int64_t offset = 0;
+  Type elem;
+  SmallVector<int64_t> shape;
+};
+
+/// An SSA value: `width` cells a thread (a scalar 1, a vector its elements,
+/// an LLVM struct its fields, a memref the index of its descriptor), every
+/// cell a double (integers up to 2^53 exactly; floats already rounded to
+/// their type).
+struct Val {
+  int64_t width = 1;
+  std::vector<double> cells; // [thread][cell]
+};
+
+using Mask = std::vector<uint8_t>;
+
+Type elemOf(Type t) {
+  if (auto s = llvm::dyn_cast<ShapedType>(t))
+    return s.getElementType();
+  return t;
+}
+
+int64_t widthOf(Type t) {
+  if (auto v = llvm::dyn_cast<VectorType>(t))
+    return v.getNumElements();
+  if (auto s = llvm::dyn_cast<LLVM::LLVMStructType>(t))
+    return s.getBody().size();
+  return 1;
+}
+
+int64_t bytesOf(Type t) {
+  if (t.isIndex())
+    return 8;
+  return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+}
+
+int64_t intWidth(Type t) { return t.isIndex() ? 64 : t.getIntOrFloatBitWidth(); }
+
+/// An integer result normalized to its type: i1 as 0/1, narrower types
+/// sign-wrapped to their width.
+double normInt(Type t, int64_t v) {
+  int64_t w = intWidth(t);
+  if (w == 1)
+    return v & 1;
+  if (w < 64) {
+    uint64_t m = (uint64_t(1) << w) - 1;
+    uint64_t u = uint64_t(v) & m;
+    if (u >> (w - 1))
+      u |= ~m;
+    return static_cast<double>(static_cast<int64_t>(u));
+  }
+  return static_cast<double>(v);
+}
+
+uint64_t asUnsigned(Type t, double v) {
+  int64_t w = intWidth(t);
+  uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
+  return w >= 64 ? u : u & ((uint64_t(1) << w) - 1);
+}
+
+/// `v` rounded to float type `t`.
+double roundFloat(Type t, double v) {
+  if (t.isF64())
+    return v;
+  if (t.isF32())
+    return static_cast<double>(static_cast<float>(v));
+  return roundTo(dtypeOf(t), static_cast<float>(v));
+}
+
+uint32_t floatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float bitsFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// The bits of element `v` of type `t` (floats rounded to `t` first).
+uint64_t toBits(Type t, double v) {
+  if (t.isF32())
+    return floatBits(static_cast<float>(v));
+  if (t.isBF16())
+    return floatBits(roundTo(DType::BF16, static_cast<float>(v))) >> 16;
+  if (t.isF16()) {
+    _Float16 h = static_cast<_Float16>(static_cast<float>(v));
+    uint16_t u;
+    std::memcpy(&u, &h, 2);
+    return u;
+  }
+  return asUnsigned(t, v);
+}
+
+double fromBits(Type t, uint64_t u) {
+  if (t.isF32())
+    return bitsFloat(static_cast<uint32_t>(u));
+  if (t.isBF16())
+    return bitsFloat(static_cast<uint32_t>(u) << 16);
+  if (t.isF16()) {
+    uint16_t b = static_cast<uint16_t>(u);
+    _Float16 h;
+    std::memcpy(&h, &b, 2);
+    return static_cast<float>(h);
+  }
+  return normInt(t, static_cast<int64_t>(u));
+}
+
+std::string str(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << op->getName() << " at " << op->getLoc();
+  return s;
+}
+
+/// One pending cp.async copy: `count` bytes from src (of which `valid` are
+/// read, the rest zero) to dst.
+struct Copy {
+  Memory *dst, *src;
+  int64_t dstAt, srcAt, count, valid;
+};
+
+class Cta {
+public:
+  Cta(gpu::GPUFuncOp fn, int64_t threads, int64_t block, int64_t grid, int64_t sharedBytes,
+      std::vector<Desc> &descs)
+      : fn(fn), threads(threads), block(block), grid(grid), descs(descs) {
+    shared.bytes.assign(sharedBytes, 0xFF); // NaN floats: unwritten reads show
+    shared.name = "dynamic shared memory";
+  }
+
+  Status run(ArrayRef<int> args) {
+    Block &entry = fn.getBody().front();
+    if (fn.getNumArguments() != args.size())
+      return Status::error("gpusim: kernel " + fn.getName().str() + " takes " +
+                           std::to_string(fn.getNumArguments()) + " arguments, " +
+                           std::to_string(args.size()) +
+                           " buffers bound (split-k workspaces and TMA maps are not simulated)");
+    for (auto [arg, d] : llvm::zip(entry.getArguments().take_front(args.size()), args)) {
+      Val &v = vals[arg];
+      v.width = 1;
+      v.cells.assign(threads, d);
+    }
+    for (BlockArgument a : fn.getWorkgroupAttributions()) {
+      auto t = llvm::cast<MemRefType>(a.getType());
+      workgroup.push_back(std::make_unique<Memory>());
+      workgroup.back()->bytes.assign(t.getNumElements() * bytesOf(t.getElementType()), 0xFF);
+      workgroup.back()->name = "workgroup memory";
+      descs.push_back(Desc{workgroup.back().get(), 0, t.getElementType(),
+                           SmallVector<int64_t>(t.getShape())});
+      Val &v = vals[a];
+      v.cells.assign(threads, static_cast<double>(descs.size() - 1));
+    }
+    if (!fn.getPrivateAttributions().empty())
+      return Status::error("gpusim: private attributions are not simulated");
+    Mask all(threads, 1);
+    SmallVector<Val> yielded;
+    return execBlock(entry, all, yielded);
+  }
+
+private:
+  gpu::GPUFuncOp fn;
+  int64_t threads, block, grid;
+  std::vector<Desc> &descs;
+  Memory shared;
+  std::vector<std::unique_ptr<Memory>> workgroup;
+  // (Node-based: a reference to a value stays valid while others are made.)
+  struct ValueHash {
+    size_t operator()(Value v) const { return std::hash<const void *>()(v.getAsOpaquePointer()); }
+  };
+  std::unordered_map<Value, Val, ValueHash> vals;
+  std::vector<Copy> pending;
+  std::vector<std::vector<Copy>> groups;
+
+  const Val &get(Value v) { return vals[v]; }
+  Val &def(Value v) {
+    Val &r = vals[v];
+    r.width = widthOf(v.getType());
+    r.cells.assign(threads * r.width, 0.0);
+    return r;
+  }
+
+  Status error(Operation *op, const std::string &what) {
+    return Status::error("gpusim: " + str(op) + ": " + what);
+  }
+
+  Status execBlock(Block &b, const Mask &mask, SmallVector<Val> &yielded) {
+    for (Operation &op : b) {
+      if (isa<scf::YieldOp, gpu::ReturnOp>(op)) {
+        for (Value v : op.getOperands())
+          yielded.push_back(get(v));
+        return Status::success();
+      }
+      if (Status s = exec(op, mask); !s.ok())
+        return s;
+    }
+    return Status::success();
+  }
+
+  // ---- memory ----
+
+  Status address(Operation *op, const Desc &d, ArrayRef<int64_t> idx, int64_t count,
+                 int64_t &byteAt) {
+    if (idx.size() != d.shape.size())
+      return error(op, "index rank mismatch");
+    int64_t linear = 0;
+    for (size_t k = 0; k < idx.size(); ++k) {
+      bool last = k + 1 == idx.size();
+      if (idx[k] < 0 || idx[k] + (last ? count : 1) > d.shape[k]) {
+        std::ostringstream os;
+        os << "out-of-bounds access of " << count << " element(s) at [";
+        for (size_t j = 0; j < idx.size(); ++j)
+          os << (j ? ", " : "") << idx[j];
+        os << "] of a memref of shape [";
+        for (size_t j = 0; j < d.shape.size(); ++j)
+          os << (j ? ", " : "") << d.shape[j];
+        os << "] in " << d.mem->name;
+        return error(op, os.str());
+      }
+      linear = linear * d.shape[k] + idx[k];
+    }
+    byteAt = d.offset + linear * bytesOf(d.elem);
+    if (byteAt < 0 || byteAt + count * bytesOf(d.elem) > static_cast<int64_t>(d.mem->bytes.size()))
+      return error(op, "access past the end of " + d.mem->name);
+    return Status::success();
+  }
+
+  double loadElem(const Desc &d, int64_t byteAt) {
+    uint64_t u = 0;
+    std::memcpy(&u, d.mem->bytes.data() + byteAt, bytesOf(d.elem));
+    return fromBits(d.elem, u);
+  }
+  void storeElem(const Desc &d, int64_t byteAt, double v) {
+    uint64_t u = toBits(d.elem, v);
+    std::memcpy(d.mem->bytes.data() + byteAt, &u, bytesOf(d.elem));
+  }
+
+  const Desc &descOf(Value memref, int64_t t) {
+    return descs[static_cast<size_t>(get(memref).cells[t])];
+  }
+  SmallVector<int64_t> indices(ValueRange idx, int64_t t) {
+    SmallVector<int64_t> r;
+    for (Value v : idx)
+      r.push_back(static_cast<int64_t>(get(v).cells[t]));
+    return r;
+  }
+
+  void applyCopies(const std::vector<Copy> &copies) {
+    for (const Copy &c : copies) {
+      std::vector<uint8_t> data(c.count, 0);
+      if (c.valid > 0)
+        std::memcpy(data.data(), c.src->bytes.data() + c.srcAt, c.valid);
+      std::memcpy(c.dst->bytes.data() + c.dstAt, data.data(), c.count);
+    }
+  }
+
+  // ---- ops ----
+
+  Status exec(Operation &op, const Mask &mask);
+  Status execArith(Operation &op, const Mask &mask, bool &handled);
+  Status execVector(Operation &op, const Mask &mask, bool &handled);
+  Status execFor(scf::ForOp loop, const Mask &mask);
+  Status execIf(scf::IfOp ifOp, const Mask &mask);
+  Status execMma(NVVM::MmaOp mma, const Mask &mask);
+  Status execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask);
+};
+
+bool fullWarps(const Mask &mask, int64_t threads) {
+  for (int64_t w = 0; w < threads; w += kWarp) {
+    int64_t on = 0;
+    for (int64_t l = 0; l < kWarp && w + l < threads; ++l)
+      on += mask[w + l];
+    if (on != 0 && on != std::min<int64_t>(kWarp, threads - w))
+      return false;
+  }
+  return true;
+}
+
+Status Cta::execFor(scf::ForOp loop, const Mask &mask) {
+  int64_t n = loop.getNumRegionIterArgs();
+  Block &body = *loop.getBody();
+  std::vector<double> iv(threads);
+  std::vector<Val> carried;
+  for (Value init : loop.getInitArgs())
+    carried.push_back(get(init));
+  const Val &lb = get(loop.getLowerBound()), &ub = get(loop.getUpperBound()),
+            &step = get(loop.getStep());
+  for (int64_t t = 0; t < threads; ++t)
+    iv[t] = lb.cells[t];
+  Mask cur = mask;
+  while (true) {
+    bool any = false;
+    for (int64_t t = 0; t < threads; ++t) {
+      cur[t] = cur[t] && iv[t] < ub.cells[t];
+      any |= cur[t] != 0;
+    }
+    if (!any)
+      break;
+    Val &ivVal = vals[loop.getInductionVar()];
+    ivVal.width = 1;
+    ivVal.cells = iv;
+    for (int64_t k = 0; k < n; ++k)
+      vals[loop.getRegionIterArgs()[k]] = carried[k];
+    SmallVector<Val> yielded;
+    if (Status s = execBlock(body, cur, yielded); !s.ok())
+      return s;
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t w = carried[k].width;
+      for (int64_t t = 0; t < threads; ++t)
+        if (cur[t])
+          for (int64_t c = 0; c < w; ++c)
+            carried[k].cells[t * w + c] = yielded[k].cells[t * w + c];
+    }
+    for (int64_t t = 0; t < threads; ++t)
+      if (cur[t])
+        iv[t] += step.cells[t];
+  }
+  for (int64_t k = 0; k < n; ++k)
+    vals[loop.getResult(k)] = carried[k];
+  return Status::success();
+}
+
+Status Cta::execIf(scf::IfOp ifOp, const Mask &mask) {
+  const Val &cond = get(ifOp.getCondition());
+  Mask thenMask(threads, 0), elseMask(threads, 0);
+  bool anyThen = false, anyElse = false;
+  for (int64_t t = 0; t < threads; ++t) {
+    thenMask[t] = mask[t] && cond.cells[t] != 0;
+    elseMask[t] = mask[t] && cond.cells[t] == 0;
+    anyThen |= thenMask[t] != 0;
+    anyElse |= elseMask[t] != 0;
+  }
+  SmallVector<Val> thenVals, elseVals;
+  if (anyThen)
+    if (Status s = execBlock(ifOp.getThenRegion().front(), thenMask, thenVals); !s.ok())
+      return s;
+  if (anyElse && !ifOp.getElseRegion().empty())
+    if (Status s = execBlock(ifOp.getElseRegion().front(), elseMask, elseVals); !s.ok())
+      return s;
+  for (auto [k, r] : llvm::enumerate(ifOp.getResults())) {
+    Val &out = def(r);
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t c = 0; c < out.width; ++c) {
+        if (thenMask[t])
+          out.cells[t * out.width + c] = thenVals[k].cells[t * out.width + c];
+        else if (elseMask[t])
+          out.cells[t * out.width + c] = elseVals[k].cells[t * out.width + c];
+      }
+  }
+  return Status::success();
+}
+
+/// mma.sync m16n8k16 (f16/bf16, f32 accumulators) on each warp: the
+/// fragments of A (4 registers of two elements), B (2) and C (4 f32) per
+/// lane as the PTX ISA lays them out (g = lane / 4, t = lane % 4):
+/// A: a{0,1} (g, 2t..), a{2,3} (g+8, 2t..), a{4,5} (g, 2t+8..), a{6,7}
+/// (g+8, 2t+8..); B: b{0,1} (k 2t.., n g), b{2,3} (k 2t+8.., n g);
+/// C: c{0,1} (g, 2t..), c{2,3} (g+8, 2t..).
+Status Cta::execMma(NVVM::MmaOp mma, const Mask &mask) {
+  auto shape = mma.getShapeAttr();
+  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16)
+    return error(mma, "only m16n8k16 is simulated");
+  if (mma.getLayoutA() != NVVM::MMALayout::row || mma.getLayoutB() != NVVM::MMALayout::col)
+    return error(mma, "only row x col layouts are simulated");
+  if (!fullWarps(mask, threads))
+    return error(mma, "a warp-collective op under a partial warp");
+  auto ptxType = mma.getMultiplicandAPtxType();
+  Type elem;
+  Builder b(mma.getContext());
+  if (ptxType && *ptxType == NVVM::MMATypes::bf16)
+    elem = b.getBF16Type();
+  else if (ptxType && *ptxType == NVVM::MMATypes::f16)
+    elem = b.getF16Type();
+  else
+    return error(mma, "only f16 and bf16 multiplicands are simulated");
+  // The two elements of register `v` of lane t.
+  auto pairOf = [&](Value v, int64_t t, double &lo, double &hi) {
+    const Val &x = get(v);
+    if (x.width == 2) { // vector<2xf16>
+      lo = x.cells[t * 2];
+      hi = x.cells[t * 2 + 1];
+      return;
+    }
+    uint64_t u = asUnsigned(v.getType(), x.cells[t]);
+    lo = fromBits(elem, u & 0xFFFF);
+    hi = fromBits(elem, (u >> 16) & 0xFFFF);
+  };
+  auto aRegs = mma.getOperandA(), bRegs = mma.getOperandB(), cRegs = mma.getOperandC();
+  if (aRegs.size() != 4 || bRegs.size() != 2 || cRegs.size() != 4)
+    return error(mma, "unexpected operand counts");
+  Val &out = def(mma.getResult());
+  for (int64_t w = 0; w < threads; w += kWarp) {
+    if (!mask[w])
+      continue;
+    double A[16][16], B[16][8], C[16][8];
+    for (int64_t l = 0; l < kWarp; ++l) {
+      int64_t t = w + l, g = l / 4, q = l % 4;
+      double lo, hi;
+      for (int r = 0; r < 4; ++r) {
+        pairOf(aRegs[r], t, lo, hi);
+        int64_t row = g + (r % 2) * 8, col = 2 * q + (r / 2) * 8;
+        A[row][col] = lo;
+        A[row][col + 1] = hi;
+      }
+      for (int r = 0; r < 2; ++r) {
+        pairOf(bRegs[r], t, lo, hi);
+        B[2 * q + r * 8][g] = lo;
+        B[2 * q + r * 8 + 1][g] = hi;
+      }
+      for (int r = 0; r < 4; ++r)
+        C[g + (r / 2) * 8][2 * q + r % 2] = get(cRegs[r]).cells[t];
+    }
+    for (int64_t l = 0; l < kWarp; ++l) {
+      int64_t t = w + l, g = l / 4, q = l % 4;
+      for (int r = 0; r < 4; ++r) {
+        int64_t row = g + (r / 2) * 8, col = 2 * q + r % 2;
+        double s = C[row][col];
+        for (int k = 0; k < 16; ++k)
+          s += A[row][k] * B[k][col];
+        out.cells[t * 4 + r] = static_cast<float>(s);
+      }
+    }
+  }
+  return Status::success();
+}
+
+/// ldmatrix .x1/.x2/.x4 (.trans) of 8x8 16-bit tiles: lanes 8i..8i+7 give
+/// the rows of tile i (16 bytes from their address); lane l gets of tile i
+/// row l/4, columns 2(l%4) and 2(l%4)+1 (transposed: those rows of
+/// column l/4).
+Status Cta::execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask) {
+  if (!fullWarps(mask, threads))
+    return error(ld, "a warp-collective op under a partial warp");
+  int64_t tiles = ld.getNumTiles();
+  bool trans = ld.getTranspose();
+  Val &out = def(ld.getRes());
+  if (out.width != tiles * 2)
+    return error(ld, "unexpected result type");
+  for (int64_t w = 0; w < threads; w += kWarp) {
+    if (!mask[w])
+      continue;
+    double tile[4][8][8];
+    for (int64_t i = 0; i < tiles; ++i)
+      for (int64_t r = 0; r < 8; ++r) {
+        int64_t t = w + i * 8 + r;
+        const Desc &d = descOf(ld.getSrcMemref(), t);
+        int64_t at;
+        if (Status s = address(ld, d, indices(ld.getIndices(), t), 8, at); !s.ok())
+          return s;
+        for (int64_t c = 0; c < 8; ++c)
+          tile[i][r][c] = loadElem(d, at + c * bytesOf(d.elem));
+      }
+    for (int64_t l = 0; l < kWarp; ++l)
+      for (int64_t i = 0; i < tiles; ++i)
+        for (int64_t e = 0; e < 2; ++e) {
+          int64_t r = l / 4, c = 2 * (l % 4) + e;
+          out.cells[(w + l) * out.width + i * 2 + e] = trans ? tile[i][c][r] : tile[i][r][c];
+        }
+  }
+  return Status::success();
+}
+
+Status Cta::exec(Operation &op, const Mask &mask) {
+  Location loc = op.getLoc();
+  (void)loc;
+  bool handled = false;
+  if (Status s = execArith(op, mask, handled); !s.ok() || handled)
+    return s;
+  if (Status s = execVector(op, mask, handled); !s.ok() || handled)
+    return s;
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return execFor(loop, mask);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return execIf(ifOp, mask);
+  if (auto mma = dyn_cast<NVVM::MmaOp>(op))
+    return execMma(mma, mask);
+  if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
+    return execLdMatrix(ld, mask);
+  if (auto e = dyn_cast<LLVM::ExtractValueOp>(op)) {
+    if (e.getPosition().size() != 1)
+      return error(&op, "nested positions are not simulated");
+    const Val &in = get(e.getContainer());
+    Val &out = def(e.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t] = in.cells[t * in.width + e.getPosition()[0]];
+    return Status::success();
+  }
+  if (auto id = dyn_cast<gpu::ThreadIdOp>(op)) {
+    Val &out = def(id.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t] = id.getDimension() == gpu::Dimension::x ? t : 0;
+    return Status::success();
+  }
+  if (auto id = dyn_cast<gpu::BlockIdOp>(op)) {
+    Val &out = def(id.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t] = id.getDimension() == gpu::Dimension::x ? block : 0;
+    return Status::success();
+  }
+  if (auto d = dyn_cast<gpu::BlockDimOp>(op)) {
+    Val &out = def(d.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t] = d.getDimension() == gpu::Dimension::x ? threads : 1;
+    return Status::success();
+  }
+  if (auto d = dyn_cast<gpu::GridDimOp>(op)) {
+    Val &out = def(d.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t] = d.getDimension() == gpu::Dimension::x ? grid : 1;
+    return Status::success();
+  }
+  if (auto lane = dyn_cast<gpu::LaneIdOp>(op)) {
+    Val &out = def(lane.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t] = t % kWarp;
+    return Status::success();
+  }
+  if (isa<gpu::BarrierOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (!mask[t])
+        return error(&op, "a barrier that thread " + std::to_string(t) + " does not reach");
+    return Status::success();
+  }
+  if (auto sh = dyn_cast<gpu::ShuffleOp>(op)) {
+    const Val &v = get(sh.getValue()), &off = get(sh.getOffset()), &wid = get(sh.getWidth());
+    Val &out = def(sh.getShuffleResult());
+    Val &valid = def(sh.getValid());
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      int64_t lane = t % kWarp, width = static_cast<int64_t>(wid.cells[t]);
+      int64_t o = static_cast<int64_t>(off.cells[t]), base = lane - lane % width, src = lane;
+      switch (sh.getMode()) {
+      case gpu::ShuffleMode::XOR: src = lane ^ o; break;
+      case gpu::ShuffleMode::DOWN: src = lane + o; break;
+      case gpu::ShuffleMode::UP: src = lane - o; break;
+      case gpu::ShuffleMode::IDX: src = base + o; break;
+      }
+      bool ok = src >= base && src < base + width;
+      int64_t from = t - lane + (ok ? src : lane);
+      if (ok && !mask[from])
+        return error(&op, "thread " + std::to_string(t) + " reads a lane that does not take part");
+      out.cells[t] = v.cells[from];
+      valid.cells[t] = ok;
+    }
+    return Status::success();
+  }
+  if (auto dyn = dyn_cast<gpu::DynamicSharedMemoryOp>(op)) {
+    descs.push_back(Desc{&shared, 0, IntegerType::get(op.getContext(), 8),
+                         {static_cast<int64_t>(shared.bytes.size())}});
+    Val &out = def(dyn.getResult());
+    std::fill(out.cells.begin(), out.cells.end(), static_cast<double>(descs.size() - 1));
+    return Status::success();
+  }
+  if (auto view = dyn_cast<memref::ViewOp>(op)) {
+    auto type = llvm::cast<MemRefType>(view.getType());
+    Val &out = def(view.getResult());
+    DenseMap<std::pair<int64_t, int64_t>, int64_t> made; // (source, shift) -> desc
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      int64_t src = static_cast<int64_t>(get(view.getSource()).cells[t]);
+      int64_t shift = static_cast<int64_t>(get(view.getByteShift()).cells[t]);
+      auto [it, fresh] = made.try_emplace({src, shift}, 0);
+      if (fresh) {
+        Desc d = descs[src];
+        d.offset += shift;
+        d.elem = type.getElementType();
+        d.shape.assign(type.getShape().begin(), type.getShape().end());
+        unsigned dyn = 0;
+        for (int64_t &s : d.shape)
+          if (ShapedType::isDynamic(s))
+            s = static_cast<int64_t>(get(view.getSizes()[dyn++]).cells[t]);
+        descs.push_back(d);
+        it->second = descs.size() - 1;
+      }
+      out.cells[t] = static_cast<double>(it->second);
+    }
+    return Status::success();
+  }
+  if (auto dim = dyn_cast<memref::DimOp>(op)) {
+    Val &out = def(dim.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        out.cells[t] = static_cast<double>(
+            descOf(dim.getSource(), t).shape[static_cast<int64_t>(get(dim.getIndex()).cells[t])]);
+    return Status::success();
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    Val &out = def(load.getResult());
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      const Desc &d = descOf(load.getMemRef(), t);
+      int64_t at;
+      if (Status s = address(&op, d, indices(load.getIndices(), t), 1, at); !s.ok())
+        return s;
+      out.cells[t] = loadElem(d, at);
+    }
+    return Status::success();
+  }
+  if (auto store = dyn_cast<memref::StoreOp>(op)) {
+    const Val &v = get(store.getValueToStore());
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      const Desc &d = descOf(store.getMemRef(), t);
+      int64_t at;
+      if (Status s = address(&op, d, indices(store.getIndices(), t), 1, at); !s.ok())
+        return s;
+      storeElem(d, at, v.cells[t]);
+    }
+    return Status::success();
+  }
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+    int64_t count = copy.getDstElements().getZExtValue();
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      const Desc &dst = descOf(copy.getDst(), t), &src = descOf(copy.getSrc(), t);
+      int64_t valid = copy.getSrcElements()
+                          ? static_cast<int64_t>(get(copy.getSrcElements()).cells[t])
+                          : count;
+      int64_t dstAt, srcAt = 0;
+      if (Status s = address(&op, dst, indices(copy.getDstIndices(), t), count, dstAt); !s.ok())
+        return s;
+      if (valid > 0)
+        if (Status s = address(&op, src, indices(copy.getSrcIndices(), t), valid, srcAt); !s.ok())
+          return s;
+      pending.push_back(Copy{dst.mem, src.mem, dstAt, srcAt, count * bytesOf(dst.elem),
+                             std::min(valid, count) * bytesOf(src.elem)});
+    }
+    def(copy.getAsyncToken());
+    return Status::success();
+  }
+  if (auto group = dyn_cast<nvgpu::DeviceAsyncCreateGroupOp>(op)) {
+    groups.push_back(std::move(pending));
+    pending.clear();
+    def(group.getAsyncToken());
+    return Status::success();
+  }
+  if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op)) {
+    size_t keep = wait.getNumGroups() ? *wait.getNumGroups() : 0;
+    while (groups.size() > keep) {
+      applyCopies(groups.front());
+      groups.erase(groups.begin());
+    }
+    return Status::success();
+  }
+  return error(&op, "is not simulated");
+}
+
+Status Cta::execArith(Operation &op, const Mask &mask, bool &handled) {
+  handled = true;
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    Val &out = def(c.getResult());
+    Attribute a = c.getValue();
+    std::vector<double> cells;
+    if (auto i = llvm::dyn_cast<IntegerAttr>(a))
+      cells.push_back(normInt(i.getType(), i.getValue().getSExtValue()));
+    else if (auto f = llvm::dyn_cast<FloatAttr>(a))
+      cells.push_back(f.getValueAsDouble());
+    else if (auto d = llvm::dyn_cast<DenseElementsAttr>(a)) {
+      Type e = d.getElementType();
+      if (llvm::isa<FloatType>(e))
+        for (APFloat v : d.getValues<APFloat>())
+          cells.push_back(v.convertToDouble());
+      else
+        for (APInt v : d.getValues<APInt>())
+          cells.push_back(normInt(e, v.getSExtValue()));
+    } else {
+      return error(&op, "constant kind is not simulated");
+    }
+    if (static_cast<int64_t>(cells.size()) != out.width)
+      return error(&op, "constant size mismatch");
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t k = 0; k < out.width; ++k)
+        out.cells[t * out.width + k] = cells[k];
+    return Status::success();
+  }
+  if (op.getDialect() != op.getContext()->getLoadedDialect<arith::ArithDialect>() &&
+      op.getDialect() != op.getContext()->getLoadedDialect<math::MathDialect>()) {
+    handled = false;
+    return Status::success();
+  }
+  if (op.getNumResults() != 1)
+    return error(&op, "is not simulated");
+  Value res = op.getResult(0);
+  Type rt = elemOf(res.getType());
+  Val &out = def(res);
+  int64_t w = out.width;
+  SmallVector<const Val *> in;
+  for (Value v : op.getOperands())
+    in.push_back(&get(v));
+  Type it = op.getNumOperands() ? elemOf(op.getOperand(0).getType()) : rt;
+  auto cell = [&](int64_t k, int64_t t, int64_t c) {
+    const Val &v = *in[k];
+    return v.width == 1 ? v.cells[t] : v.cells[t * v.width + c];
+  };
+  using F1 = double (*)(double);
+  auto unaryMath = [&](F1 f) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = roundFloat(rt, f(cell(0, t, c)));
+  };
+  std::function<double(double, double)> bin;
+  std::function<double(double)> un;
+  StringRef name = op.getName().getStringRef();
+  if (name == "arith.addf") bin = [](double a, double b) { return a + b; };
+  else if (name == "arith.subf") bin = [](double a, double b) { return a - b; };
+  else if (name == "arith.mulf") bin = [](double a, double b) { return a * b; };
+  else if (name == "arith.divf") bin = [](double a, double b) { return a / b; };
+  else if (name == "arith.maximumf")
+    bin = [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); };
+  else if (name == "arith.minimumf")
+    bin = [](double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); };
+  else if (name == "arith.maxnumf") bin = [](double a, double b) { return std::fmax(a, b); };
+  else if (name == "arith.minnumf") bin = [](double a, double b) { return std::fmin(a, b); };
+  else if (name == "arith.negf") un = [](double a) { return -a; };
+  else if (name == "math.exp") un = [](double a) { return std::exp(a); };
+  else if (name == "math.exp2") un = [](double a) { return std::exp2(a); };
+  else if (name == "math.log") un = [](double a) { return std::log(a); };
+  else if (name == "math.log2") un = [](double a) { return std::log2(a); };
+  else if (name == "math.tanh") un = [](double a) { return std::tanh(a); };
+  else if (name == "math.sqrt") un = [](double a) { return std::sqrt(a); };
+  else if (name == "math.rsqrt") un = [](double a) { return 1.0 / std::sqrt(a); };
+  else if (name == "math.absf") un = [](double a) { return std::fabs(a); };
+  else if (name == "math.erf") un = [](double a) { return std::erf(a); };
+  else if (name == "arith.extf" || name == "arith.truncf") un = [](double a) { return a; };
+  if (bin) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = roundFloat(rt, bin(cell(0, t, c), cell(1, t, c)));
+    return Status::success();
+  }
+  if (un) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = roundFloat(rt, un(cell(0, t, c)));
+    return Status::success();
+  }
+  (void)unaryMath;
+  if (auto fma = dyn_cast<math::FmaOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = roundFloat(rt, cell(0, t, c) * cell(1, t, c) + cell(2, t, c));
+    return Status::success();
+  }
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    using P = arith::CmpFPredicate;
+    P p = cmp.getPredicate();
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c) {
+          double a = cell(0, t, c), b = cell(1, t, c);
+          bool unord = std::isnan(a) || std::isnan(b), r = false;
+          switch (p) {
+          case P::OEQ: r = !unord && a == b; break;
+          case P::ONE: r = !unord && a != b; break;
+          case P::OLT: r = !unord && a < b; break;
+          case P::OLE: r = !unord && a <= b; break;
+          case P::OGT: r = !unord && a > b; break;
+          case P::OGE: r = !unord && a >= b; break;
+          case P::ORD: r = !unord; break;
+          case P::UEQ: r = unord || a == b; break;
+          case P::UNE: r = unord || a != b; break;
+          case P::ULT: r = unord || a < b; break;
+          case P::ULE: r = unord || a <= b; break;
+          case P::UGT: r = unord || a > b; break;
+          case P::UGE: r = unord || a >= b; break;
+          case P::UNO: r = unord; break;
+          case P::AlwaysTrue: r = true; break;
+          case P::AlwaysFalse: r = false; break;
+          }
+          out.cells[t * w + c] = r;
+        }
+    return Status::success();
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    using P = arith::CmpIPredicate;
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c) {
+          double a = cell(0, t, c), b = cell(1, t, c);
+          uint64_t ua = asUnsigned(it, a), ub = asUnsigned(it, b);
+          bool r = false;
+          switch (cmp.getPredicate()) {
+          case P::eq: r = a == b; break;
+          case P::ne: r = a != b; break;
+          case P::slt: r = a < b; break;
+          case P::sle: r = a <= b; break;
+          case P::sgt: r = a > b; break;
+          case P::sge: r = a >= b; break;
+          case P::ult: r = ua < ub; break;
+          case P::ule: r = ua <= ub; break;
+          case P::ugt: r = ua > ub; break;
+          case P::uge: r = ua >= ub; break;
+          }
+          out.cells[t * w + c] = r;
+        }
+    return Status::success();
+  }
+  if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = cell(0, t, c) != 0 ? cell(1, t, c) : cell(2, t, c);
+    return Status::success();
+  }
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::TruncIOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = normInt(rt, static_cast<int64_t>(cell(0, t, c)));
+    return Status::success();
+  }
+  if (isa<arith::ExtUIOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = static_cast<double>(asUnsigned(it, cell(0, t, c)));
+    return Status::success();
+  }
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op)) {
+    bool u = isa<arith::UIToFPOp>(op);
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = roundFloat(
+              rt, u ? static_cast<double>(asUnsigned(it, cell(0, t, c))) : cell(0, t, c));
+    return Status::success();
+  }
+  if (isa<arith::FPToSIOp, arith::FPToUIOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = normInt(rt, static_cast<int64_t>(std::trunc(cell(0, t, c))));
+    return Status::success();
+  }
+  if (isa<arith::BitcastOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c)
+          out.cells[t * w + c] = fromBits(rt, toBits(it, cell(0, t, c)));
+    return Status::success();
+  }
+  // Integer arithmetic (index, i1, i32, i64).
+  std::function<int64_t(int64_t, int64_t, uint64_t, uint64_t)> ib;
+  if (name == "arith.addi") ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return a + b; };
+  else if (name == "arith.subi") ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return a - b; };
+  else if (name == "arith.muli") ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return a * b; };
+  else if (name == "arith.andi") ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return a & b; };
+  else if (name == "arith.ori") ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return a | b; };
+  else if (name == "arith.xori") ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return a ^ b; };
+  else if (name == "arith.shli")
+    ib = [](int64_t a, int64_t, uint64_t, uint64_t ub) { return int64_t(uint64_t(a) << ub); };
+  else if (name == "arith.shrui")
+    ib = [](int64_t, int64_t, uint64_t ua, uint64_t ub) { return int64_t(ua >> ub); };
+  else if (name == "arith.shrsi") ib = [](int64_t a, int64_t, uint64_t, uint64_t ub) { return a >> ub; };
+  else if (name == "arith.divui")
+    ib = [](int64_t, int64_t, uint64_t ua, uint64_t ub) { return ub ? int64_t(ua / ub) : 0; };
+  else if (name == "arith.remui")
+    ib = [](int64_t, int64_t, uint64_t ua, uint64_t ub) { return ub ? int64_t(ua % ub) : 0; };
+  else if (name == "arith.divsi")
+    ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return b ? a / b : 0; };
+  else if (name == "arith.remsi")
+    ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return b ? a % b : 0; };
+  else if (name == "arith.ceildivui")
+    ib = [](int64_t, int64_t, uint64_t ua, uint64_t ub) { return ub ? int64_t((ua + ub - 1) / ub) : 0; };
+  else if (name == "arith.minui")
+    ib = [](int64_t a, int64_t b, uint64_t ua, uint64_t ub) { return ua < ub ? a : b; };
+  else if (name == "arith.maxui")
+    ib = [](int64_t a, int64_t b, uint64_t ua, uint64_t ub) { return ua > ub ? a : b; };
+  else if (name == "arith.minsi")
+    ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return std::min(a, b); };
+  else if (name == "arith.maxsi")
+    ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return std::max(a, b); };
+  if (ib) {
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t c = 0; c < w; ++c) {
+          double a = cell(0, t, c), b = cell(1, t, c);
+          out.cells[t * w + c] = normInt(rt, ib(static_cast<int64_t>(a), static_cast<int64_t>(b),
+                                                asUnsigned(it, a), asUnsigned(it, b)));
+        }
+    return Status::success();
+  }
+  return error(&op, "is not simulated");
+}
+
+Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
+  handled = true;
+  if (auto e = dyn_cast<vector::ExtractOp>(op)) {
+    if (!e.getDynamicPosition().empty())
+      return error(&op, "dynamic positions are not simulated");
+    auto src = llvm::cast<VectorType>(e.getSource().getType());
+    ArrayRef<int64_t> pos = e.getStaticPosition();
+    int64_t at = 0, stride = src.getNumElements();
+    for (size_t k = 0; k < pos.size(); ++k) {
+      stride /= src.getDimSize(k);
+      at += pos[k] * stride;
+    }
+    const Val &in = get(e.getSource());
+    Val &out = def(e.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t c = 0; c < out.width; ++c)
+        out.cells[t * out.width + c] = in.cells[t * in.width + at + c];
+    return Status::success();
+  }
+  if (auto ins = dyn_cast<vector::InsertOp>(op)) {
+    if (!ins.getDynamicPosition().empty())
+      return error(&op, "dynamic positions are not simulated");
+    auto dst = llvm::cast<VectorType>(ins.getDest().getType());
+    ArrayRef<int64_t> pos = ins.getStaticPosition();
+    int64_t at = 0, stride = dst.getNumElements();
+    for (size_t k = 0; k < pos.size(); ++k) {
+      stride /= dst.getDimSize(k);
+      at += pos[k] * stride;
+    }
+    const Val &in = get(ins.getValueToStore()), &base = get(ins.getDest());
+    Val &out = def(ins.getResult());
+    out.cells = base.cells;
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t c = 0; c < in.width; ++c)
+        out.cells[t * out.width + at + c] = in.cells[t * in.width + c];
+    return Status::success();
+  }
+  if (auto fe = dyn_cast<vector::FromElementsOp>(op)) {
+    Val &out = def(fe.getResult());
+    for (auto [k, v] : llvm::enumerate(fe.getElements())) {
+      const Val &in = get(v);
+      for (int64_t t = 0; t < threads; ++t)
+        out.cells[t * out.width + k] = in.cells[t];
+    }
+    return Status::success();
+  }
+  if (auto bc = dyn_cast<vector::BroadcastOp>(op)) {
+    const Val &in = get(bc.getSource());
+    Val &out = def(bc.getResult());
+    if (out.width % in.width != 0)
+      return error(&op, "broadcast shape is not simulated");
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t c = 0; c < out.width; ++c)
+        out.cells[t * out.width + c] = in.cells[t * in.width + c % in.width];
+    return Status::success();
+  }
+  if (auto sh = dyn_cast<vector::ShuffleOp>(op)) {
+    const Val &a = get(sh.getV1()), &b = get(sh.getV2());
+    Val &out = def(sh.getResult());
+    ArrayRef<int64_t> m = sh.getMask();
+    for (int64_t t = 0; t < threads; ++t)
+      for (int64_t c = 0; c < out.width; ++c) {
+        int64_t k = m[c];
+        out.cells[t * out.width + c] =
+            k < a.width ? a.cells[t * a.width + k] : b.cells[t * b.width + k - a.width];
+      }
+    return Status::success();
+  }
+  if (auto bc = dyn_cast<vector::BitCastOp>(op)) {
+    Type from = elemOf(bc.getSource().getType()), to = elemOf(bc.getResult().getType());
+    const Val &in = get(bc.getSource());
+    Val &out = def(bc.getResult());
+    int64_t fb = bytesOf(from), tb = bytesOf(to);
+    for (int64_t t = 0; t < threads; ++t) {
+      std::vector<uint8_t> bytes(in.width * fb);
+      for (int64_t c = 0; c < in.width; ++c) {
+        uint64_t u = toBits(from, in.cells[t * in.width + c]);
+        std::memcpy(bytes.data() + c * fb, &u, fb);
+      }
+      for (int64_t c = 0; c < out.width; ++c) {
+        uint64_t u = 0;
+        std::memcpy(&u, bytes.data() + c * tb, tb);
+        out.cells[t * out.width + c] = fromBits(to, u);
+      }
+    }
+    return Status::success();
+  }
+  if (auto red = dyn_cast<vector::ReductionOp>(op)) {
+    const Val &in = get(red.getVector());
+    Type rt = red.getResult().getType();
+    Val &out = def(red.getResult());
+    using K = vector::CombiningKind;
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      double r = 0;
+      for (int64_t c = 0; c < in.width; ++c) {
+        double x = in.cells[t * in.width + c];
+        if (c == 0) {
+          r = x;
+          continue;
+        }
+        switch (red.getKind()) {
+        case K::ADD: r += x; break;
+        case K::MUL: r *= x; break;
+        case K::MAXIMUMF: r = std::isnan(r) || std::isnan(x) ? NAN : std::max(r, x); break;
+        case K::MINIMUMF: r = std::isnan(r) || std::isnan(x) ? NAN : std::min(r, x); break;
+        case K::MAXNUMF: r = std::fmax(r, x); break;
+        case K::MINNUMF: r = std::fmin(r, x); break;
+        default: return error(&op, "reduction kind is not simulated");
+        }
+        if (llvm::isa<FloatType>(rt))
+          r = roundFloat(rt, r);
+      }
+      if (red.getAcc()) {
+        double a = get(red.getAcc()).cells[t];
+        r = red.getKind() == K::ADD ? r + a : red.getKind() == K::MUL ? r * a : r;
+      }
+      out.cells[t] = llvm::isa<FloatType>(rt) ? roundFloat(rt, r) : r;
+    }
+    return Status::success();
+  }
+  if (auto fma = dyn_cast<vector::FMAOp>(op)) {
+    const Val &a = get(fma.getLhs()), &b = get(fma.getRhs()), &c = get(fma.getAcc());
+    Type rt = elemOf(fma.getResult().getType());
+    Val &out = def(fma.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        for (int64_t k = 0; k < out.width; ++k) {
+          int64_t i = t * out.width + k;
+          out.cells[i] = roundFloat(rt, a.cells[i] * b.cells[i] + c.cells[i]);
+        }
+    return Status::success();
+  }
+  if (auto load = dyn_cast<vector::LoadOp>(op)) {
+    Val &out = def(load.getResult());
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      const Desc &d = descOf(load.getBase(), t);
+      int64_t at;
+      if (Status s = address(&op, d, indices(load.getIndices(), t), out.width, at); !s.ok())
+        return s;
+      for (int64_t c = 0; c < out.width; ++c)
+        out.cells[t * out.width + c] = loadElem(d, at + c * bytesOf(d.elem));
+    }
+    return Status::success();
+  }
+  if (auto store = dyn_cast<vector::StoreOp>(op)) {
+    const Val &v = get(store.getValueToStore());
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      const Desc &d = descOf(store.getBase(), t);
+      int64_t at;
+      if (Status s = address(&op, d, indices(store.getIndices(), t), v.width, at); !s.ok())
+        return s;
+      for (int64_t c = 0; c < v.width; ++c)
+        storeElem(d, at + c * bytesOf(d.elem), v.cells[t * v.width + c]);
+    }
+    return Status::success();
+  }
+  handled = false;
+  return Status::success();
+}
+
+} // namespace
+
+Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
+                                                const std::vector<HostTensor> &inputs,
+                                                const CompileOptions &options) {
+  DialectRegistry registry;
+  registerTilecDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.disableMultithreading();
+  auto imported = importGraph(ctx, graph);
+  if (!imported)
+    return imported.status();
+  OwningOpRef<ModuleOp> module = imported.take();
+  if (Status s = lowerBetween(*module, Stage::Graph, Stage::Tile, options); !s.ok())
+    return s;
+  func::FuncOp host;
+  for (auto fn : module->getOps<func::FuncOp>())
+    if (!fn->hasAttr("tile.kernel"))
+      host = fn;
+  if (!host)
+    return Status::error("gpusim: no host function");
+  CompiledProgram program;
+  program.name = graph.name();
+  if (Status s = planLaunches(*module, host, program); !s.ok())
+    return s;
+  if (Status s = lowerBetween(*module, Stage::Tile, Stage::Gpu, options); !s.ok())
+    return s;
+  DenseMap<StringRef, gpu::GPUFuncOp> kernels;
+  module->walk([&](gpu::GPUFuncOp f) { kernels[f.getName()] = f; });
+
+  // The program's buffers: inputs as given, outputs and temporaries NaN.
+  std::vector<std::unique_ptr<Memory>> memories;
+  std::vector<const ProgramValue *> outputs;
+  for (size_t i = 0; i < program.values.size(); ++i) {
+    const ProgramValue &v = program.values[i];
+    auto mem = std::make_unique<Memory>();
+    mem->name = "buffer of value " + std::to_string(i);
+    int64_t n = numElements(v.shape), eb = static_cast<int64_t>(dtypeBytes(v.dtype));
+    mem->bytes.assign(n * eb, 0xFF);
+    if (v.kind == ProgramValue::Kind::Input) {
+      if (v.index >= static_cast<int>(inputs.size()) || inputs[v.index].shape != v.shape ||
+          inputs[v.index].dtype != v.dtype)
+        return Status::error("gpusim: input " + std::to_string(v.index) + " must be " +
+                             dtypeName(v.dtype) + " " + shapeString(v.shape));
+      Builder b(&ctx);
+      Type t = v.dtype == DType::F32 ? Type(b.getF32Type())
+               : v.dtype == DType::BF16 ? Type(b.getBF16Type())
+                                        : Type(b.getF16Type());
+      for (int64_t k = 0; k < n; ++k) {
+        uint64_t u = toBits(t, inputs[v.index].values[k]);
+        std::memcpy(mem->bytes.data() + k * eb, &u, eb);
+      }
+    }
+    if (v.kind == ProgramValue::Kind::Output) {
+      if (outputs.size() <= static_cast<size_t>(v.index))
+        outputs.resize(v.index + 1, nullptr);
+      outputs[v.index] = &v;
+    }
+    memories.push_back(std::move(mem));
+  }
+  for (const KernelLaunchPlan &plan : program.launches) {
+    gpu::GPUFuncOp fn = kernels.lookup(plan.name);
+    if (!fn)
+      return Status::error("gpusim: no kernel " + plan.name);
+    if (plan.clusterM > 1 || !plan.tensorMaps.empty() || plan.splitK > 1)
+      return Status::error("gpusim: kernel " + plan.name +
+                           " uses clusters, TMA or split k, which are not simulated");
+    std::vector<Desc> descs;
+    std::vector<int> args;
+    for (auto [kb, type] : llvm::zip(plan.buffers, fn.getArgumentTypes())) {
+      auto m = llvm::dyn_cast<MemRefType>(type);
+      if (!m)
+        return Status::error("gpusim: kernel " + plan.name + " takes a non-memref argument");
+      const ProgramValue &v = program.values[kb.value];
+      Desc d{memories[kb.value].get(), 0, m.getElementType(),
+             SmallVector<int64_t>(m.getShape())};
+      int64_t known = 1, dynamic = -1;
+      for (auto [k, s] : llvm::enumerate(d.shape)) {
+        if (ShapedType::isDynamic(s))
+          dynamic = k;
+        else
+          known *= s;
+      }
+      int64_t n = numElements(v.shape);
+      if (dynamic >= 0)
+        d.shape[dynamic] = known ? n / known : 0;
+      descs.push_back(d);
+      args.push_back(static_cast<int>(descs.size() - 1));
+    }
+    int64_t grid = plan.gridSize(), threads = plan.blockSize();
+    size_t fixedDescs = descs.size();
+    for (int64_t blockIdx = 0; blockIdx < grid; ++blockIdx) {
+      descs.resize(fixedDescs);
+      Cta cta(fn, threads, blockIdx, grid, plan.sharedBytes, descs);
+      if (Status s = cta.run(args); !s.ok())
+        return Status::error(s.message() + " (kernel " + plan.name + ", CTA " +
+                             std::to_string(blockIdx) + ")");
+    }
+  }
+  for (size_t i = 0; i < program.values.size(); ++i)
+    if (program.values[i].copyOf >= 0)
+      memories[i]->bytes = memories[program.values[i].copyOf]->bytes;
+  std::vector<HostTensor> out;
+  Builder b(&ctx);
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const ProgramValue *v = outputs[o];
+    if (!v)
+      return Status::error("gpusim: no output " + std::to_string(o));
+    Type t = v->dtype == DType::F32 ? Type(b.getF32Type())
+             : v->dtype == DType::BF16 ? Type(b.getBF16Type())
+                                       : Type(b.getF16Type());
+    HostTensor h;
+    h.shape = v->shape;
+    h.dtype = v->dtype;
+    const Memory &mem = *memories[v - program.values.data()];
+    int64_t eb = static_cast<int64_t>(dtypeBytes(v->dtype));
+    for (int64_t k = 0; k < numElements(v->shape); ++k) {
+      uint64_t u = 0;
+      std::memcpy(&u, mem.bytes.data() + k * eb, eb);
+      h.values.push_back(static_cast<float>(fromBits(t, u)));
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+} // namespace tilec::gpusim
