@@ -121,6 +121,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
     };
     if (kernel->hasAttr("tile.gemm")) {
       plan.gemm = true;
+      plan.attention = kernel->hasAttr("tile.attention");
       plan.fixedGrid = get("grid");
       plan.fixedBlock = get("threads");
       plan.sharedBytes = get("shared_bytes");
@@ -254,11 +255,12 @@ std::string explainFusion(const CompiledProgram &program) {
         os << "    schedule: GEMM, " << count(l.gridSize(), "tile", "tiles")
            << " over persistent CTAs (at most one an SM) of " << l.blockSize() << " threads";
       else
-        os << "    schedule: " << (l.gemm ? "GEMM, " : "") << count(l.gridSize(), "CTA", "CTAs")
-           << " of " << l.blockSize() << " threads";
+        os << "    schedule: "
+           << (l.attention ? "flash attention, " : l.gemm ? "GEMM, " : "")
+           << count(l.gridSize(), "CTA", "CTAs") << " of " << l.blockSize() << " threads";
       if (l.splitK > 1)
-        os << ", k split over " << l.splitK << " CTAs a tile (a " << l.workspaceBytes
-           << "-byte workspace)";
+        os << (l.attention ? ", keys" : ", k") << " split over " << l.splitK
+           << " CTAs a tile (a " << l.workspaceBytes << "-byte workspace)";
       if (l.transposeTileK > 0) {
         os << ", transposed through " << l.transposeTileK << " x " << l.transposeTileL
            << " tiles in shared memory";

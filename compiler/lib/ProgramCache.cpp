@@ -59,6 +59,7 @@ template <typename F> void fields(KernelLaunchPlan &p, F &&f) {
   f("colBlocks", p.colBlocks);
   f("streamBlocks", p.streamBlocks);
   f("gemm", p.gemm);
+  f("attention", p.attention);
   f("fixedGrid", p.fixedGrid);
   f("fixedBlock", p.fixedBlock);
   f("sharedBytes", p.sharedBytes);

@@ -157,6 +157,8 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.warpsN = 1;
   s.stages = get("stages");
   s.groupM = 1;
+  s.splitK = std::max<int64_t>(1, get("split_k"));
+  s.workspaceBytes = get("workspace_bytes");
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -510,11 +512,30 @@ public:
       copyPanel(bb, tid, vMem, pvPanel, stage, key0, nKeys, bm.c(0), dv, 0, Value(), batchOf);
     };
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+    // This CTA's key blocks: all, or (split keys) its split's share, none
+    // empty (the scheduler's split count).
+    Value firstBlock = m.c(0), blockCount = m.c(kBlocks);
+    int64_t perSplit = llvm::divideCeil(kBlocks, s.splitK);
+    if (s.splitK > 1) {
+      if (llvm::divideCeil(kBlocks, perSplit) != s.splitK)
+        return fn.emitOpError("attention splits ")
+               << kBlocks << " key blocks " << s.splitK << " ways: some split would be empty";
+      firstBlock = m.mul(splitIdx, perSplit);
+      blockCount = m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock));
+    }
     copyPanel(b, tid, qMem, pq, m.c(0), m0, M, m.c(0), dk, 0, batchRow0);
     Value token;
     for (int64_t st = 0; st < s.stages - 1; ++st) {
-      if (st < kBlocks)
+      if (s.splitK > 1 && st < perSplit) {
+        Value inRange =
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, m.c(st), blockCount);
+        auto ifOp = b.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath im{ib, loc};
+        loadBlock(ib, im.c(st), im.add(firstBlock, st));
+      } else if (s.splitK == 1 && st < kBlocks) {
         loadBlock(b, m.c(st), m.c(st));
+      }
       token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
     }
 
@@ -546,33 +567,36 @@ public:
           zeroF = fconst(b, f32, 0.0f);
     SmallVector<Value> init(niO, zero4);
     init.append({negInf, negInf, zeroF, zeroF, token});
-    auto loop = b.create<scf::ForOp>(loc, m.c(0), m.c(kBlocks), m.c(1), init);
+    auto loop = b.create<scf::ForOp>(loc, m.c(0), blockCount, m.c(1), init);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
-      Value j = loop.getInductionVar();
+      Value i = loop.getInductionVar(), j = lm.add(firstBlock, i); // (the key block)
       auto iter = loop.getRegionIterArgs();
       SmallVector<Value> o(iter.begin(), iter.begin() + niO);
       Value mOld[2] = {iter[niO], iter[niO + 1]}, lOld[2] = {iter[niO + 2], iter[niO + 3]};
       lb.create<nvgpu::DeviceAsyncWaitOp>(loc, iter.back(), lb.getI32IntegerAttr(s.stages - 2));
       lb.create<gpu::BarrierOp>(loc);
       // Refill the buffer the previous block used.
-      Value next = lm.add(j, s.stages - 1);
-      auto ifOp = lb.create<scf::IfOp>(loc, lm.lt(next, kBlocks), /*withElse=*/false);
+      Value next = lm.add(i, s.stages - 1);
+      auto ifOp = lb.create<scf::IfOp>(
+          loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next, blockCount),
+          /*withElse=*/false);
       {
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         IndexMath im{ib, loc};
-        loadBlock(ib, im.rem(next, s.stages), next);
+        loadBlock(ib, im.rem(next, s.stages), im.add(firstBlock, next));
       }
       Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
-      Value stage = lm.rem(j, s.stages);
+      Value stage = lm.rem(i, s.stages);
 
       // S = q k^T: the warp's 16 rows x bn keys.
       SmallVector<Value> sAcc(niS, zero4);
+      LaneCoords lc = laneCoords(lb);
       for (int64_t kk = 0; kk < dk / 16; ++kk) {
-        SmallVector<Value, 4> a = loadAFragment(lb, pq, lm.c(0), kk, warpM0, false);
+        SmallVector<Value, 4> a = loadAFragment(lb, lc, pq, lm.c(0), kk, warpM0, false);
         for (int64_t t = 0; t < niS / 2; ++t) {
-          SmallVector<Value, 4> f = loadBFragments(lb, pk, stage, kk, lm.c(t * 16), true);
+          SmallVector<Value, 4> f = loadBFragments(lb, lc, pk, stage, kk, lm.c(t * 16), true);
           sAcc[2 * t] = mmaSync(lb, a, {f[0], f[1]}, sAcc[2 * t]);
           sAcc[2 * t + 1] = mmaSync(lb, a, {f[2], f[3]}, sAcc[2 * t + 1]);
         }
@@ -649,7 +673,8 @@ public:
         SmallVector<Value, 4> a{packed(p[0][2 * kk]), packed(p[1][2 * kk]),
                                 packed(p[0][2 * kk + 1]), packed(p[1][2 * kk + 1])};
         for (int64_t t = 0; t < niO / 2; ++t) {
-          SmallVector<Value, 4> f = loadBFragments(lb, pvPanel, stage, kk, lm.c(t * 16), false);
+          SmallVector<Value, 4> f =
+              loadBFragments(lb, lc, pvPanel, stage, kk, lm.c(t * 16), false);
           o[2 * t] = mmaSync(lb, a, {f[0], f[1]}, o[2 * t]);
           o[2 * t + 1] = mmaSync(lb, a, {f[2], f[3]}, o[2 * t + 1]);
         }
@@ -661,30 +686,99 @@ public:
     b.setInsertionPointAfter(loop);
 
     // ---- O / l through the output's epilogue ----
-    Value inv[2];
-    for (int64_t h = 0; h < 2; ++h) {
-      Value l = quadReduce(b, loop.getResult(niO + 2 + h), false);
-      auto d = b.create<arith::DivFOp>(loc, fconst(b, f32, 1.0f), l);
-      d.setFastmathAttr(div.getFastmathAttr());
-      inv[h] = d;
-    }
-    Value quad = m.div(lane, 4), pairCol = m.mul(m.rem(lane, 4), 2);
-    fragmentOps = outOps;
-    for (int64_t h = 0; h < 2; ++h) {
-      Value invVec = b.create<vector::BroadcastOp>(loc, v2, inv[h]);
-      for (int64_t t = 0; t < niO; ++t) {
-        Value acc = loop.getResult(t);
-        Value pair = b.create<vector::ShuffleOp>(loc, acc, acc, ArrayRef<int64_t>{2 * h, 2 * h + 1});
-        rowProductPair = b.create<arith::MulFOp>(loc, pair, invVec);
-        Value row = m.add(m.add(m.add(m0, warpM0), quad), h * 8);
-        Value col = m.add(m.add(n0, pairCol), t * 8);
-        if (failed(emitFragment(b, row, col, {}, t, h, Emit::All)))
-          return failure();
+    // `pairOf(eb, t, h)`: row half h of output n8 tile t, unnormalized;
+    // `sums`: each row half's sum of exps (this thread's columns).
+    auto finish = [&](OpBuilder &eb, llvm::function_ref<Value(OpBuilder &, int64_t, int64_t)> pairOf,
+                      ArrayRef<Value> sums) -> LogicalResult {
+      IndexMath em{eb, loc};
+      Value inv[2];
+      for (int64_t h = 0; h < 2; ++h) {
+        Value l = quadReduce(eb, sums[h], false);
+        auto d = eb.create<arith::DivFOp>(loc, fconst(eb, f32, 1.0f), l);
+        d.setFastmathAttr(div.getFastmathAttr());
+        inv[h] = d;
       }
+      Value quad = em.div(lane, 4), pairCol = em.mul(em.rem(lane, 4), 2);
+      fragmentOps = outOps;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value invVec = eb.create<vector::BroadcastOp>(loc, v2, inv[h]);
+        for (int64_t t = 0; t < niO; ++t) {
+          rowProductPair = eb.create<arith::MulFOp>(loc, pairOf(eb, t, h), invVec);
+          Value row = em.add(em.add(em.add(m0, warpM0), quad), h * 8);
+          Value col = em.add(em.add(n0, pairCol), t * 8);
+          if (failed(emitFragment(eb, row, col, {}, t, h, Emit::All)))
+            return failure();
+        }
+      }
+      fragmentOps = {};
+      rowProductPair = Value();
+      return success();
+    };
+    if (s.splitK == 1)
+      return finish(
+          b,
+          [&](OpBuilder &eb, int64_t t, int64_t h) -> Value {
+            Value acc = loop.getResult(t);
+            return eb.create<vector::ShuffleOp>(loc, acc, acc, ArrayRef<int64_t>{2 * h, 2 * h + 1});
+          },
+          {loop.getResult(niO + 2), loop.getResult(niO + 3)});
+
+    // Split keys (flash decoding): each split hands over its unnormalized
+    // outputs, maxima and sums (one more vector<4>: m0, m1, l0, l1); the
+    // last to finish rescales each split's by exp(m_split - m) for the
+    // overall max m (0 where every key so far is masked) and adds them in
+    // split order.
+    SmallVector<Value> partials(loop.getResults().take_front(niO));
+    partials.push_back(b.create<vector::FromElementsOp>(
+        loc, v4, ValueRange{loop.getResult(niO), loop.getResult(niO + 1),
+                            loop.getResult(niO + 2), loop.getResult(niO + 3)}));
+    FailureOr<SplitSlots> slots = arriveWithPartials(b, partials, (dv + 8) * s.blockM);
+    if (failed(slots))
+      return failure();
+    OpBuilder eb = slots->last;
+    IndexMath em{eb, loc};
+    auto partial = [&](OpBuilder &bb, int64_t sp, int64_t f, int64_t h) -> Value {
+      IndexMath im{bb, loc};
+      return bb.create<LLVM::LoadOp>(loc, v2, partialAt(bb, *slots, im.c(sp), f, h),
+                                     /*alignment=*/8);
+    };
+    SmallVector<std::array<Value, 2>> splitMax;
+    Value overall[2] = {negInf, negInf};
+    for (int64_t sp = 0; sp < s.splitK; ++sp) {
+      Value mv = partial(eb, sp, niO, 0);
+      std::array<Value, 2> ms;
+      for (int64_t h = 0; h < 2; ++h) {
+        ms[h] = eb.create<vector::ExtractOp>(loc, mv, ArrayRef<int64_t>{h});
+        overall[h] = eb.create<arith::MaximumFOp>(loc, overall[h], ms[h]);
+      }
+      splitMax.push_back(ms);
     }
-    fragmentOps = {};
-    rowProductPair = Value();
-    return success();
+    SmallVector<std::array<Value, 2>> weight;
+    Value sums[2] = {zeroF, zeroF};
+    for (int64_t sp = 0; sp < s.splitK; ++sp) {
+      Value lv = partial(eb, sp, niO, 1);
+      std::array<Value, 2> w;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value none = eb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, overall[h], negInf);
+        Value mUse = eb.create<arith::SelectOp>(loc, none, zeroF, overall[h]);
+        w[h] = expOf(eb, eb.create<arith::SubFOp>(loc, splitMax[sp][h], mUse));
+        Value l = eb.create<vector::ExtractOp>(loc, lv, ArrayRef<int64_t>{h});
+        sums[h] = eb.create<arith::AddFOp>(loc, sums[h], eb.create<arith::MulFOp>(loc, l, w[h]));
+      }
+      weight.push_back(w);
+    }
+    return finish(
+        eb,
+        [&](OpBuilder &bb, int64_t t, int64_t h) -> Value {
+          Value sum;
+          for (int64_t sp = 0; sp < s.splitK; ++sp) {
+            Value wv = bb.create<vector::BroadcastOp>(loc, v2, weight[sp][h]);
+            Value part = bb.create<arith::MulFOp>(loc, partial(bb, sp, t, h), wv);
+            sum = sum ? bb.create<arith::AddFOp>(loc, sum, part).getResult() : part;
+          }
+          return sum;
+        },
+        {sums[0], sums[1]});
   }
 
 private:
@@ -1380,12 +1474,14 @@ private:
   void computeStep(OpBuilder &b, Value stage, int64_t kk, int64_t mi, int64_t ni,
                    SmallVector<Value> &acc, const Panel &pb) {
     IndexMath m{b, fn.getLoc()};
+    LaneCoords lc = laneCoords(b);
     SmallVector<SmallVector<Value, 4>> aFrag;
     for (int64_t i = 0; i < mi; ++i)
-      aFrag.push_back(loadAFragment(b, pa, stage, kk, m.add(warpM0, i * 16), transA));
+      aFrag.push_back(loadAFragment(b, lc, pa, stage, kk, m.add(warpM0, i * 16), transA));
     SmallVector<SmallVector<Value, 2>> bFrag;
     for (int64_t j = 0; j < ni / 2; ++j) {
-      SmallVector<Value, 4> f = loadBFragments(b, pb, stage, kk, m.add(warpN0, j * 16), transB);
+      SmallVector<Value, 4> f =
+          loadBFragments(b, lc, pb, stage, kk, m.add(warpN0, j * 16), transB);
       bFrag.push_back({f[0], f[1]});
       bFrag.push_back({f[2], f[3]});
     }
@@ -1410,14 +1506,25 @@ private:
     return regs;
   }
 
-  /// The A fragment (m16 x k16) of rows mBase.. at k step kk: registers
-  /// a0..a3 = (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
-  /// (rows 8-15, k 8-15). `trans`: the panel is [k][m].
-  SmallVector<Value, 4> loadAFragment(OpBuilder &b, const Panel &p, Value stage, int64_t kk,
-                                      Value mBase, bool trans) {
+  /// The lane's coordinates in an ldmatrix: lane % 16, lane % 8, lane / 16
+  /// and (lane / 8) % 2.
+  struct LaneCoords {
+    Value l16, l8, hi16, mid;
+  };
+  LaneCoords laneCoords(OpBuilder &b) {
     IndexMath m{b, fn.getLoc()};
     Value l16 = m.rem(lane, 16), l8 = m.rem(lane, 8), hi16 = m.div(lane, 16),
           mid = m.rem(m.div(lane, 8), 2);
+    return {l16, l8, hi16, mid};
+  }
+
+  /// The A fragment (m16 x k16) of rows mBase.. at k step kk: registers
+  /// a0..a3 = (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15),
+  /// (rows 8-15, k 8-15). `trans`: the panel is [k][m].
+  SmallVector<Value, 4> loadAFragment(OpBuilder &b, const LaneCoords &lc, const Panel &p,
+                                      Value stage, int64_t kk, Value mBase, bool trans) {
+    IndexMath m{b, fn.getLoc()};
+    Value l16 = lc.l16, l8 = lc.l8, hi16 = lc.hi16, mid = lc.mid;
     if (!trans) // lane row mBase + lane % 16, column kk*16 + (lane / 16) * 8
       return ldmatrix(b, p, stage, m.add(mBase, l16), m.add(m.mul(hi16, 8), kk * 16), false);
     // [k][m]: lane row k = kk*16 + lane % 8 + (lane / 16) * 8, col m
@@ -1428,10 +1535,10 @@ private:
   /// The B fragments of two n8 tiles (columns nBase.., nBase + 8..) at k
   /// step kk: b0, b1 of the first tile, then of the second. `trans`: the
   /// panel is [n][k] (B stored [N, K]), else [k][n].
-  SmallVector<Value, 4> loadBFragments(OpBuilder &b, const Panel &p, Value stage, int64_t kk,
-                                       Value nBase, bool trans) {
+  SmallVector<Value, 4> loadBFragments(OpBuilder &b, const LaneCoords &lc, const Panel &p,
+                                       Value stage, int64_t kk, Value nBase, bool trans) {
     IndexMath m{b, fn.getLoc()};
-    Value l8 = m.rem(lane, 8), hi16 = m.div(lane, 16), mid = m.rem(m.div(lane, 8), 2);
+    Value l8 = lc.l8, hi16 = lc.hi16, mid = lc.mid;
     if (trans) // [n][k]: lane row n = nBase + lane % 8 + (lane / 16) * 8, col k
       return ldmatrix(b, p, stage, m.add(nBase, m.add(l8, m.mul(hi16, 8))),
                       m.add(m.mul(mid, 8), kk * 16), false);
@@ -1762,28 +1869,84 @@ private:
   }
 
   /// Runs `epilogue` on the tile's accumulators `acc` (vector<4xf32> each),
-  /// or with split k on their sums over the tile's splits:
-  ///  * each unit of the tile's MMA threads (a warp; wgmma: a warpgroup)
-  ///    stores its accumulators, register by register in two 8-byte halves
-  ///    (the pairs the epilogue takes), to its split's slot of the
-  ///    workspace (GemmSplitWorkspace);
-  ///  * each thread fences (release), the unit synchronizes, and its first
-  ///    thread adds one to the unit's counter of the tile;
-  ///  * the unit that makes the count `split_k` (the last to arrive) learns
-  ///    it from that thread (a shuffle; wgmma: a barrier's OR), resets the
-  ///    counter for the next launch, fences (acquire) and runs `epilogue`, whose
-  ///    fragments load each pair's partial sums where they are emitted and
-  ///    add them in split order (the same sum whichever split arrives
-  ///    last); the other splits' units are done.
+  /// or with split k on their sums over the tile's splits: each split's
+  /// units hand their partials over (arriveWithPartials), and the last
+  /// one's runs `epilogue`, whose fragments load each pair's partial sums
+  /// where they are emitted and add them in split order (the same sum
+  /// whichever split arrives last).
   /// (Sums made before the epilogue kept every slot's loads in registers:
   /// LLVM sank the adds to their uses in the masked stores, which spilled
   /// 28-732 bytes with 64-128 accumulators a thread and 3-4 splits.)
-  /// No unit waits for another, so the splits need not run at once.
   LogicalResult
   withSplitSums(OpBuilder &b, ArrayRef<Value> acc,
                 llvm::function_ref<LogicalResult(OpBuilder &, ArrayRef<Value>)> epilogue) {
     if (s.splitK <= 1)
       return epilogue(b, acc);
+    Location loc = fn.getLoc();
+    FailureOr<SplitSlots> slots = arriveWithPartials(
+        b, acc, s.blockM * s.blockN * static_cast<int64_t>(mms.size()));
+    if (failed(slots))
+      return failure();
+    OpBuilder lb = slots->last;
+    auto vec2 = VectorType::get({2}, b.getF32Type());
+    splitPairs = [&](OpBuilder &bb, const Fragment &f) {
+      IndexMath im{bb, loc};
+      SmallVector<Value> pairs;
+      for (int64_t index : f.accIndex) {
+        Value sum;
+        for (int64_t sp = 0; sp < s.splitK; ++sp) {
+          Value part = bb.create<LLVM::LoadOp>(loc, vec2, partialAt(bb, *slots, im.c(sp), index, f.half),
+                                               /*alignment=*/8);
+          sum = sum ? bb.create<arith::AddFOp>(loc, sum, part).getResult() : part;
+        }
+        pairs.push_back(sum);
+      }
+      return pairs;
+    };
+    LogicalResult done = epilogue(lb, acc);
+    splitPairs = nullptr;
+    return done;
+  }
+
+  /// Where a split's partials go (arriveWithPartials): the workspace's
+  /// layout, the thread's index among its tile's, and a builder inside the
+  /// block only the last split's units run (after an acquire fence).
+  struct SplitSlots {
+    tilec::GemmSplitWorkspace layout;
+    Value tileTid;
+    int64_t tileThreads = 0;
+    OpBuilder last;
+  };
+
+  /// The workspace address of half h of accumulator f of this thread, of
+  /// split `split`: byte ((2 f + h) * tileThreads + t) * 8 of the tile's
+  /// slot for that split, so that a warp's stores and loads are whole lines.
+  Value partialAt(OpBuilder &bb, const SplitSlots &w, Value split, int64_t f, int64_t h) {
+    Location loc = fn.getLoc();
+    IndexMath im{bb, loc};
+    Value slot = im.add(im.mul(im.add(im.mul(tileIdx, s.splitK), split), w.layout.slotBytes()),
+                        w.layout.counterBytes());
+    Value byte = im.add(slot, im.mul(im.add(w.tileTid, (2 * f + h) * w.tileThreads), 8));
+    Value off = bb.create<arith::IndexCastOp>(loc, bb.getI64Type(), byte);
+    return bb.create<LLVM::GEPOp>(loc, LLVM::LLVMPointerType::get(bb.getContext(), 1),
+                                  bb.getI8Type(), workspace, ValueRange{off});
+  }
+
+  /// Split k's hand-off (withSplitSums; split keys of runFlash):
+  ///  * each unit of the tile's MMA threads (a warp; wgmma: a warpgroup)
+  ///    stores `acc` (vector<4xf32> each), register by register in two
+  ///    8-byte halves, to its split's slot of the workspace
+  ///    (GemmSplitWorkspace, `tileAccumulators` floats a tile and split);
+  ///  * each thread fences (release), the unit synchronizes, and its first
+  ///    thread adds one to the unit's counter of the tile;
+  ///  * the unit that makes the count `split_k` (the last to arrive) learns
+  ///    it from that thread (a shuffle; wgmma: a barrier's OR), resets the
+  ///    counter for the next launch and fences (acquire): the returned
+  ///    builder is inside the block it alone runs, where partialAt reads
+  ///    every split's partials. The other splits' units are done.
+  /// No unit waits for another, so the splits need not run at once.
+  FailureOr<SplitSlots> arriveWithPartials(OpBuilder &b, ArrayRef<Value> acc,
+                                           int64_t tileAccumulators) {
     Location loc = fn.getLoc();
     MLIRContext *ctx = b.getContext();
     IndexMath m{b, loc};
@@ -1792,8 +1955,7 @@ private:
     int64_t frags = static_cast<int64_t>(acc.size());
     tilec::GemmSplitWorkspace layout{numTiles() * s.clusterM, tileThreads / unitThreads, s.splitK,
                               frags * 4 * tileThreads};
-    if (layout.tileAccumulators != s.blockM * s.blockN * static_cast<int64_t>(mms.size()) ||
-        layout.bytes() > s.workspaceBytes)
+    if (layout.tileAccumulators != tileAccumulators || layout.bytes() > s.workspaceBytes)
       return fn.emitOpError("split_k ")
              << s.splitK << " needs a workspace of " << layout.bytes()
              << " bytes for its partial sums and counters, the schedule gives "
@@ -1806,21 +1968,12 @@ private:
     };
     Value tileTid = m.add(m.mul(tileWarp, kWarpSize), lane);
     Value unit = m.div(tileTid, unitThreads);
-    // Half h of accumulator f of thread t of split sp: byte ((2 f + h) *
-    // tileThreads + t) * 8 of the slot, so that a warp's stores and loads
-    // are whole lines.
-    auto pairAt = [&](OpBuilder &bb, Value split, int64_t f, int64_t h) {
-      IndexMath im{bb, loc};
-      Value slot = im.add(im.mul(im.add(im.mul(tileIdx, s.splitK), split), layout.slotBytes()),
-                          layout.counterBytes());
-      return at(bb, im.add(slot, im.mul(im.add(tileTid, (2 * f + h) * tileThreads), 8)));
-    };
-    auto vec2 = VectorType::get({2}, b.getF32Type());
+    SplitSlots slots{layout, tileTid, tileThreads, OpBuilder(ctx)};
     for (int64_t f = 0; f < frags; ++f)
       for (int64_t h = 0; h < 2; ++h) {
         Value half = b.create<vector::ShuffleOp>(loc, acc[f], acc[f],
                                                  ArrayRef<int64_t>{2 * h, 2 * h + 1});
-        b.create<LLVM::StoreOp>(loc, half, pairAt(b, splitIdx, f, h), /*alignment=*/8);
+        b.create<LLVM::StoreOp>(loc, half, partialAt(b, slots, splitIdx, f, h), /*alignment=*/8);
       }
     // Release (fence.acq_rel.gpu: membar.gl is the stronger fence.sc).
     b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "device");
@@ -1876,25 +2029,9 @@ private:
                    .getResult(0);
     }
     auto ifLast = b.create<scf::IfOp>(loc, isLast, /*withElse=*/false);
-    OpBuilder lb = OpBuilder::atBlockBegin(&ifLast.getThenRegion().front());
-    lb.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "device");
-    splitPairs = [&](OpBuilder &bb, const Fragment &f) {
-      IndexMath im{bb, loc};
-      SmallVector<Value> pairs;
-      for (int64_t index : f.accIndex) {
-        Value sum;
-        for (int64_t sp = 0; sp < s.splitK; ++sp) {
-          Value part = bb.create<LLVM::LoadOp>(loc, vec2, pairAt(bb, im.c(sp), index, f.half),
-                                               /*alignment=*/8);
-          sum = sum ? bb.create<arith::AddFOp>(loc, sum, part).getResult() : part;
-        }
-        pairs.push_back(sum);
-      }
-      return pairs;
-    };
-    LogicalResult done = epilogue(lb, acc);
-    splitPairs = nullptr;
-    return done;
+    slots.last = OpBuilder::atBlockBegin(&ifLast.getThenRegion().front());
+    slots.last.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire, "device");
+    return slots;
   }
 
   /// A shared-memory address (index) as an LLVM pointer.

@@ -470,9 +470,10 @@ struct ScheduleRowKernelsPass
   /// runFlash): a CTA takes block_m query rows of one batch (16 a warp,
   /// mma.sync) and walks the keys in steps of block_n, with `stages`
   /// shared-memory buffers of k and v blocks (cp.async, one step's copies
-  /// ahead of its use) besides the CTA's q rows. Not yet measured: 64 query
-  /// rows (4 warps) and 64 keys a step, two buffers (80 KB at head dim
-  /// 128), as FlashAttention-2's forward kernel on Ampere.
+  /// ahead of its use) besides the CTA's q rows, and (few tiles) the keys
+  /// split over several CTAs a tile. Not yet measured: 64 query rows (4
+  /// warps) and 64 keys a step, two buffers (80 KB at head dim 128), as
+  /// FlashAttention-2's forward kernel on Ampere; splits as flash decoding.
   LogicalResult scheduleAttention(func::FuncOp fn) {
     auto domain = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
     tilec::tile::MatmulOp qk;
@@ -515,16 +516,35 @@ struct ScheduleRowKernelsPass
       return fn.emitOpError("attention schedule needs ")
              << shared << " bytes of shared memory, more than " << target << "'s "
              << maxSharedBytes(target);
-    int64_t grid = batch * llvm::divideCeil(m, bm);
+    int64_t tiles = batch * llvm::divideCeil(m, bm);
+    // Flash decoding: few tiles (decode's few query rows a kv head) leave
+    // SMs idle while each walks every key; the key blocks split over CTAs
+    // (each its share, at least one block) while the tiles fill at most
+    // half the SMs, up to a wave. The splits hand their partials to the
+    // last one through a workspace (GemmSplitWorkspace: a slot of each
+    // thread's output accumulators, max and sum a split and tile).
+    int64_t keys = llvm::cast<RankedTensorType>(qk.getType()).getDimSize(0);
+    int64_t blocks = llvm::divideCeil(keys, bn);
+    if (attentionSplit < 0)
+      return fn.emitOpError("attention-split must be >= 0, got ") << static_cast<int64_t>(attentionSplit);
+    int64_t split = attentionSplit ? attentionSplit
+                    : tiles * 2 <= kHopperSms ? std::max<int64_t>(1, kHopperSms / tiles)
+                                              : 1;
+    split = std::min(split, blocks);
+    split = llvm::divideCeil(blocks, llvm::divideCeil(blocks, split)); // (none empty)
+    int64_t warps = bm / 16;
+    tilec::GemmSplitWorkspace workspace{tiles, warps, split, (valueDim + 8) * bm};
     setGemmSchedule(fn,
                     {{"attention", 1},
                      {"block_m", bm},
                      {"block_n", bn},
                      {"stages", stages},
-                     {"warps_m", bm / 16},
-                     {"grid", grid},
-                     {"threads", bm / 16 * 32},
-                     {"shared_bytes", shared}},
+                     {"warps_m", warps},
+                     {"grid", tiles * split},
+                     {"threads", warps * 32},
+                     {"shared_bytes", shared},
+                     {"split_k", split > 1 ? split : -1},
+                     {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},
                     /*groupM=*/1, /*registers=*/255);
     return success();
   }

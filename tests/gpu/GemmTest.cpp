@@ -783,7 +783,9 @@ TEST(Attention, MaskedMatchesReference) {
 // keys past the last are masked in registers), head dims 16 to 128, v's
 // columns other than q's, causal and random additive masks (f32 and bf16,
 // broadcast over heads or queries), bf16 and f16; and the schedule's
-// variants (query rows a CTA, keys a step, buffers).
+// variants (query rows a CTA, keys a step, buffers, keys split over CTAs:
+// none, three ways with splits a causal mask leaves empty for some rows,
+// and decode's 16 ways over 4100 keys).
 TEST(Attention, FlashMatchesReference) {
   struct Case {
     Shape q, k, v, mask;
@@ -806,7 +808,13 @@ TEST(Attention, FlashMatchesReference) {
            {{4, 256, 128}, {4, 1000, 128}, {4, 1000, 128}, {256, 1000}, DType::BF16, DType::F32, true,
             "attention-block-m=128 attention-block-n=32 attention-stages=3"},
            {{2, 100, 64}, {2, 300, 64}, {2, 300, 64}, {}, DType::F16, DType::F32, false,
-            "attention-block-m=32 attention-block-n=128 attention-stages=4"}}) {
+            "attention-block-m=32 attention-block-n=128 attention-stages=4"},
+           {{2, 130, 64}, {2, 130, 64}, {2, 130, 64}, {130, 130}, DType::BF16, DType::F32, true,
+            "attention-split=1"},
+           {{2, 130, 64}, {2, 130, 64}, {2, 130, 64}, {130, 130}, DType::BF16, DType::F32, true,
+            "attention-split=3"},
+           {{8, 4, 128}, {8, 4100, 128}, {8, 4100, 128}, {4, 4100}, DType::BF16, DType::F32, true,
+            ""}}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " mask " +
                  shapeString(c.mask) + (c.causal ? " causal " : " ") + dtypeName(c.dtype) + " " +
                  c.schedule);

@@ -163,6 +163,13 @@ struct Copy {
   int64_t dstAt, srcAt, count, valid;
 };
 
+/// An LLVM pointer (a split-k workspace and addresses in it): the index of
+/// a descriptor of the memory and a byte offset into it, in one cell.
+constexpr double kPtrScale = 1099511627776.0; // 2^40
+double makePtr(int64_t desc, int64_t offset) { return desc * kPtrScale + offset; }
+int64_t ptrDesc(double p) { return static_cast<int64_t>(p / kPtrScale); }
+int64_t ptrOffset(double p) { return static_cast<int64_t>(p - ptrDesc(p) * kPtrScale); }
+
 class Cta {
 public:
   Cta(gpu::GPUFuncOp fn, int64_t threads, int64_t block, int64_t grid, int64_t sharedBytes,
@@ -172,6 +179,7 @@ public:
     shared.name = "dynamic shared memory";
   }
 
+  /// `args`: a descriptor for each buffer, then (split k) the workspace's.
   Status run(ArrayRef<int> args) {
     Block &entry = fn.getBody().front();
     if (fn.getNumArguments() != args.size())
@@ -182,7 +190,7 @@ public:
     for (auto [arg, d] : llvm::zip(entry.getArguments().take_front(args.size()), args)) {
       Val &v = vals[arg];
       v.width = 1;
-      v.cells.assign(threads, d);
+      v.cells.assign(threads, llvm::isa<LLVM::LLVMPointerType>(arg.getType()) ? makePtr(d, 0) : d);
     }
     for (BlockArgument a : fn.getWorkgroupAttributions()) {
       auto t = llvm::cast<MemRefType>(a.getType());
@@ -690,6 +698,94 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     }
     return Status::success();
   }
+  if (auto gep = dyn_cast<LLVM::GEPOp>(op)) {
+    if (!gep.getElemType().isInteger(8) || gep.getDynamicIndices().size() != 1 ||
+        gep.getRawConstantIndices().size() != 1)
+      return error(&op, "only byte offsets (one dynamic i8 index) are simulated");
+    const Val &base = get(gep.getBase()), &off = get(gep.getDynamicIndices()[0]);
+    Val &out = def(gep.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t] = makePtr(ptrDesc(base.cells[t]), ptrOffset(base.cells[t]) +
+                                                         static_cast<int64_t>(off.cells[t]));
+    return Status::success();
+  }
+  // A pointer access of `width` elements of `elem` for thread t: the byte
+  // address, checked against the memory's size.
+  auto pointed = [&](Value ptr, int64_t t, Type elem, int64_t width, Desc *&d,
+                     int64_t &at) -> Status {
+    double p = get(ptr).cells[t];
+    d = &descs[ptrDesc(p)];
+    at = d->offset + ptrOffset(p);
+    if (at < 0 || at + width * bytesOf(elem) > static_cast<int64_t>(d->mem->bytes.size()))
+      return error(&op, "pointer access past the end of " + d->mem->name);
+    return Status::success();
+  };
+  if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+    Value v = store.getValue();
+    Type elem = elemOf(v.getType());
+    const Val &x = get(v);
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      Desc *d;
+      int64_t at;
+      if (Status s = pointed(store.getAddr(), t, elem, x.width, d, at); !s.ok())
+        return s;
+      for (int64_t c = 0; c < x.width; ++c) {
+        uint64_t u = toBits(elem, x.cells[t * x.width + c]);
+        std::memcpy(d->mem->bytes.data() + at + c * bytesOf(elem), &u, bytesOf(elem));
+      }
+    }
+    return Status::success();
+  }
+  if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+    Type elem = elemOf(load.getType());
+    Val &out = def(load.getResult());
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      Desc *d;
+      int64_t at;
+      if (Status s = pointed(load.getAddr(), t, elem, out.width, d, at); !s.ok())
+        return s;
+      for (int64_t c = 0; c < out.width; ++c) {
+        uint64_t u = 0;
+        std::memcpy(&u, d->mem->bytes.data() + at + c * bytesOf(elem), bytesOf(elem));
+        out.cells[t * out.width + c] = fromBits(elem, u);
+      }
+    }
+    return Status::success();
+  }
+  if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
+    if (rmw.getBinOp() != LLVM::AtomicBinOp::add)
+      return error(&op, "only atomic adds are simulated");
+    Type elem = rmw.getVal().getType();
+    const Val &x = get(rmw.getVal());
+    Val &out = def(rmw.getRes());
+    for (int64_t t = 0; t < threads; ++t) { // (in thread order: one at a time)
+      if (!mask[t])
+        continue;
+      Desc *d;
+      int64_t at;
+      if (Status s = pointed(rmw.getPtr(), t, elem, 1, d, at); !s.ok())
+        return s;
+      uint64_t u = 0;
+      std::memcpy(&u, d->mem->bytes.data() + at, bytesOf(elem));
+      double old = fromBits(elem, u);
+      out.cells[t] = old;
+      u = toBits(elem, llvm::isa<FloatType>(elem) ? old + x.cells[t]
+                                                  : normInt(elem, static_cast<int64_t>(old + x.cells[t])));
+      std::memcpy(d->mem->bytes.data() + at, &u, bytesOf(elem));
+    }
+    return Status::success();
+  }
+  if (isa<LLVM::FenceOp>(op))
+    return Status::success(); // (one CTA at a time: memory is always coherent)
+  if (isa<NVVM::SyncWarpOp>(op)) {
+    if (!fullWarps(mask, threads))
+      return error(&op, "a warp synchronization under a partial warp");
+    return Status::success();
+  }
   return error(&op, "is not simulated");
 }
 
@@ -1165,9 +1261,9 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     gpu::GPUFuncOp fn = kernels.lookup(plan.name);
     if (!fn)
       return Status::error("gpusim: no kernel " + plan.name);
-    if (plan.clusterM > 1 || !plan.tensorMaps.empty() || plan.splitK > 1)
+    if (plan.clusterM > 1 || !plan.tensorMaps.empty())
       return Status::error("gpusim: kernel " + plan.name +
-                           " uses clusters, TMA or split k, which are not simulated");
+                           " uses clusters or TMA, which are not simulated");
     std::vector<Desc> descs;
     std::vector<int> args;
     for (auto [kb, type] : llvm::zip(plan.buffers, fn.getArgumentTypes())) {
@@ -1188,6 +1284,18 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
       if (dynamic >= 0)
         d.shape[dynamic] = known ? n / known : 0;
       descs.push_back(d);
+      args.push_back(static_cast<int>(descs.size() - 1));
+    }
+    // Split k: the launch's workspace, zeroed once as Executable does (each
+    // launch leaves its counters at zero).
+    if (plan.workspaceBytes > 0) {
+      if (fn.getNumArguments() != plan.buffers.size() + 1)
+        return Status::error("gpusim: kernel " + plan.name + " has a workspace but no pointer");
+      memories.push_back(std::make_unique<Memory>());
+      memories.back()->bytes.assign(plan.workspaceBytes, 0);
+      memories.back()->name = "the split workspace";
+      descs.push_back(Desc{memories.back().get(), 0, Builder(&ctx).getI8Type(),
+                           {plan.workspaceBytes}});
       args.push_back(static_cast<int>(descs.size() - 1));
     }
     int64_t grid = plan.gridSize(), threads = plan.blockSize();

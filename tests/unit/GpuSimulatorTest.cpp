@@ -18,11 +18,10 @@ using namespace tilec;
 
 namespace {
 
-/// sm_80 (mma.sync, cp.async: what the simulator models), no split k.
+/// sm_80 (mma.sync, cp.async: what the simulator models).
 CompileOptions simOptions() {
   CompileOptions o;
   o.target = "sm_80";
-  o.scheduleOptions = "gemm-split-k=1";
   o.dependentLaunch = false;
   return o;
 }
@@ -46,7 +45,9 @@ void expectSimulatedMatches(const Graph &g, const std::vector<HostTensor> &input
 
 // Flash attention (fuse-attention) as runFlash distributes it: mma.sync
 // fragments of S and of P v, the online softmax across quads, the k and v
-// blocks' cp.async pipeline, keys past the last and rows past the batch's.
+// blocks' cp.async pipeline, keys past the last and rows past the batch's,
+// and the keys split over CTAs (the scheduler splits where the tiles are
+// few: every case here but the one-block one).
 TEST(GpuSimTest, FlashAttentionMatchesTheReference) {
   struct Case {
     Shape q, k, v, mask;
@@ -58,7 +59,16 @@ TEST(GpuSimTest, FlashAttentionMatchesTheReference) {
            {{5, 16}, {33, 16}, {33, 32}, {}, DType::BF16, ""},
            {{2, 3, 128}, {2, 130, 128}, {2, 130, 128}, {3, 130}, DType::BF16, ""},
            {{1, 70, 64}, {1, 200, 64}, {1, 200, 48}, {70, 200}, DType::F16,
-            "attention-block-m=32 attention-block-n=32 attention-stages=3"}}) {
+            "attention-block-m=32 attention-block-n=32 attention-stages=3"},
+           // Keys split over CTAs (flash decoding): none, three ways where a
+           // causal mask leaves a split with no key for the first rows (its
+           // max -inf, its sum 0), and more splits than stages.
+           {{2, 130, 64}, {2, 130, 64}, {2, 130, 64}, {130, 130}, DType::BF16,
+            "attention-split=1"},
+           {{2, 130, 64}, {2, 130, 64}, {2, 130, 64}, {130, 130}, DType::BF16,
+            "attention-split=3"},
+           {{4, 16, 128}, {4, 1000, 128}, {4, 1000, 128}, {16, 1000}, DType::BF16,
+            "attention-block-n=32 attention-stages=3 attention-split=11"}}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
                  c.schedule);
     Graph g("attention");
@@ -158,4 +168,32 @@ TEST(GpuSimTest, RandomGraphsMatchTheReference) {
     ++simulated;
   }
   EXPECT_GE(simulated, static_cast<int>(seeds * 8 / 10));
+}
+
+// Split k (the k steps of few tiles over several CTAs a tile: partial sums
+// in a workspace, a counter a warp, the last to arrive adds the splits in
+// order and runs the epilogue), decode's 1- and 16-row tiles and 64-row
+// ones, odd K (element copies), split over 2 to 16 CTAs.
+TEST(GpuSimTest, SplitKGemmsMatchTheReference) {
+  struct Case {
+    int64_t m, n, k;
+    const char *name;
+    int64_t split;
+  };
+  for (const Case &c : std::vector<Case>{{16, 256, 8192, "matmul", 0},
+                                         {1, 128, 4095, "matmul_bias_gelu", 4},
+                                         {64, 256, 2048, "matmul", 2}}) {
+    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                 "x" + std::to_string(c.k));
+    Graph g(c.name);
+    ASSERT_TRUE(examples::build(c.name, g, c.m, c.n, DType::BF16, c.k).ok());
+    CompileOptions options = simOptions();
+    if (c.split)
+      options.scheduleOptions = "gemm-split-k=" + std::to_string(c.split);
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_GT(p->launches.back().splitK, 1) << explainFusion(*p);
+    ASSERT_NO_FATAL_FAILURE(
+        expectSimulatedMatches(g, tiletest::randomInputs(g, 17), 2e-2, options));
+  }
 }

@@ -88,6 +88,7 @@ void expectEqualPrograms(const CompiledProgram &a, const CompiledProgram &b) {
     EXPECT_EQ(p.colBlocks, q.colBlocks);
     EXPECT_EQ(p.streamBlocks, q.streamBlocks);
     EXPECT_EQ(p.gemm, q.gemm);
+    EXPECT_EQ(p.attention, q.attention);
     EXPECT_EQ(p.fixedGrid, q.fixedGrid);
     EXPECT_EQ(p.fixedBlock, q.fixedBlock);
     EXPECT_EQ(p.sharedBytes, q.sharedBytes);
@@ -160,7 +161,8 @@ TEST(ProgramCacheTest, EveryFieldRoundTrips) {
   KernelLaunchPlan l;
   l.name = "k0";
   l.rows = 11, l.vectorWidth = 8, l.threadsPerRow = 64, l.rowsPerBlock = 4, l.chunks = 3;
-  l.colBlocks = 6, l.streamBlocks = 9, l.gemm = true, l.fixedGrid = 132, l.fixedBlock = 384;
+  l.colBlocks = 6, l.streamBlocks = 9, l.gemm = true, l.attention = true, l.fixedGrid = 132;
+  l.fixedBlock = 384;
   l.sharedBytes = 231424, l.persistent = true, l.tmaStore = true, l.clusterM = 2;
   l.splitK = 4, l.workspaceBytes = 524544, l.dependentLaunch = true, l.rowLoop = true;
   l.prefetchStages = 3, l.stagedWeights = true, l.transposeTileK = 128, l.transposeTileL = 64;

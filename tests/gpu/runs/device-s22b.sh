@@ -9,18 +9,24 @@
 #   over 8 kv heads, MLP 14336) beside PyTorch eager and torch.compile:
 #   decode of 1 and 16 tokens after 512 cached, a prefill of 512;
 # - wgmma tiles of 128 columns for N = 128 against the old 256;
-# - a process's start with and without the disk cache.
+# - a process's start with and without the disk cache;
+# - (twenty-third session) the GPU tests include flash attention
+#   (Attention.FlashMatchesReference, DecoderLayer with fuse-attention),
+#   and the layer is timed with it too, and at decode after 4096 cached.
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 export TILEC_CACHE_DIR=/tmp/tilec-cache   # (not under $OUT: it would come back)
 step "GPU tests"
-TILEC_TESTS_TIMEOUT=150 run_gpu_tests 'Scatter.*:DecoderLayer.*:ProgramCache.*:GpuFuzzTest.*:Attention.*'
+TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'Scatter.*:DecoderLayer.*:ProgramCache.*:GpuFuzzTest.*:Attention.*'
 grep -E "^random graphs" "$OUT/gpu_tests.log"
 step "decoder layer beside the peers"
 L=1x4096x512,16x4096x512,512x4096x0
 timeout 120 "$B/bin/tilec-bench" --ops= --layers=$L --cooldown-ms=200 --layer-csv="$OUT/layer.csv" 2>&1 | grep -E "^device|^decoder_layer|error"
 timeout 240 python3 tests/gpu/peers_layer.py --layers=$L --cooldown-ms 200 --csv "$OUT/peers_layer.csv" --tilec-csv "$OUT/layer.csv" 2>&1 | tail -12 | tee "$OUT/table_layer.txt"
+step "decoder layer with flash attention (fuse-attention; added in the twenty-third session)"
+timeout 120 "$B/bin/tilec-bench" --ops= --fuse-attention --layers=$L,1x4096x4096 --cooldown-ms=200 --layer-csv="$OUT/layer_flash.csv" 2>&1 | grep -E "^decoder_layer|error"
+timeout 60 "$B/bin/tilec-bench" --ops= --layers=1x4096x4096 --cooldown-ms=200 --layer-csv="$OUT/layer_long.csv" 2>&1 | grep -E "^decoder_layer|error"
 step "GEMMs of N = 128 (attention's head_dim): 128-column wgmma tiles (default) against 256"
 N=2048x128x512,8192x128x4096,512x128x2048
 for pass in 1 2; do

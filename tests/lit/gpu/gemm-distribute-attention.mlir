@@ -1,4 +1,4 @@
-// RUN: tilec-opt --tilec-distribute-gemm-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-distribute-gemm-tiles %s | FileCheck %s
 
 // A flash-attention kernel (tile.attention): q rows and stages of k and v
 // blocks copied by cp.async, a loop over the key blocks carrying the
@@ -55,3 +55,50 @@ module {
   }
 }
 
+
+// -----
+
+// The keys split two ways (split_k, flash decoding): a workspace pointer
+// after the buffers; each split's CTA walks its own key blocks, stores its
+// partials (4 output n8 tiles and the max and sum: 5 x 2 halves), fences,
+// counts itself in and learns from lane 0 whether it came last; the last
+// fences (acquire), loads every split's maxima, weighs each split's sums and
+// outputs by exp(max_split - max), and runs the output's epilogue.
+// CHECK-LABEL: gpu.func @attention_split
+//  CHECK-SAME:   %{{.+}}: !llvm.ptr<1>
+//       CHECK:   scf.for
+//       CHECK:   scf.yield
+//  CHECK-COUNT-10:   llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>
+//       CHECK:   llvm.fence syncscope("device") release
+//       CHECK:   llvm.atomicrmw add
+//       CHECK:   gpu.shuffle  idx
+//       CHECK:   scf.if
+//       CHECK:     llvm.fence syncscope("device") acquire
+//       CHECK:     llvm.load {{.*}} -> vector<2xf32>
+//       CHECK:     arith.maximumf
+//       CHECK:     math.exp
+//       CHECK:     arith.divf
+//       CHECK:     vector.store
+func.func @attention_split(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, split_k = 2 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64, workspace_bytes = 30976 : i64}} {
+  %c40 = arith.constant 40 : index
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %1, %2 : tensor<72xf32>
+  %4 = arith.remui %0, %c40 : index
+  %5 = tile.load %arg2[%4] : memref<?x72xf32> -> tensor<72xf32>
+  %6 = arith.addf %3, %5 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x32xbf16> -> tensor<32xf32>
+  %16 = arith.truncf %15 : tensor<32xf32> to tensor<32xbf16>
+  tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
+  return
+}

@@ -122,6 +122,9 @@ struct KernelLaunchPlan {
   // GEMM kernels: a 1-D grid of CTA tiles, their threads and dynamic shared
   // memory come from the schedule.
   bool gemm = false;
+  // A GEMM kernel that is flash attention (tile.attention): splitK counts
+  // the CTAs its keys are split over.
+  bool attention = false;
   int64_t fixedGrid = 0, fixedBlock = 0, sharedBytes = 0;
   // Persistent GEMM kernels loop over the fixedGrid tiles: launched with at
   // most one CTA per SM.

@@ -296,6 +296,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Flash-attention kernels: keys a step (16 to 128, a multiple of 16; 0: 64)">,
     Option<"attentionStages", "attention-stages", "int64_t", "0",
            "Flash-attention kernels: shared-memory buffers of k and v blocks (2 to 4; 0: 2)">,
+    Option<"attentionSplit", "attention-split", "int64_t", "0",
+           "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
+           "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "
+           "by the last split to finish; 1: none; 0: chosen, splits while the tiles fill at "
+           "most half the SMs)">,
     Option<"gemmFillSms", "gemm-fill-sms", "bool", "true",
            "GEMM grids that leave SMs idle: while wgmma tiles fill at most half the SMs "
            "they narrow to 128, then 64 columns, then to 64 rows, and a wave of them "
