@@ -5,6 +5,7 @@
 #include "GpuSimulator.h"
 #include "TileInterpreter.h"
 #include "../gpu/RandomGraphs.h"
+#include "../gpu/SliceGraphs.h"
 
 #include "tilec/Graph.h"
 #include "tilec/Reference.h"
@@ -195,5 +196,57 @@ TEST(GpuSimTest, SplitKGemmsMatchTheReference) {
     ASSERT_GT(p->launches.back().splitK, 1) << explainFusion(*p);
     ASSERT_NO_FATAL_FAILURE(
         expectSimulatedMatches(g, tiletest::randomInputs(g, 17), 2e-2, options));
+  }
+}
+
+// The row schedules' options (what the scheduler chooses at other shapes
+// or targets, or what experiments turn on): rows streamed with their
+// inputs kept in shared memory or re-read, a ring of rows prefetched
+// through shared memory, weights staged in it, loops of rows a CTA,
+// rewidened vectors, recomputed exps, online softmax and Welford pairs
+// forced or off, row scalars folded, transposes as strided rows, 4-byte
+// transpose blocks; each over the examples at shapes that reach it.
+TEST(GpuSimTest, RowScheduleOptionsMatchTheReference) {
+  struct Shape2 {
+    int64_t rows, cols;
+  };
+  for (const char *opts :
+       {"stream-shared=true max-chunks-per-thread=2", "stream-shared=false max-chunks-per-thread=2",
+        "row-prefetch=2", "row-prefetch=3 max-chunks-per-thread=2", "stage-weights=true",
+        "row-loop=true", "rewiden=true", "recompute-exp=true", "recompute-exp=false",
+        "online-softmax=true", "online-softmax=false", "welford=false", "row-scalars=true",
+        "fold-into-exp=true", "sink-loads=false", "transpose-tiles=false",
+        "transpose-tile-bytes=4", "max-threads-per-block=1024 min-threads-per-block=1024"})
+    for (const char *name : {"rms_norm", "softmax", "layer_norm", "add_rms_norm", "rope",
+                             "elementwise_chain", "transpose", "heads_rms_norm"})
+      for (Shape2 s : {Shape2{3, 1000}, Shape2{16, 4096}, Shape2{2, 40000}, Shape2{130, 66}}) {
+        if (std::string(name) == "transpose" && s.cols > 4096)
+          continue;
+        SCOPED_TRACE(std::string(opts) + ": " + name + " [" + std::to_string(s.rows) + ", " +
+                     std::to_string(s.cols) + "]");
+        Graph g(name);
+        if (!examples::build(name, g, s.rows, s.cols, DType::BF16).ok())
+          continue;
+        CompileOptions options = simOptions();
+        options.scheduleOptions = opts;
+        if (!compileGraph(g, options).ok())
+          continue; // (an option a shape cannot take says so; CompilerTest checks those)
+        ASSERT_NO_FATAL_FAILURE(
+            expectSimulatedMatches(g, tiletest::randomInputs(g, 23), 5e-2, options));
+      }
+}
+
+// The slice, concatenation and row-broadcast graphs of the GPU tests
+// (SliceGraphs.h: windows at column offsets, parts of rows, pieces joined
+// in registers, streamed rows), with their schedule options.
+TEST(GpuSimTest, SliceGraphsMatchTheReference) {
+  for (const testgraphs::SliceGraph &c : testgraphs::sliceGraphs()) {
+    SCOPED_TRACE(c.name);
+    Graph g(c.name);
+    c.build(g);
+    CompileOptions options = simOptions();
+    options.scheduleOptions = c.scheduleOptions;
+    ASSERT_NO_FATAL_FAILURE(
+        expectSimulatedMatches(g, tiletest::randomInputs(g, 11), c.tolerance, options));
   }
 }
