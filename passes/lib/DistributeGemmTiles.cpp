@@ -450,41 +450,40 @@ public:
       return bad();
     Value scores = sub.getLhs();
     SmallPtrSet<Operation *, 8> softmax{max, maxSplat, sub, exp, sum, sumSplat, div, trunc};
-    // The scores' ops come before the max; the output's after p @ v, with
-    // the constants and index arithmetic anywhere (emitted again there).
+    // The scores' ops are what the scores depend on; the output's are the
+    // rest but the softmax (p @ v and its epilogue, whatever their place in
+    // the program: a residual row's load may come before the product).
+    // What the scores depend on that does not depend on their product
+    // (constants, index arithmetic, loads: CSE may have merged the two
+    // parts' loads of one row) is emitted in both.
+    DenseSet<Operation *> scoresSet, productUsers{mm};
+    SmallVector<Value> stack{scores};
+    while (!stack.empty()) {
+      Operation *d = stack.pop_back_val().getDefiningOp();
+      if (d && scoresSet.insert(d).second)
+        llvm::append_range(stack, d->getOperands());
+    }
     SmallVector<Operation *> scoresOps, outOps;
     SmallPtrSet<Operation *, 16> outSet;
-    bool pastMax = false, pastProduct = false;
     for (Operation &op : fn.getBody().front().without_terminator()) {
-      bool shared = isa<arith::ConstantOp, tile::RowIdOp>(op) ||
-                    (op.getNumResults() > 0 && op.getNumRegions() == 0 &&
-                     llvm::all_of(op.getResultTypes(), [](Type t) { return t.isIntOrIndex(); }));
-      pastMax |= &op == max.getOperation();
-      if (!pastMax) {
-        if (isa<tile::StoreOp>(op))
-          return bad();
+      for (Value v : op.getOperands())
+        if (Operation *d = v.getDefiningOp(); d && productUsers.count(d))
+          productUsers.insert(&op);
+      bool both = scoresSet.count(&op) && !productUsers.count(&op);
+      if (scoresSet.count(&op)) {
         scoresOps.push_back(&op);
-      } else if (!pastProduct && !shared && !softmax.count(&op) && &op != pvOp.getOperation()) {
-        return bad();
+      } else if (isa<tile::StoreOp>(op) && !productUsers.count(&op)) {
+        return bad(); // (a store of nothing computed: no attention's)
       }
-      if (pastProduct || shared || &op == pvOp.getOperation()) {
+      if ((!scoresSet.count(&op) && !softmax.count(&op)) || both) {
         outOps.push_back(&op);
         outSet.insert(&op);
       }
-      pastProduct |= &op == pvOp.getOperation();
     }
     for (Operation *op : outOps)
       for (Value v : op->getOperands())
         if (Operation *def = v.getDefiningOp(); def && !outSet.count(def) && op != pvOp)
           return bad();
-    for (Operation *op : softmax)
-      for (Operation *u : op->getUsers())
-        if (!softmax.count(u) && u != pvOp)
-          return bad();
-    for (Operation *u : scores.getUsers())
-      if (u != sub && u != max)
-        return bad();
-
     auto vType = llvm::cast<MemRefType>(pvOp.getRhs().getType());
     int64_t nKeys = llvm::cast<RankedTensorType>(mm.getType()).getDimSize(0);
     int64_t bn = flashKeys, dk = K, dv = N, kBlocks = llvm::divideCeil(nKeys, bn);
