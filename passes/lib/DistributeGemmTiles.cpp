@@ -564,6 +564,12 @@ public:
     };
     Value zero4 = fconst(b, v4, 0.0f), negInf = fconst(b, f32, -INFINITY),
           zeroF = fconst(b, f32, 0.0f);
+    // A row's max to subtract: 0 where every key so far is masked (-inf),
+    // so that the exps are exp(-inf) = 0, never exp(-inf - -inf).
+    auto finiteOrZero = [&](OpBuilder &bb, Value m) -> Value {
+      Value none = bb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf);
+      return bb.create<arith::SelectOp>(loc, none, zeroF, m);
+    };
     SmallVector<Value> init(niO, zero4);
     init.append({negInf, negInf, zeroF, zeroF, token});
     auto loop = b.create<scf::ForOp>(loc, m.c(0), blockCount, m.c(1), init);
@@ -645,8 +651,7 @@ public:
             mx = lb.create<arith::MaximumFOp>(
                 loc, mx, lb.create<vector::ExtractOp>(loc, sv, ArrayRef<int64_t>{e}));
         mNew[h] = quadReduce(lb, mx, true);
-        Value none = lb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, mNew[h], negInf);
-        Value mUse = lb.create<arith::SelectOp>(loc, none, zeroF, mNew[h]);
+        Value mUse = finiteOrZero(lb, mNew[h]);
         alpha[h] = expOf(lb, lb.create<arith::SubFOp>(loc, mOld[h], mUse));
         Value mVec = lb.create<vector::BroadcastOp>(loc, v2, mUse);
         Value rowSum = lb.create<arith::MulFOp>(loc, lOld[h], alpha[h]);
@@ -735,7 +740,6 @@ public:
     if (failed(slots))
       return failure();
     OpBuilder eb = slots->last;
-    IndexMath em{eb, loc};
     auto partial = [&](OpBuilder &bb, int64_t sp, int64_t f, int64_t h) -> Value {
       IndexMath im{bb, loc};
       return bb.create<LLVM::LoadOp>(loc, v2, partialAt(bb, *slots, im.c(sp), f, h),
@@ -753,14 +757,13 @@ public:
       splitMax.push_back(ms);
     }
     SmallVector<std::array<Value, 2>> weight;
-    Value sums[2] = {zeroF, zeroF};
+    Value sums[2] = {zeroF, zeroF}, mUse[2] = {finiteOrZero(eb, overall[0]),
+                                               finiteOrZero(eb, overall[1])};
     for (int64_t sp = 0; sp < s.splitK; ++sp) {
       Value lv = partial(eb, sp, niO, 1);
       std::array<Value, 2> w;
       for (int64_t h = 0; h < 2; ++h) {
-        Value none = eb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, overall[h], negInf);
-        Value mUse = eb.create<arith::SelectOp>(loc, none, zeroF, overall[h]);
-        w[h] = expOf(eb, eb.create<arith::SubFOp>(loc, splitMax[sp][h], mUse));
+        w[h] = expOf(eb, eb.create<arith::SubFOp>(loc, splitMax[sp][h], mUse[h]));
         Value l = eb.create<vector::ExtractOp>(loc, lv, ArrayRef<int64_t>{h});
         sums[h] = eb.create<arith::AddFOp>(loc, sums[h], eb.create<arith::MulFOp>(loc, l, w[h]));
       }

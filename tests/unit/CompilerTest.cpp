@@ -2138,21 +2138,9 @@ TEST(TileStageTest, DecoderLayerMatchesTheReference) {
     options.fuseAttention = flash;
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
-    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 11);
-    // The mask: causal over the new tokens (row j of the group's rows is
-    // token j % tokens, which sees the past and new tokens up to itself).
-    HostTensor &mask = inputs.back();
-    ASSERT_EQ(mask.shape, (Shape{4 * tokens, past + tokens}));
-    for (int64_t r = 0; r < 4 * tokens; ++r)
-      for (int64_t c = 0; c < past + tokens; ++c)
-        mask.values[r * (past + tokens) + c] = c <= past + r % tokens ? 0.0f : -INFINITY;
-    // Values of a layer's scale: weights around 1 / sqrt(fan-in).
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Node &n = g.node(g.inputs()[i]);
-      if (n.shape.size() == 2 && i > 0 && i + 1 < inputs.size())
-        for (float &v : inputs[i].values)
-          v *= 1.0f / std::sqrt(static_cast<float>(n.shape[1]));
-    }
+    // (A causal mask over the new tokens, weights of a layer's scale.)
+    std::vector<HostTensor> inputs = tiletest::decoderLayerInputs(g, tokens, past, 11);
+    ASSERT_EQ(inputs.back().shape, (Shape{4 * tokens, past + tokens}));
     ASSERT_EQ(g.outputs().size(), 3u);
     ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, inputs, 3e-2, options));
     auto p = compileGraph(g, options);

@@ -1,4 +1,5 @@
 #include "GpuSimulator.h"
+#include "TileInterpreter.h"
 
 #include "tilec/compiler/Internal.h"
 
@@ -1206,22 +1207,11 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
   registerTilecDialects(registry);
   MLIRContext ctx(registry);
   ctx.disableMultithreading();
-  auto imported = importGraph(ctx, graph);
-  if (!imported)
-    return imported.status();
-  OwningOpRef<ModuleOp> module = imported.take();
-  if (Status s = lowerBetween(*module, Stage::Graph, Stage::Tile, options); !s.ok())
-    return s;
-  func::FuncOp host;
-  for (auto fn : module->getOps<func::FuncOp>())
-    if (!fn->hasAttr("tile.kernel"))
-      host = fn;
-  if (!host)
-    return Status::error("gpusim: no host function");
   CompiledProgram program;
-  program.name = graph.name();
-  if (Status s = planLaunches(*module, host, program); !s.ok())
-    return s;
+  auto planned = tiletest::lowerAndPlan(ctx, graph, options, program);
+  if (!planned)
+    return planned.status();
+  OwningOpRef<ModuleOp> module = planned.take();
   if (Status s = lowerBetween(*module, Stage::Tile, Stage::Gpu, options); !s.ok())
     return s;
   DenseMap<StringRef, gpu::GPUFuncOp> kernels;

@@ -158,17 +158,7 @@ TEST(GpuSimTest, DecoderLayerMatchesTheReference) {
                  (flash ? ", flash attention" : ""));
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
-    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 13);
-    HostTensor &mask = inputs.back();
-    for (int64_t r = 0; r < 4 * tokens; ++r)
-      for (int64_t c = 0; c < past + tokens; ++c)
-        mask.values[r * (past + tokens) + c] = c <= past + r % tokens ? 0.0f : -INFINITY;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const Node &n = g.node(g.inputs()[i]);
-      if (n.shape.size() == 2 && i > 0 && i + 1 < inputs.size())
-        for (float &v : inputs[i].values)
-          v *= 1.0f / std::sqrt(static_cast<float>(n.shape[1]));
-    }
+    std::vector<HostTensor> inputs = tiletest::decoderLayerInputs(g, tokens, past, 13);
     CompileOptions options = simOptions();
     options.fuseAttention = flash;
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));

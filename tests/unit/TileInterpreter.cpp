@@ -536,13 +536,25 @@ std::vector<HostTensor> randomInputs(const Graph &graph, uint64_t firstSeed) {
   return inputs;
 }
 
-Expected<std::vector<HostTensor>> runAtTileStage(const Graph &graph,
-                                                 const std::vector<HostTensor> &inputs,
-                                                 const CompileOptions &options) {
-  DialectRegistry registry;
-  registerTilecDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.disableMultithreading();
+std::vector<HostTensor> decoderLayerInputs(const Graph &graph, int64_t tokens, int64_t past,
+                                           uint64_t firstSeed) {
+  std::vector<HostTensor> inputs = randomInputs(graph, firstSeed);
+  HostTensor &mask = inputs.back();
+  for (int64_t r = 0; r < 4 * tokens; ++r)
+    for (int64_t c = 0; c < past + tokens; ++c)
+      mask.values[r * (past + tokens) + c] = c <= past + r % tokens ? 0.0f : -INFINITY;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Node &n = graph.node(graph.inputs()[i]);
+    if (n.shape.size() == 2 && i > 0 && i + 1 < inputs.size()) // (the weights)
+      for (float &v : inputs[i].values)
+        v *= 1.0f / std::sqrt(static_cast<float>(n.shape[1]));
+  }
+  return inputs;
+}
+
+Expected<OwningOpRef<ModuleOp>> lowerAndPlan(MLIRContext &ctx, const Graph &graph,
+                                             const CompileOptions &options,
+                                             CompiledProgram &program) {
   auto imported = importGraph(ctx, graph);
   if (!imported)
     return imported.status();
@@ -554,12 +566,25 @@ Expected<std::vector<HostTensor>> runAtTileStage(const Graph &graph,
     if (!fn->hasAttr("tile.kernel"))
       host = fn;
   if (!host)
-    return Status::error("interpreter: no host function");
-  CompiledProgram program;
+    return Status::error("no host function at the tile stage");
   program.name = graph.name();
   if (Status s = planLaunches(*module, host, program); !s.ok())
     return s;
-  Interpreter interp(*module);
+  return module;
+}
+
+Expected<std::vector<HostTensor>> runAtTileStage(const Graph &graph,
+                                                 const std::vector<HostTensor> &inputs,
+                                                 const CompileOptions &options) {
+  DialectRegistry registry;
+  registerTilecDialects(registry);
+  MLIRContext ctx(registry);
+  ctx.disableMultithreading();
+  CompiledProgram program;
+  auto module = lowerAndPlan(ctx, graph, options, program);
+  if (!module)
+    return module.status();
+  Interpreter interp(**module);
   return interp.run(program, inputs);
 }
 

@@ -15,6 +15,9 @@
 #include "tilec/Status.h"
 #include "tilec/compiler/Compiler.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +26,22 @@ namespace tilec::tiletest {
 /// Fresh inputs for `graph`: input j uniform in [-3, 3) from seed
 /// firstSeed + j, rounded to its dtype.
 std::vector<HostTensor> randomInputs(const Graph &graph, uint64_t firstSeed);
+
+/// Inputs for examples::buildDecoderLayer's graph of `tokens` new tokens
+/// after `past`: random (randomInputs), the weights scaled by 1 / sqrt(fan-in)
+/// as a model's are, and the mask causal over the new tokens (row j of a
+/// group's rows is token j % tokens, which sees the past and the new
+/// tokens up to itself).
+std::vector<HostTensor> decoderLayerInputs(const Graph &graph, int64_t tokens, int64_t past,
+                                           uint64_t firstSeed);
+
+/// Imports `graph` into `ctx`, lowers it to the tile stage with `options`
+/// and plans its launches as compileGraph does (planLaunches) into
+/// `program`: what the interpreter and the GPU-stage simulator run.
+Expected<mlir::OwningOpRef<mlir::ModuleOp>> lowerAndPlan(mlir::MLIRContext &ctx,
+                                                         const Graph &graph,
+                                                         const CompileOptions &options,
+                                                         CompiledProgram &program);
 
 /// Lowers `graph` to the tile stage with `options` and runs it on `inputs`
 /// (one a graph input, in order); an error names an op the interpreter
