@@ -516,7 +516,7 @@ public:
     Value firstBlock = m.c(0), blockCount = m.c(kBlocks);
     int64_t perSplit = llvm::divideCeil(kBlocks, s.splitK);
     if (s.splitK > 1) {
-      if (llvm::divideCeil(kBlocks, perSplit) != s.splitK)
+      if (static_cast<int64_t>(llvm::divideCeil(kBlocks, perSplit)) != s.splitK)
         return fn.emitOpError("attention splits ")
                << kBlocks << " key blocks " << s.splitK << " ways: some split would be empty";
       firstBlock = m.mul(splitIdx, perSplit);

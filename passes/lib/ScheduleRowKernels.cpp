@@ -493,8 +493,14 @@ struct ScheduleRowKernelsPass
       return fn.emitOpError("attention's ") << rows << " rows are not " << batch << " batches";
     int64_t m = rows / batch, headDim = q.getShape().back(),
             valueDim = domain.asArrayRef().back();
-    int64_t bm = attentionBlockM ? attentionBlockM
-                                 : std::min<int64_t>(64, llvm::divideCeil(m, 16) * 16);
+    // 64 query rows even where a batch has fewer (decode: 4-64): four
+    // warps share each block's copies. One-warp CTAs (16 rows) spilled 4-100
+    // bytes at 255 registers with heads of 96 and 128 over 4100 keys, and
+    // with 32-key steps still 12-40 over 520; 64-row CTAs used 128-248
+    // registers and spilled none (a sweep of heads 96 and 128, 4-16
+    // queries, masks, 520 and 4100 keys). The rows past a batch's are
+    // zeros, their outputs not stored.
+    int64_t bm = attentionBlockM ? attentionBlockM : 64;
     int64_t bn = attentionBlockN ? attentionBlockN : 64;
     int64_t stages = attentionStages ? attentionStages : 2;
     if (bm % 16 != 0 || bm < 16 || bm > 128 || bn % 16 != 0 || bn < 16 || bn > 128 ||

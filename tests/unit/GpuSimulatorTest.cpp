@@ -4,6 +4,7 @@
 // masks are checked on every machine, not only on the GPU machine.
 #include "GpuSimulator.h"
 #include "TileInterpreter.h"
+#include "Ptxas.h"
 #include "../gpu/RandomGraphs.h"
 #include "../gpu/SliceGraphs.h"
 
@@ -288,11 +289,14 @@ TEST(GpuSimTest, SliceGraphsMatchTheReference) {
 // v's columns multiples of 16 up to 128, bf16 or f16, no mask or a causal
 // one or a random one broadcast over some dims, sometimes q added back to
 // the output, and a random schedule (rows a CTA, keys a step, buffers,
-// splits), fused into one flash kernel and simulated against the reference.
+// splits), fused into one flash kernel and simulated against the reference;
+// compiled for sm_90a with the default schedule too, where ptxas must
+// assemble it without spills.
 TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
   const char *env = std::getenv("TILEC_SIM_ATTENTION");
   int cases = env && std::atoi(env) > 0 ? std::atoi(env) : 40;
   std::mt19937_64 rng(2023);
+  std::string ptxas = ptxtest::ptxasPath();
   auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
   for (int c = 0; c < cases; ++c) {
     Shape batch;
@@ -349,5 +353,15 @@ TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
     // (One key: the softmax over it folds away, and nothing is left to fuse.)
     EXPECT_EQ(flash, sk > 1 ? 1 : 0) << explainFusion(*p);
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
+    // The default schedule for the H200: ptxas assembles it without spills.
+    // (Chosen schedules may spill: at 96 rows a CTA, 64 keys a step and 128
+    // columns, 40 bytes.)
+    if (!ptxas.empty()) {
+      options.target = "sm_90a";
+      options.scheduleOptions.clear();
+      auto hopper = compileGraph(g, options);
+      ASSERT_TRUE(hopper.ok()) << hopper.message();
+      ptxtest::expectAssemblesWithoutSpills(ptxas, hopper->ptx, "sm_90a");
+    }
   }
 }

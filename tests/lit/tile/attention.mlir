@@ -27,15 +27,15 @@
 //   CHECK-NOT:   func.func @attention_kernel
 //       CHECK:   tile.launch @attention_kernel0
 
-// The schedule: 40 rows of a batch take 48-row CTAs (3 warps), 64 keys a
-// step, two buffers of k and v blocks beside the q rows; two tiles leave
-// SMs idle, so the two key blocks split over two CTAs a tile (flash
-// decoding): a workspace of 256 bytes of counters and a slot of (32 + 8) x
-// 48 floats a tile and split. attention-split=1: no split.
+// The schedule: 64-row CTAs (4 warps; the batch's 40 rows and 24 of
+// zeros), 64 keys a step, two buffers of k and v blocks beside the q rows;
+// two tiles leave SMs idle, so the two key blocks split over two CTAs a
+// tile (flash decoding): a workspace of 256 bytes of counters and a slot
+// of (32 + 8) x 64 floats a tile and split. attention-split=1: no split.
 // SCHED-LABEL: func.func @attention_kernel0
-//  SCHED-SAME:   tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, split_k = 2 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64, workspace_bytes = 30976 : i64}
+//  SCHED-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 32768 : i64, split_k = 2 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, workspace_bytes = 41216 : i64}
 // ONE-LABEL: func.func @attention_kernel0
-//  ONE-SAME:   tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64}
+//  ONE-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 32768 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64}
 func.func @attention(%q: tensor<2x40x64xbf16>, %k: tensor<2x72x64xbf16>, %v: tensor<2x72x32xbf16>, %mask: tensor<40x72xf32>) -> tensor<2x40x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<2x40x64xbf16>, tensor<2x72x64xbf16>) -> tensor<2x40x72xf32>
   %c = graph.constant 0.125 : tensor<f32>

@@ -291,7 +291,7 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "each B descriptor), as cuBLAS's 256x128 kernels">,
     Option<"attentionBlockM", "attention-block-m", "int64_t", "0",
            "Flash-attention kernels (tile.attention): query rows a CTA, 16 a warp (16 to "
-           "128; 0: 64, or the rows of a batch rounded up to 16 when fewer)">,
+           "128; 0: 64, even where a batch has fewer rows)">,
     Option<"attentionBlockN", "attention-block-n", "int64_t", "0",
            "Flash-attention kernels: keys a step (16 to 128, a multiple of 16; 0: 64)">,
     Option<"attentionStages", "attention-stages", "int64_t", "0",
