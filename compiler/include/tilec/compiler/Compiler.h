@@ -83,10 +83,6 @@ void registerTilecDialects(mlir::DialectRegistry &registry);
 /// Registers tilec's passes and the upstream ones its pipeline names.
 void registerAllTilecPasses();
 
-/// Builds the graph-dialect module for `graph`: one func.func named after
-/// the graph whose arguments are the graph inputs and results its outputs.
-/// Returns nullptr (with an error) if the graph cannot be expressed.
-Expected<std::string> importGraphToText(const Graph &graph);
 
 /// Lowers `module` (at the graph stage) in place up to `stage`. Diagnostics
 /// are returned in the Status message.
