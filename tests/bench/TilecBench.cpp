@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -271,7 +272,7 @@ int main(int argc, char **argv) {
   std::string shapes = "8192x4096,4096x8192,16384x4096";
   std::string grid, tokens = "1,16,4096,16384";
   std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv, cooldown, gemmRep,
-      gemmTiming = "dobench", gemmFlush = "write", layers, layerCsv;
+      gemmTiming = "dobench", gemmFlush = "write", layers, layerCsv, attention, attentionCsv;
   CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -294,6 +295,7 @@ int main(int argc, char **argv) {
                 "[--gemm-rep-ms=N]\n"
                 "                   [--gemm-flush=write|read|none]\n"
                 "                   [--layers=TxHxP,...] [--layer-csv=FILE]\n"
+                "                   [--attention=BxSqxSkxD,...] [--attention-csv=FILE]\n"
                 "GEMMs are timed like triton.testing.do_bench (the peers' timer): N ms idle,\n"
                 "25 ms warm-up, single calls for --gemm-rep-ms (100) after an L2 flush, median;\n"
                 "the flush is a 128 MB copy (write, do_bench's kind: leaves dirty lines), a\n"
@@ -306,7 +308,11 @@ int main(int argc, char **argv) {
                 "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).\n"
                 "--layers: the decoder_layer example (bf16) for T new tokens, hidden H, P\n"
                 "past tokens in the kv cache, timed as the GEMMs are; GB/s counts its inputs\n"
-                "(weights, cache) read once and outputs written once (decode's floor).");
+                "(weights, cache) read once and outputs written once (decode's floor).\n"
+                "--attention: nn::attention (bf16, no mask, scale 1/sqrt(D)) of q [B, Sq, D]\n"
+                "over k, v [B, Sk, D], as three kernels and as one flash-attention kernel\n"
+                "(fuse-attention), timed as the GEMMs are; TFLOP/s counts 4 B Sq Sk D,\n"
+                "GB/s q, k, v and the output once (tests/gpu/peers_attention.py: SDPA).");
       return 0;
     }
     if (a == "--round-every-op") {
@@ -334,7 +340,8 @@ int main(int argc, char **argv) {
         !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv) &&
         !value("--cooldown-ms", cooldown) && !value("--gemm-rep-ms", gemmRep) &&
         !value("--gemm-timing", gemmTiming) && !value("--gemm-flush", gemmFlush) &&
-        !value("--grid", grid) && !value("--tokens", tokens) && !value("--layers", layers) &&
+        !value("--grid", grid) && !value("--tokens", tokens) && !value("--layers", layers) && !value("--attention", attention) &&
+        !value("--attention-csv", attentionCsv) &&
         !value("--layer-csv", layerCsv))
       return fail("unknown option '" + a + "'");
   }
@@ -413,7 +420,7 @@ int main(int argc, char **argv) {
   if (gout)
     std::fprintf(gout, "op,dtype,m,n,k,us,tflops\n");
   std::unique_ptr<L2Flush> flush;
-  if ((!gemm.empty() || !layers.empty()) && gemmTiming == "dobench") {
+  if ((!gemm.empty() || !layers.empty() || !attention.empty()) && gemmTiming == "dobench") {
     auto f = L2Flush::create(ctx, gemmFlush);
     if (!f)
       return fail(f.message());
@@ -482,5 +489,51 @@ int main(int argc, char **argv) {
   }
   if (lout)
     std::fclose(lout);
+
+  // Attention: three kernels against one flash-attention kernel, same run.
+  FILE *aout = attentionCsv.empty() ? nullptr : std::fopen(attentionCsv.c_str(), "w");
+  if (aout)
+    std::fprintf(aout, "op,dtype,b,sq,sk,d,kernels,us,tflops,gbs,pct_copy\n");
+  if (!attention.empty())
+    std::printf("%-18s %-5s %-18s %7s %10s %9s %9s %7s\n", "op", "dtype", "BxSqxSkxD", "kernels",
+                "time_us", "TFLOP/s", "GB/s", "%copy");
+  for (const std::string &shape : split(attention, ',')) {
+    auto dims = split(shape, 'x');
+    if (dims.size() != 4)
+      return fail("bad attention shape '" + shape + "' (expected BxSqxSkxD)");
+    int64_t b = std::atoll(dims[0].c_str()), sq = std::atoll(dims[1].c_str()),
+            sk = std::atoll(dims[2].c_str()), d = std::atoll(dims[3].c_str());
+    if (b < 1 || sq < 1 || sk < 1 || d < 1)
+      return fail("bad attention shape '" + shape + "'");
+    for (bool flash : {false, true}) {
+      Graph g("attention");
+      Tensor q = g.input("q", {b, sq, d}, DType::BF16);
+      Tensor k = g.input("k", {b, sk, d}, DType::BF16);
+      Tensor v = g.input("v", {b, sk, d}, DType::BF16);
+      g.output(nn::attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(d))));
+      CompileOptions o = options;
+      o.fuseAttention = flash;
+      auto program = compileGraphCached(g, o);
+      if (!program)
+        return fail(program.message());
+      int64_t inBytes = 0, outBytes = 0;
+      auto ms = timeGraph(ctx, stream, g, o, inBytes, outBytes,
+                          gemmTiming == "dobench" ? &doBench : nullptr);
+      if (!ms)
+        return fail(ms.message());
+      double tflops = 4.0 * b * sq * sk * d / (*ms * 1e-3) / 1e12;
+      double gbs = (inBytes + outBytes) / (*ms * 1e-3) / 1e9;
+      const char *name = flash ? "attention_flash" : "attention";
+      std::printf("%-18s %-5s %-18s %7zu %10.2f %9.1f %9.0f %6.1f%%\n", name, "bf16",
+                  shape.c_str(), program->launches.size(), *ms * 1e3, tflops, gbs,
+                  100.0 * gbs / copyGBs);
+      if (aout)
+        std::fprintf(aout, "%s,bf16,%lld,%lld,%lld,%lld,%zu,%.3f,%.2f,%.1f,%.2f\n", name,
+                     (long long)b, (long long)sq, (long long)sk, (long long)d,
+                     program->launches.size(), *ms * 1e3, tflops, gbs, 100.0 * gbs / copyGBs);
+    }
+  }
+  if (aout)
+    std::fclose(aout);
   return 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Twenty-second session's second run (written without a device; ~300 s):
+# Twenty-second session's second run (written without a device; ~360 s):
 # what the session built beside the GEMM run (device-s22a.sh).
 # - GPU tests: transposes stored by their operand's kernel (scatters), a
 #   whole decoder layer against the reference (decode, 16 tokens after a
@@ -11,8 +11,8 @@
 # - wgmma tiles of 128 columns for N = 128 against the old 256;
 # - a process's start with and without the disk cache;
 # - (twenty-third session) the GPU tests include flash attention
-#   (Attention.FlashMatchesReference, DecoderLayer with fuse-attention),
-#   and the layer is timed with it too, and at decode after 4096 cached.
+#   (Attention.FlashMatchesReference, DecoderLayer with fuse-attention);
+#   its timings are device-s23.sh's.
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
@@ -24,9 +24,6 @@ step "decoder layer beside the peers"
 L=1x4096x512,16x4096x512,512x4096x0
 timeout 120 "$B/bin/tilec-bench" --ops= --layers=$L --cooldown-ms=200 --layer-csv="$OUT/layer.csv" 2>&1 | grep -E "^device|^decoder_layer|error"
 timeout 240 python3 tests/gpu/peers_layer.py --layers=$L --cooldown-ms 200 --csv "$OUT/peers_layer.csv" --tilec-csv "$OUT/layer.csv" 2>&1 | tail -12 | tee "$OUT/table_layer.txt"
-step "decoder layer with flash attention (fuse-attention; added in the twenty-third session)"
-timeout 120 "$B/bin/tilec-bench" --ops= --fuse-attention --layers=$L,1x4096x4096 --cooldown-ms=200 --layer-csv="$OUT/layer_flash.csv" 2>&1 | grep -E "^decoder_layer|error"
-timeout 60 "$B/bin/tilec-bench" --ops= --layers=1x4096x4096 --cooldown-ms=200 --layer-csv="$OUT/layer_long.csv" 2>&1 | grep -E "^decoder_layer|error"
 step "GEMMs of N = 128 (attention's head_dim): 128-column wgmma tiles (default) against 256"
 N=2048x128x512,8192x128x4096,512x128x2048
 for pass in 1 2; do

@@ -1,0 +1,99 @@
+"""Peers of tilec-bench --attention on the GPU machine: nn::attention (bf16,
+no mask, scale 1/sqrt(D)) of q [B, Sq, D] over k, v [B, Sk, D] as PyTorch
+runs it:
+
+  sdpa     torch.nn.functional.scaled_dot_product_attention (its flash or
+           memory-efficient kernels for bf16 without a mask)
+  eager    softmax(q @ k^T * s) @ v written out, f32 scores, as tilec's
+           nn::attention builds it
+  compile  torch.compile of that (default mode, Inductor)
+
+Timed like tilec-bench's GEMMs: triton.testing.do_bench (median, its L2
+flush), after --cooldown-ms idle. With --tilec-csv (tilec-bench
+--attention-csv) it prints tilec's three kernels and its flash kernel
+beside the peers: the best peer's time over tilec's flash time (> 1: tilec
+faster).
+"""
+import argparse
+import csv
+import math
+import sys
+import time
+
+import torch
+import triton.testing
+
+
+def sdpa(q, k, v):
+    return torch.nn.functional.scaled_dot_product_attention(
+        q, k, v, scale=1.0 / math.sqrt(q.shape[-1]))
+
+
+def written(q, k, v):
+    s = (q @ k.transpose(-1, -2)).float() * (1.0 / math.sqrt(q.shape[-1]))
+    return torch.softmax(s, dim=-1).to(q.dtype) @ v
+
+
+def bench(fn, args, cooldown_ms, rep_ms):
+    if cooldown_ms > 0:
+        torch.cuda.synchronize()
+        time.sleep(cooldown_ms / 1e3)
+    return triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=rep_ms,
+                                   return_mode="median") * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--attention", default="8x64x528x128,8x4x4100x128,32x512x512x128")
+    ap.add_argument("--csv", default="")
+    ap.add_argument("--tilec-csv", default="", help="tilec-bench --attention-csv, to join")
+    ap.add_argument("--cooldown-ms", type=int, default=0)
+    ap.add_argument("--rep-ms", type=int, default=100)
+    args = ap.parse_args()
+    compiled = torch.compile(written)
+    rows = []
+    for shape in args.attention.split(","):
+        b, sq, sk, d = map(int, shape.split("x"))
+        dev, dt = "cuda", torch.bfloat16
+        q = torch.randn(b, sq, d, device=dev, dtype=dt)
+        k = torch.randn(b, sk, d, device=dev, dtype=dt)
+        v = torch.randn(b, sk, d, device=dev, dtype=dt)
+        xs = (q, k, v)
+        with torch.no_grad():
+            want = written(*xs).float()
+            err = max(((f(*xs).float() - want).norm() / want.norm()).item()
+                      for f in (sdpa, compiled))
+            t_sdpa = bench(sdpa, xs, args.cooldown_ms, args.rep_ms)
+            t_eager = bench(written, xs, args.cooldown_ms, args.rep_ms)
+            t_comp = bench(compiled, xs, args.cooldown_ms, args.rep_ms)
+        row = dict(op="attention", dtype="bf16", b=b, sq=sq, sk=sk, d=d,
+                   sdpa_us=round(t_sdpa, 2), eager_us=round(t_eager, 2),
+                   compile_us=round(t_comp, 2), peers_vs_written_err=f"{err:.2e}")
+        rows.append(row)
+        print(f"attention {shape:18s} sdpa {t_sdpa:9.1f} us  eager {t_eager:9.1f} us"
+              f"  compile {t_comp:9.1f} us  (vs written out: {err:.1e})", flush=True)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+    if args.tilec_csv:
+        tilec = {}
+        with open(args.tilec_csv) as f:
+            for r in csv.DictReader(f):
+                tilec[(r["op"], r["b"], r["sq"], r["sk"], r["d"])] = r
+        print(f"{'BxSqxSkxD':18s} {'3 kernels':>9s} {'flash':>9s} {'sdpa':>9s} {'eager':>9s}"
+              f" {'compile':>9s} {'best/flash':>10s}")
+        for r in rows:
+            key = (str(r["b"]), str(r["sq"]), str(r["sk"]), str(r["d"]))
+            three, flash = tilec.get(("attention",) + key), tilec.get(("attention_flash",) + key)
+            if not three or not flash:
+                continue
+            best = min(r["sdpa_us"], r["eager_us"], r["compile_us"])
+            print(f"{'x'.join(key):18s} {float(three['us']):9.1f} {float(flash['us']):9.1f}"
+                  f" {r['sdpa_us']:9.1f} {r['eager_us']:9.1f} {r['compile_us']:9.1f}"
+                  f" {best / float(flash['us']):10.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
