@@ -106,9 +106,13 @@ public:
       auto onlyInside = [&](int g, Value keep) {
         for (Operation *o : groups[g].ops)
           for (Value r : o->getResults())
-            for (Operation *u : r.getUsers())
-              if (groupOf.lookup(u) != g && r != keep)
+            for (Operation *u : r.getUsers()) {
+              // (A user outside every group, such as the function's return,
+              // is outside g too.)
+              auto it = groupOf.find(u);
+              if ((it == groupOf.end() || it->second != g) && r != keep)
                 return false;
+            }
         return true;
       };
       if (!onlyInside(g1, scores) || !onlyInside(gs, pv.getLhs()) ||

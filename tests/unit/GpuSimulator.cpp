@@ -513,8 +513,6 @@ Status Cta::execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask) {
 }
 
 Status Cta::exec(Operation &op, const Mask &mask) {
-  Location loc = op.getLoc();
-  (void)loc;
   bool handled = false;
   if (Status s = execArith(op, mask, handled); !s.ok() || handled)
     return s;
@@ -837,13 +835,6 @@ Status Cta::execArith(Operation &op, const Mask &mask, bool &handled) {
     const Val &v = *in[k];
     return v.width == 1 ? v.cells[t] : v.cells[t * v.width + c];
   };
-  using F1 = double (*)(double);
-  auto unaryMath = [&](F1 f) {
-    for (int64_t t = 0; t < threads; ++t)
-      if (mask[t])
-        for (int64_t c = 0; c < w; ++c)
-          out.cells[t * w + c] = roundFloat(rt, f(cell(0, t, c)));
-  };
   std::function<double(double, double)> bin;
   std::function<double(double)> un;
   StringRef name = op.getName().getStringRef();
@@ -882,7 +873,6 @@ Status Cta::execArith(Operation &op, const Mask &mask, bool &handled) {
           out.cells[t * w + c] = roundFloat(rt, un(cell(0, t, c)));
     return Status::success();
   }
-  (void)unaryMath;
   if (auto fma = dyn_cast<math::FmaOp>(op)) {
     for (int64_t t = 0; t < threads; ++t)
       if (mask[t])
@@ -1217,6 +1207,12 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
   DenseMap<StringRef, gpu::GPUFuncOp> kernels;
   module->walk([&](gpu::GPUFuncOp f) { kernels[f.getName()] = f; });
 
+  auto typeOf = [&](DType d) -> Type {
+    Builder b(&ctx);
+    return d == DType::F32 ? Type(b.getF32Type())
+           : d == DType::BF16 ? Type(b.getBF16Type())
+                              : Type(b.getF16Type());
+  };
   // The program's buffers: inputs as given, outputs and temporaries NaN.
   std::vector<std::unique_ptr<Memory>> memories;
   std::vector<const ProgramValue *> outputs;
@@ -1231,10 +1227,7 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
           inputs[v.index].dtype != v.dtype)
         return Status::error("gpusim: input " + std::to_string(v.index) + " must be " +
                              dtypeName(v.dtype) + " " + shapeString(v.shape));
-      Builder b(&ctx);
-      Type t = v.dtype == DType::F32 ? Type(b.getF32Type())
-               : v.dtype == DType::BF16 ? Type(b.getBF16Type())
-                                        : Type(b.getF16Type());
+      Type t = typeOf(v.dtype);
       for (int64_t k = 0; k < n; ++k) {
         uint64_t u = toBits(t, inputs[v.index].values[k]);
         std::memcpy(mem->bytes.data() + k * eb, &u, eb);
@@ -1302,14 +1295,11 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     if (program.values[i].copyOf >= 0)
       memories[i]->bytes = memories[program.values[i].copyOf]->bytes;
   std::vector<HostTensor> out;
-  Builder b(&ctx);
   for (size_t o = 0; o < outputs.size(); ++o) {
     const ProgramValue *v = outputs[o];
     if (!v)
       return Status::error("gpusim: no output " + std::to_string(o));
-    Type t = v->dtype == DType::F32 ? Type(b.getF32Type())
-             : v->dtype == DType::BF16 ? Type(b.getBF16Type())
-                                       : Type(b.getF16Type());
+    Type t = typeOf(v->dtype);
     HostTensor h;
     h.shape = v->shape;
     h.dtype = v->dtype;

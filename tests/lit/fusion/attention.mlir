@@ -77,3 +77,24 @@ func.func @wide_values(%q: tensor<40x64xbf16>, %k: tensor<72x64xbf16>, %v: tenso
   %o = graph.matmul %p16, %v : (tensor<40x72xbf16>, tensor<72x256xbf16>) -> tensor<40x256xbf16>
   return %o : tensor<40x256xbf16>
 }
+
+// -----
+
+// Scores straight from the product (no epilogue: the scores' kernel is the
+// first group) and the product also returned: three kernels.
+// CHECK-LABEL: func.func @scores_returned
+// CHECK-COUNT-3: graph.fusion
+//   CHECK-NOT:   attention
+func.func @scores_returned(%q: tensor<40x64xbf16>, %k: tensor<72x64xbf16>, %v: tensor<72x32xbf16>) -> (tensor<40x32xbf16>, tensor<40x72xf32>) {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<40x64xbf16>, tensor<72x64xbf16>) -> tensor<40x72xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<40x72xf32>) -> tensor<40x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<40x1xf32>) -> tensor<40x72xf32>
+  %d = graph.sub %s, %mxb : (tensor<40x72xf32>, tensor<40x72xf32>) -> tensor<40x72xf32>
+  %e = graph.exp %d : (tensor<40x72xf32>) -> tensor<40x72xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<40x72xf32>) -> tensor<40x1xf32>
+  %lb = graph.broadcast %l : (tensor<40x1xf32>) -> tensor<40x72xf32>
+  %p = graph.div %e, %lb : (tensor<40x72xf32>, tensor<40x72xf32>) -> tensor<40x72xf32>
+  %p16 = graph.cast %p : (tensor<40x72xf32>) -> tensor<40x72xbf16>
+  %o = graph.matmul %p16, %v : (tensor<40x72xbf16>, tensor<72x32xbf16>) -> tensor<40x32xbf16>
+  return %o, %s : tensor<40x32xbf16>, tensor<40x72xf32>
+}
