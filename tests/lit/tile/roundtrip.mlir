@@ -43,3 +43,14 @@ func.func @host(%x: tensor<4x64xbf16>, %rs: tensor<4x1xf32>, %s: tensor<f16>, %w
   %0:4 = tile.launch @k(%x, %rs, %s, %w) {fused_ops = 3 : i64} : (tensor<4x64xbf16>, tensor<4x1xf32>, tensor<f16>, tensor<64xbf16>) -> (tensor<4x64xbf16>, tensor<4x1xf32>, tensor<64xbf16>, tensor<f32>)
   return %0#0, %0#1, %0#2, %0#3 : tensor<4x64xbf16>, tensor<4x1xf32>, tensor<64xbf16>, tensor<f32>
 }
+
+// tile.row_matmul: a computed row times a (batched) rhs, transposed or not.
+// CHECK-LABEL: func.func @row_products
+//       CHECK:   tile.row_matmul %{{.+}}, %{{.+}}[%{{.+}}] : tensor<72xbf16>, memref<2x72x32xbf16> -> tensor<32xf32>
+//       CHECK:   tile.row_matmul %{{.+}}, %{{.+}}[%{{.+}}] {transpose_b = true} : tensor<72xf16>, memref<32x72xf16> -> tensor<32xf32>
+func.func @row_products(%p: tensor<72xbf16>, %v: memref<2x72x32xbf16>, %h: tensor<72xf16>, %w: memref<32x72xf16>) {
+  %r = tile.row_id
+  %a = tile.row_matmul %p, %v[%r] : tensor<72xbf16>, memref<2x72x32xbf16> -> tensor<32xf32>
+  %b = tile.row_matmul %h, %w[%r] {transpose_b = true} : tensor<72xf16>, memref<32x72xf16> -> tensor<32xf32>
+  return
+}
