@@ -365,3 +365,50 @@ TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
     }
   }
 }
+
+// The H200's kernels where the simulator models them: every example
+// compiled for sm_90a, its row kernels (the same distribution as sm_80's,
+// with Hopper's schedules) and its decode GEMMs (mma.sync at <= 64 rows),
+// simulated against the reference. Kernels with clusters, TMA or wgmma
+// (wide rows split over CTAs, GEMMs of more rows) are what it skips, and
+// it says so.
+TEST(GpuSimTest, HopperKernelsItModelsMatchTheReference) {
+  struct Shape2 {
+    int64_t rows, cols;
+  };
+  int simulated = 0, skipped = 0;
+  for (const std::string &name : examples::names())
+    for (DType dtype : {DType::F32, DType::BF16})
+      for (Shape2 s : examples::isMatmul(name)
+                          ? std::vector<Shape2>{{1, 40}, {16, 520}, {64, 256}}
+                          : std::vector<Shape2>{{1, 1}, {3, 1000}, {16, 4096}, {64, 40000}}) {
+        if (name == "rope" && s.cols % 2 != 0)
+          continue;
+        SCOPED_TRACE(name + " " + dtypeName(dtype) + " [" + std::to_string(s.rows) + ", " +
+                     std::to_string(s.cols) + "]");
+        Graph g(name);
+        if (!examples::build(name, g, s.rows, s.cols, dtype, /*depth=*/99).ok())
+          continue;
+        CompileOptions options;
+        options.dependentLaunch = false;
+        std::vector<HostTensor> inputs = tiletest::randomInputs(g, 7);
+        auto got = gpusim::runAtGpuStage(g, inputs, options);
+        if (!got.ok()) {
+          EXPECT_NE(got.message().find("not simulated"), std::string::npos) << got.message();
+          if (getenv("GPUSIM_VERBOSE"))
+            std::printf("skipped %s %s [%lld, %lld]: %s\n", name.c_str(), dtypeName(dtype),
+                        static_cast<long long>(s.rows), static_cast<long long>(s.cols),
+                        got.message().substr(0, 160).c_str());
+          ++skipped;
+          continue;
+        }
+        std::vector<HostTensor> ref = evaluateReference(g, inputs);
+        for (size_t j = 0; j < ref.size(); ++j)
+          EXPECT_LT(relativeError((*got)[j], ref[j]), dtype == DType::F32 ? 1e-5 : 5e-2)
+              << "output " << j;
+        ++simulated;
+      }
+  std::printf("sm_90a examples simulated: %d, skipped (clusters, TMA, wgmma): %d\n", simulated,
+              skipped);
+  EXPECT_GT(simulated, skipped);
+}
