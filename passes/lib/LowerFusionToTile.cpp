@@ -803,31 +803,28 @@ struct LowerFusionToTilePass
       return failure();
     }
     // The joined kernel's arguments: the fusion's inputs, then its outputs.
+    // Each input's arguments in the two parts (the output part's first, p,
+    // is no fusion input) must have one type.
+    SmallVector<SmallVector<std::pair<int, Value>>> uses; // (part, its argument)
     SmallVector<Type> argTypes;
-    SmallVector<std::pair<int, int>> from; // (part 0/1, its argument) per input
     for (Value outer : fusion.getInputs()) {
-      std::optional<std::pair<int, int>> where;
-      Type type;
-      for (auto [k, part, fn] : {std::tuple{0, scoresPart, *fnA}, std::tuple{1, outPart, *fnB}})
-        for (auto [i, in] : llvm::enumerate(part.getInputs())) {
-          if (in != outer || (k == 1 && i == 0))
-            continue;
-          Type t = fn.getArgument(i).getType();
-          if (type && type != t) {
-            cleanup();
-            return fusion.emitOpError("attention reads input ")
-                   << outer.getType() << " in two layouts: " << type << " and " << t;
-          }
-          type = t;
-          if (!where)
-            where = std::pair<int, int>{k, static_cast<int>(i)};
-        }
-      if (!where) {
+      auto &u = uses.emplace_back();
+      for (auto [k, part, f] : {std::tuple{0, scoresPart, *fnA}, std::tuple{1, outPart, *fnB}})
+        for (auto [i, in] : llvm::enumerate(part.getInputs()))
+          if (in == outer && !(k == 1 && i == 0))
+            u.push_back({k, f.getArgument(i)});
+      if (u.empty()) {
         cleanup();
         return fusion.emitOpError("internal error: an attention input no part reads");
       }
+      Type type = u.front().second.getType();
+      for (auto [k, arg] : u)
+        if (arg.getType() != type) {
+          cleanup();
+          return fusion.emitOpError("attention reads input ")
+                 << outer.getType() << " in two layouts: " << type << " and " << arg.getType();
+        }
       argTypes.push_back(type);
-      from.push_back(*where);
     }
     unsigned outFirst = outPart.getInputs().size();
     for (unsigned i = 0; i < outPart.getNumResults(); ++i)
@@ -839,13 +836,9 @@ struct LowerFusionToTilePass
     fn->setAttr("tile.domain", mb.getDenseI64ArrayAttr(domain.fullShape()));
     Block *entry = fn.addEntryBlock();
     IRMapping mapA, mapB;
-    for (auto [i, outer] : llvm::enumerate(fusion.getInputs())) {
-      Value arg = entry->getArgument(i);
-      for (auto [k, part, f] : {std::tuple{0, scoresPart, *fnA}, std::tuple{1, outPart, *fnB}})
-        for (auto [j, in] : llvm::enumerate(part.getInputs()))
-          if (in == outer && !(k == 1 && j == 0))
-            (k == 0 ? mapA : mapB).map(f.getArgument(j), arg);
-    }
+    for (auto [i, u] : llvm::enumerate(uses))
+      for (auto [k, arg] : u)
+        (k == 0 ? mapA : mapB).map(arg, entry->getArgument(i));
     for (unsigned i = 0; i < outPart.getNumResults(); ++i)
       mapB.map(fnB->getArgument(outFirst + i), entry->getArgument(fusion.getInputs().size() + i));
     OpBuilder b = OpBuilder::atBlockEnd(entry);

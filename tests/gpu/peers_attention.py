@@ -18,10 +18,10 @@ import argparse
 import csv
 import math
 import sys
-import time
 
 import torch
-import triton.testing
+
+from peers_layer import bench  # (do_bench after a cooldown, as the layer's peers)
 
 
 def sdpa(q, k, v):
@@ -32,14 +32,6 @@ def sdpa(q, k, v):
 def written(q, k, v):
     s = (q @ k.transpose(-1, -2)).float() * (1.0 / math.sqrt(q.shape[-1]))
     return torch.softmax(s, dim=-1).to(q.dtype) @ v
-
-
-def bench(fn, args, cooldown_ms, rep_ms):
-    if cooldown_ms > 0:
-        torch.cuda.synchronize()
-        time.sleep(cooldown_ms / 1e3)
-    return triton.testing.do_bench(lambda: fn(*args), warmup=25, rep=rep_ms,
-                                   return_mode="median") * 1e3
 
 
 def main():
