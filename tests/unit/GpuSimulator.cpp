@@ -19,10 +19,13 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 using namespace mlir;
@@ -32,10 +35,12 @@ namespace {
 
 constexpr int64_t kWarp = 32;
 
-/// Device memory: a buffer's bytes.
+/// Device memory: a buffer's bytes. `exited`: a CTA's shared memory once
+/// the CTA has returned (distributed shared memory may not read it then).
 struct Memory {
   std::vector<uint8_t> bytes;
   std::string name;
+  bool exited = false;
 };
 
 /// A memref value: `shape` (row-major) of `elem` at byte `offset` of `mem`.
@@ -171,13 +176,41 @@ double makePtr(int64_t desc, int64_t offset) { return desc * kPtrScale + offset;
 int64_t ptrDesc(double p) { return static_cast<int64_t>(p / kPtrScale); }
 int64_t ptrOffset(double p) { return static_cast<int64_t>(p - ptrDesc(p) * kPtrScale); }
 
+class Cluster;
+
 class Cta {
 public:
+  /// `cluster`: the cluster this CTA is rank `rank` of (null outside one).
   Cta(gpu::GPUFuncOp fn, int64_t threads, int64_t block, int64_t grid, int64_t sharedBytes,
-      std::vector<Desc> &descs)
-      : fn(fn), threads(threads), block(block), grid(grid), descs(descs) {
+      std::vector<Desc> &descs, Cluster *cluster = nullptr, int64_t rank = 0)
+      : fn(fn), threads(threads), block(block), grid(grid), descs(descs), cluster(cluster),
+        rank(rank) {
     shared.bytes.assign(sharedBytes, 0xFF); // NaN floats: unwritten reads show
-    shared.name = "dynamic shared memory";
+    shared.name = "dynamic shared memory of CTA " + std::to_string(block);
+    for (BlockArgument a : fn.getWorkgroupAttributions()) {
+      auto t = llvm::cast<MemRefType>(a.getType());
+      workgroup.push_back(std::make_unique<Memory>());
+      workgroup.back()->bytes.assign(t.getNumElements() * bytesOf(t.getElementType()), 0xFF);
+      workgroup.back()->name = "workgroup memory of CTA " + std::to_string(block);
+    }
+  }
+
+  /// This CTA's shared memory that `mine` (another CTA's) is the same
+  /// allocation of, for mapa; null when `mine` is not shared memory.
+  Memory *counterpart(const Cta &other, const Memory *mine) {
+    if (mine == &other.shared)
+      return &shared;
+    for (size_t i = 0; i < workgroup.size(); ++i)
+      if (mine == other.workgroup[i].get())
+        return workgroup[i].get();
+    return nullptr;
+  }
+
+  /// After the kernel returns: its shared memory is gone.
+  void exit() {
+    shared.exited = true;
+    for (auto &w : workgroup)
+      w->exited = true;
   }
 
   /// `args`: a descriptor for each buffer, then (split k) the workspace's.
@@ -193,13 +226,9 @@ public:
       v.width = 1;
       v.cells.assign(threads, llvm::isa<LLVM::LLVMPointerType>(arg.getType()) ? makePtr(d, 0) : d);
     }
-    for (BlockArgument a : fn.getWorkgroupAttributions()) {
+    for (auto [a, mem] : llvm::zip(fn.getWorkgroupAttributions(), workgroup)) {
       auto t = llvm::cast<MemRefType>(a.getType());
-      workgroup.push_back(std::make_unique<Memory>());
-      workgroup.back()->bytes.assign(t.getNumElements() * bytesOf(t.getElementType()), 0xFF);
-      workgroup.back()->name = "workgroup memory";
-      descs.push_back(Desc{workgroup.back().get(), 0, t.getElementType(),
-                           SmallVector<int64_t>(t.getShape())});
+      descs.push_back(Desc{mem.get(), 0, t.getElementType(), SmallVector<int64_t>(t.getShape())});
       Val &v = vals[a];
       v.cells.assign(threads, static_cast<double>(descs.size() - 1));
     }
@@ -214,6 +243,10 @@ private:
   gpu::GPUFuncOp fn;
   int64_t threads, block, grid;
   std::vector<Desc> &descs;
+  Cluster *cluster;
+  int64_t rank;
+  // mapa's descriptors, by (local descriptor, rank).
+  DenseMap<std::pair<int64_t, int64_t>, int64_t> mapped;
   Memory shared;
   std::vector<std::unique_ptr<Memory>> workgroup;
   // (Node-based: a reference to a value stays valid while others are made.)
@@ -315,6 +348,120 @@ private:
   Status execIf(scf::IfOp ifOp, const Mask &mask);
   Status execMma(NVVM::MmaOp mma, const Mask &mask);
   Status execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask);
+};
+
+/// The CTAs of one cluster (consecutive block indices), each run by a
+/// thread of its own that holds a baton while it runs: one CTA runs at a
+/// time, so the simulation stays deterministic and free of races. A CTA
+/// keeps the baton until it waits at a cluster barrier some other CTA has
+/// not yet arrived at, or returns; then the next CTA that can go on (round
+/// robin) takes it. So each CTA runs as far ahead of the others as the
+/// barriers let it: a read of another CTA's shared memory that no barrier
+/// orders after its write reads the NaN bytes shared memory starts with,
+/// and one after that CTA returned is an error. When no CTA can go on (one
+/// returned without arriving where others wait), that is an error too.
+class Cluster {
+public:
+  Cluster(gpu::GPUFuncOp fn, int64_t threads, int64_t first, int64_t size, int64_t grid,
+          int64_t sharedBytes, std::vector<Desc> &descs)
+      : arrived(size, 0), state(size, State::Ready) {
+    for (int64_t r = 0; r < size; ++r)
+      ctas.push_back(
+          std::make_unique<Cta>(fn, threads, first + r, grid, sharedBytes, descs, this, r));
+  }
+
+  Status run(ArrayRef<int> args) {
+    std::vector<std::thread> workers;
+    for (int64_t r = 0; r < size(); ++r)
+      workers.emplace_back([this, r, args] {
+        {
+          std::unique_lock<std::mutex> lock(m);
+          cv.wait(lock, [&] { return baton == r || failed; });
+          if (failed)
+            return;
+        }
+        Status s = ctas[r]->run(args);
+        std::lock_guard<std::mutex> lock(m);
+        ctas[r]->exit();
+        state[r] = State::Done;
+        if (!s.ok())
+          fail(s);
+        else
+          handOff(r);
+      });
+    for (std::thread &w : workers)
+      w.join();
+    return failed ? failure : Status::success();
+  }
+
+  int64_t size() const { return static_cast<int64_t>(ctas.size()); }
+  Cta &cta(int64_t r) { return *ctas[r]; }
+
+  /// barrier.cluster.arrive by every thread of CTA r.
+  void arrive(int64_t r) {
+    std::lock_guard<std::mutex> lock(m);
+    ++arrived[r];
+  }
+
+  /// barrier.cluster.wait by every thread of CTA r: returns once every CTA
+  /// has arrived as often as r has.
+  Status wait(int64_t r) {
+    std::unique_lock<std::mutex> lock(m);
+    if (released(r))
+      return Status::success();
+    state[r] = State::Waiting;
+    handOff(r);
+    cv.wait(lock, [&] { return baton == r || failed; });
+    if (failed)
+      return Status::error("gpusim: stopped (another CTA of the cluster failed)");
+    state[r] = State::Ready;
+    return Status::success();
+  }
+
+private:
+  enum class State { Ready, Waiting, Done };
+
+  bool released(int64_t r) const {
+    return llvm::all_of(arrived, [&](int64_t a) { return a >= arrived[r]; });
+  }
+  bool canGo(int64_t r) const {
+    return state[r] == State::Ready || (state[r] == State::Waiting && released(r));
+  }
+  // (Holding m.)
+  void handOff(int64_t from) {
+    for (int64_t k = 1; k <= size(); ++k) {
+      int64_t r = (from + k) % size();
+      if (canGo(r)) {
+        baton = r;
+        cv.notify_all();
+        return;
+      }
+    }
+    if (llvm::all_of(state, [](State s) { return s == State::Done; }))
+      return;
+    std::string why = "gpusim: the cluster's barriers deadlock:";
+    for (int64_t r = 0; r < size(); ++r)
+      why += " CTA rank " + std::to_string(r) + " " +
+             (state[r] == State::Done ? "returned" : "waits") + " after " +
+             std::to_string(arrived[r]) + " arrival(s);";
+    fail(Status::error(why));
+  }
+  void fail(Status s) {
+    if (!failed) {
+      failed = true;
+      failure = std::move(s);
+    }
+    cv.notify_all();
+  }
+
+  std::vector<std::unique_ptr<Cta>> ctas;
+  std::mutex m;
+  std::condition_variable cv;
+  int64_t baton = 0;
+  std::vector<int64_t> arrived;
+  std::vector<State> state;
+  bool failed = false;
+  Status failure = Status::success();
 };
 
 bool fullWarps(const Mask &mask, int64_t threads) {
@@ -565,6 +712,71 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       out.cells[t] = t % kWarp;
     return Status::success();
   }
+  if (isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp, NVVM::ClusterWaitOp>(op)) {
+    if (!cluster)
+      return error(&op, "a cluster barrier in a kernel launched without clusters");
+    for (int64_t t = 0; t < threads; ++t)
+      if (!mask[t])
+        return error(&op, "a cluster barrier that thread " + std::to_string(t) +
+                              " does not reach");
+    if (!isa<NVVM::ClusterWaitOp>(op)) {
+      cluster->arrive(rank);
+      return Status::success();
+    }
+    if (Status s = cluster->wait(rank); !s.ok())
+      return s;
+    return Status::success();
+  }
+  if (auto mapa = dyn_cast<NVVM::MapaOp>(op)) {
+    if (!cluster)
+      return error(&op, "mapa in a kernel launched without clusters");
+    const Val &p = get(mapa.getA()), &r = get(mapa.getB());
+    Val &out = def(mapa.getResult());
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      int64_t local = ptrDesc(p.cells[t]), peer = static_cast<int64_t>(r.cells[t]);
+      if (peer < 0 || peer >= cluster->size())
+        return error(&op, "maps to rank " + std::to_string(peer) + " of a cluster of " +
+                              std::to_string(cluster->size()));
+      auto [it, fresh] = mapped.try_emplace({local, peer}, 0);
+      if (fresh) {
+        Desc d = descs[local];
+        d.mem = cluster->cta(peer).counterpart(*this, d.mem);
+        if (!d.mem)
+          return error(&op, "maps a pointer that is not to shared memory");
+        descs.push_back(d);
+        it->second = static_cast<int64_t>(descs.size()) - 1;
+      }
+      out.cells[t] = makePtr(it->second, ptrOffset(p.cells[t]));
+    }
+    return Status::success();
+  }
+  if (auto e = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
+    // A pointer to the allocation's first byte (descriptors keep no
+    // separate base: a byte view of the whole memory).
+    Val &out = def(e.getResult());
+    DenseMap<Memory *, int64_t> made;
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      Memory *mem = descOf(e.getSource(), t).mem;
+      auto [it, fresh] = made.try_emplace(mem, 0);
+      if (fresh) {
+        descs.push_back(Desc{mem, 0, IntegerType::get(op.getContext(), 8),
+                             {static_cast<int64_t>(mem->bytes.size())}});
+        it->second = static_cast<int64_t>(descs.size()) - 1;
+      }
+      out.cells[t] = makePtr(it->second, 0);
+    }
+    return Status::success();
+  }
+  if (auto cast = dyn_cast<LLVM::IntToPtrOp>(op)) {
+    const Val &in = get(cast.getArg());
+    Val &out = def(cast.getResult());
+    out.cells = in.cells;
+    return Status::success();
+  }
   if (isa<gpu::BarrierOp>(op)) {
     for (int64_t t = 0; t < threads; ++t)
       if (!mask[t])
@@ -715,6 +927,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     double p = get(ptr).cells[t];
     d = &descs[ptrDesc(p)];
     at = d->offset + ptrOffset(p);
+    if (d->mem->exited)
+      return error(&op, "accesses " + d->mem->name + ", which has returned");
     if (at < 0 || at + width * bytesOf(elem) > static_cast<int64_t>(d->mem->bytes.size()))
       return error(&op, "pointer access past the end of " + d->mem->name);
     return Status::success();
@@ -1244,9 +1458,8 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     gpu::GPUFuncOp fn = kernels.lookup(plan.name);
     if (!fn)
       return Status::error("gpusim: no kernel " + plan.name);
-    if (plan.clusterM > 1 || !plan.tensorMaps.empty())
-      return Status::error("gpusim: kernel " + plan.name +
-                           " uses clusters or TMA, which are not simulated");
+    if (!plan.tensorMaps.empty())
+      return Status::error("gpusim: kernel " + plan.name + " uses TMA, which is not simulated");
     std::vector<Desc> descs;
     std::vector<int> args;
     for (auto [kb, type] : llvm::zip(plan.buffers, fn.getArgumentTypes())) {
@@ -1283,12 +1496,25 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     }
     int64_t grid = plan.gridSize(), threads = plan.blockSize();
     size_t fixedDescs = descs.size();
-    for (int64_t blockIdx = 0; blockIdx < grid; ++blockIdx) {
+    int64_t clusterSize = plan.clusterM;
+    if (grid % clusterSize != 0)
+      return Status::error("gpusim: kernel " + plan.name + " has a grid of " +
+                           std::to_string(grid) + " CTAs, not a multiple of its clusters of " +
+                           std::to_string(clusterSize));
+    for (int64_t blockIdx = 0; blockIdx < grid; blockIdx += clusterSize) {
       descs.resize(fixedDescs);
-      Cta cta(fn, threads, blockIdx, grid, plan.sharedBytes, descs);
-      if (Status s = cta.run(args); !s.ok())
+      Status s = Status::success();
+      if (clusterSize == 1) {
+        Cta cta(fn, threads, blockIdx, grid, plan.sharedBytes, descs);
+        s = cta.run(args);
+      } else {
+        Cluster cluster(fn, threads, blockIdx, clusterSize, grid, plan.sharedBytes, descs);
+        s = cluster.run(args);
+      }
+      if (!s.ok())
         return Status::error(s.message() + " (kernel " + plan.name + ", CTA " +
-                             std::to_string(blockIdx) + ")");
+                             std::to_string(blockIdx) +
+                             (clusterSize > 1 ? "'s cluster" : "") + ")");
     }
   }
   for (size_t i = 0; i < program.values.size(); ++i)

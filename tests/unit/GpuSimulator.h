@@ -15,11 +15,17 @@
 // shape: an out-of-bounds index is an error naming the op, not a wrong
 // number. Shared memory starts as NaN bytes, outputs and temporaries too.
 //
+// Thread-block clusters (row kernels' wide rows): the CTAs of a cluster run
+// by turns, each as far as the cluster barriers let it (nvvm.cluster.arrive
+// / wait), with their own shared memory, which nvvm.mapa pointers reach;
+// reading it before a barrier orders the write reads NaN bytes, after its
+// CTA returned is an error.
+//
 // What it cannot see: races between the warps of a CTA (they run in
-// lockstep, as if a barrier followed every op) or between CTAs (they run one
-// after another). Kernels it does not model (TMA, wgmma, clusters, split-k
-// workspaces, dependent launch) make it return an error naming the op:
-// tests compile for sm_80 (mma.sync, cp.async) and without split k.
+// lockstep, as if a barrier followed every op) or between CTAs outside a
+// cluster (they run one after another). Kernels it does not model (TMA,
+// wgmma, dependent launch) make it return an error naming the op: tests
+// compile for sm_80 (mma.sync, cp.async) where they need not sm_90a.
 #pragma once
 
 #include "tilec/Graph.h"
