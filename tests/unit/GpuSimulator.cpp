@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -51,13 +52,16 @@ struct Desc {
   SmallVector<int64_t> shape;
 };
 
+/// A cell: a long double, whose 64-bit significand holds every 64-bit
+/// integer exactly (wgmma descriptors set bit 62 above an address's low
+/// bits); floats are already rounded to their type.
+using Cell = long double;
+
 /// An SSA value: `width` cells a thread (a scalar 1, a vector its elements,
-/// an LLVM struct its fields, a memref the index of its descriptor), every
-/// cell a double (integers up to 2^53 exactly; floats already rounded to
-/// their type).
+/// an LLVM struct its fields, a memref the index of its descriptor).
 struct Val {
   int64_t width = 1;
-  std::vector<double> cells; // [thread][cell]
+  std::vector<Cell> cells; // [thread][cell]
 };
 
 using Mask = std::vector<uint8_t>;
@@ -86,7 +90,7 @@ int64_t intWidth(Type t) { return t.isIndex() ? 64 : t.getIntOrFloatBitWidth(); 
 
 /// An integer result normalized to its type: i1 as 0/1, narrower types
 /// sign-wrapped to their width.
-double normInt(Type t, int64_t v) {
+Cell normInt(Type t, int64_t v) {
   int64_t w = intWidth(t);
   if (w == 1)
     return v & 1;
@@ -95,12 +99,12 @@ double normInt(Type t, int64_t v) {
     uint64_t u = uint64_t(v) & m;
     if (u >> (w - 1))
       u |= ~m;
-    return static_cast<double>(static_cast<int64_t>(u));
+    return static_cast<Cell>(static_cast<int64_t>(u));
   }
-  return static_cast<double>(v);
+  return static_cast<Cell>(v);
 }
 
-uint64_t asUnsigned(Type t, double v) {
+uint64_t asUnsigned(Type t, Cell v) {
   int64_t w = intWidth(t);
   uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(v));
   return w >= 64 ? u : u & ((uint64_t(1) << w) - 1);
@@ -127,7 +131,7 @@ float bitsFloat(uint32_t u) {
 }
 
 /// The bits of element `v` of type `t` (floats rounded to `t` first).
-uint64_t toBits(Type t, double v) {
+uint64_t toBits(Type t, Cell v) {
   if (t.isF32())
     return floatBits(static_cast<float>(v));
   if (t.isBF16())
@@ -141,7 +145,7 @@ uint64_t toBits(Type t, double v) {
   return asUnsigned(t, v);
 }
 
-double fromBits(Type t, uint64_t u) {
+Cell fromBits(Type t, uint64_t u) {
   if (t.isF32())
     return bitsFloat(static_cast<uint32_t>(u));
   if (t.isBF16())
@@ -169,12 +173,17 @@ struct Copy {
   int64_t dstAt, srcAt, count, valid;
 };
 
-/// An LLVM pointer (a split-k workspace and addresses in it): the index of
-/// a descriptor of the memory and a byte offset into it, in one cell.
+/// An LLVM pointer into device memory (a split-k workspace and addresses in
+/// it) or another CTA's shared memory (mapa): the index of a descriptor of
+/// the memory and a byte offset into it, in one cell. Numbers below 2^40 are
+/// addresses in the CTA's own shared memory window (what
+/// memref.extract_aligned_pointer_as_index gives for shared memrefs, and
+/// wgmma descriptors and ptr<3> hold).
 constexpr double kPtrScale = 1099511627776.0; // 2^40
-double makePtr(int64_t desc, int64_t offset) { return desc * kPtrScale + offset; }
-int64_t ptrDesc(double p) { return static_cast<int64_t>(p / kPtrScale); }
-int64_t ptrOffset(double p) { return static_cast<int64_t>(p - ptrDesc(p) * kPtrScale); }
+double makePtr(int64_t desc, int64_t offset) { return (desc + 1) * kPtrScale + offset; }
+bool isSharedAddress(double p) { return p < kPtrScale; }
+int64_t ptrDesc(double p) { return static_cast<int64_t>(p / kPtrScale) - 1; }
+int64_t ptrOffset(double p) { return static_cast<int64_t>(p - (ptrDesc(p) + 1) * kPtrScale); }
 
 class Cluster;
 
@@ -185,33 +194,25 @@ public:
       std::vector<Desc> &descs, Cluster *cluster = nullptr, int64_t rank = 0)
       : fn(fn), threads(threads), block(block), grid(grid), descs(descs), cluster(cluster),
         rank(rank) {
-    shared.bytes.assign(sharedBytes, 0xFF); // NaN floats: unwritten reads show
-    shared.name = "dynamic shared memory of CTA " + std::to_string(block);
+    // The shared memory window: 16 unused bytes (no valid address is 0),
+    // the workgroup attributions, then the dynamic shared memory, each
+    // 16-byte aligned (kernels align their 1024-byte swizzle atoms
+    // themselves). NaN floats: unwritten reads show.
+    int64_t at = 16;
     for (BlockArgument a : fn.getWorkgroupAttributions()) {
       auto t = llvm::cast<MemRefType>(a.getType());
-      workgroup.push_back(std::make_unique<Memory>());
-      workgroup.back()->bytes.assign(t.getNumElements() * bytesOf(t.getElementType()), 0xFF);
-      workgroup.back()->name = "workgroup memory of CTA " + std::to_string(block);
+      workgroupAt.push_back(at);
+      at = llvm::alignTo(at + t.getNumElements() * bytesOf(t.getElementType()), 16);
     }
+    dynamicAt = at;
+    window.bytes.assign(at + sharedBytes, 0xFF);
+    window.name = "shared memory of CTA " + std::to_string(block);
   }
 
-  /// This CTA's shared memory that `mine` (another CTA's) is the same
-  /// allocation of, for mapa; null when `mine` is not shared memory.
-  Memory *counterpart(const Cta &other, const Memory *mine) {
-    if (mine == &other.shared)
-      return &shared;
-    for (size_t i = 0; i < workgroup.size(); ++i)
-      if (mine == other.workgroup[i].get())
-        return workgroup[i].get();
-    return nullptr;
-  }
+  Memory &sharedWindow() { return window; }
 
   /// After the kernel returns: its shared memory is gone.
-  void exit() {
-    shared.exited = true;
-    for (auto &w : workgroup)
-      w->exited = true;
-  }
+  void exit() { window.exited = true; }
 
   /// `args`: a descriptor for each buffer, then (split k) the workspace's.
   Status run(ArrayRef<int> args) {
@@ -226,9 +227,12 @@ public:
       v.width = 1;
       v.cells.assign(threads, llvm::isa<LLVM::LLVMPointerType>(arg.getType()) ? makePtr(d, 0) : d);
     }
-    for (auto [a, mem] : llvm::zip(fn.getWorkgroupAttributions(), workgroup)) {
+    Type i8 = IntegerType::get(fn.getContext(), 8);
+    descs.push_back(Desc{&window, 0, i8, {static_cast<int64_t>(window.bytes.size())}});
+    windowDesc = static_cast<int64_t>(descs.size()) - 1;
+    for (auto [a, offset] : llvm::zip(fn.getWorkgroupAttributions(), workgroupAt)) {
       auto t = llvm::cast<MemRefType>(a.getType());
-      descs.push_back(Desc{mem.get(), 0, t.getElementType(), SmallVector<int64_t>(t.getShape())});
+      descs.push_back(Desc{&window, offset, t.getElementType(), SmallVector<int64_t>(t.getShape())});
       Val &v = vals[a];
       v.cells.assign(threads, static_cast<double>(descs.size() - 1));
     }
@@ -245,10 +249,11 @@ private:
   std::vector<Desc> &descs;
   Cluster *cluster;
   int64_t rank;
-  // mapa's descriptors, by (local descriptor, rank).
-  DenseMap<std::pair<int64_t, int64_t>, int64_t> mapped;
-  Memory shared;
-  std::vector<std::unique_ptr<Memory>> workgroup;
+  // mapa's descriptors of the cluster's windows, by rank.
+  DenseMap<int64_t, int64_t> mapped;
+  Memory window;
+  std::vector<int64_t> workgroupAt;
+  int64_t dynamicAt = 0, windowDesc = -1;
   // (Node-based: a reference to a value stays valid while others are made.)
   struct ValueHash {
     size_t operator()(Value v) const { return std::hash<const void *>()(v.getAsOpaquePointer()); }
@@ -256,6 +261,27 @@ private:
   std::unordered_map<Value, Val, ValueHash> vals;
   std::vector<Copy> pending;
   std::vector<std::vector<Copy>> groups;
+  // wgmma: the shared-memory addresses each issued MMA reads, of the MMAs
+  // not yet committed and of each committed group not yet retired by a
+  // wait, and a count a byte of the MMAs in flight that read it: no write
+  // (a store, a cp.async issued) may reach such a byte.
+  using Reads = std::vector<int64_t>;
+  Reads wgmmaIssued;
+  std::vector<Reads> wgmmaGroups;
+  std::vector<uint16_t> wgmmaReading;
+
+  /// A write of `bytes` bytes at `at` of `mem` by `op`: an error where an
+  /// in-flight wgmma reads them.
+  Status checkWrite(Operation *op, const Memory *mem, int64_t at, int64_t bytes) {
+    if (mem != &window || wgmmaReading.empty())
+      return Status::success();
+    for (int64_t i = std::max<int64_t>(at, 0);
+         i < std::min<int64_t>(at + bytes, static_cast<int64_t>(wgmmaReading.size())); ++i)
+      if (wgmmaReading[i])
+        return error(op, "writes shared address " + std::to_string(i) +
+                             ", which a wgmma not yet retired by a wait reads");
+    return Status::success();
+  }
 
   const Val &get(Value v) { return vals[v]; }
   Val &def(Value v) {
@@ -315,7 +341,7 @@ private:
     std::memcpy(&u, d.mem->bytes.data() + byteAt, bytesOf(d.elem));
     return fromBits(d.elem, u);
   }
-  void storeElem(const Desc &d, int64_t byteAt, double v) {
+  void storeElem(const Desc &d, int64_t byteAt, Cell v) {
     uint64_t u = toBits(d.elem, v);
     std::memcpy(d.mem->bytes.data() + byteAt, &u, bytesOf(d.elem));
   }
@@ -348,6 +374,9 @@ private:
   Status execIf(scf::IfOp ifOp, const Mask &mask);
   Status execMma(NVVM::MmaOp mma, const Mask &mask);
   Status execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask);
+  Status execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask);
+  Status wgmmaOperand(Operation *op, uint64_t desc, int64_t rows, bool mnMajor, Type elem,
+                      std::vector<double> &values);
 };
 
 /// The CTAs of one cluster (consecutive block indices), each run by a
@@ -478,7 +507,7 @@ bool fullWarps(const Mask &mask, int64_t threads) {
 Status Cta::execFor(scf::ForOp loop, const Mask &mask) {
   int64_t n = loop.getNumRegionIterArgs();
   Block &body = *loop.getBody();
-  std::vector<double> iv(threads);
+  std::vector<Cell> iv(threads);
   std::vector<Val> carried;
   for (Value init : loop.getInitArgs())
     carried.push_back(get(init));
@@ -659,6 +688,104 @@ Status Cta::execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask) {
   return Status::success();
 }
 
+/// A wgmma operand of `rows` x 16 16-bit elements (row-major in `values`)
+/// read from shared memory through its matrix descriptor: start address >>
+/// 4 (bits 0-13), leading byte offset >> 4 (16-29), stride byte offset >> 4
+/// (32-45), base offset (49-51, must be 0), swizzle (62-63: only 1, the
+/// 128-byte swizzle, is simulated). K-major (A row, B col): element (r, k)
+/// at start + (r / 8) * SBO + (r % 8) * 128 + 2k; MN-major (A col, B row):
+/// 64-element rows of 8 k each, element (r, k) at start + (r / 64) * LBO +
+/// (k / 8) * SBO + (k % 8) * 128 + 2 (r % 64). The 128-byte swizzle then
+/// XORs address bits 4-6 with bits 7-9 (of the shared address, hence the
+/// 1024-byte aligned atoms).
+Status Cta::wgmmaOperand(Operation *op, uint64_t desc, int64_t rows, bool mnMajor, Type elem,
+                         std::vector<double> &values) {
+  int64_t start = static_cast<int64_t>(desc & 0x3FFF) << 4;
+  int64_t lbo = static_cast<int64_t>((desc >> 16) & 0x3FFF) << 4;
+  int64_t sbo = static_cast<int64_t>((desc >> 32) & 0x3FFF) << 4;
+  if (((desc >> 49) & 7) != 0)
+    return error(op, "a descriptor with a base offset is not simulated");
+  if ((desc >> 62) != 1)
+    return error(op, "only descriptors of the 128-byte swizzle are simulated");
+  values.assign(rows * 16, 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < 16; ++k) {
+      int64_t linear = mnMajor ? start + (r / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + 2 * (r % 64)
+                               : start + (r / 8) * sbo + (r % 8) * 128 + 2 * k;
+      int64_t at = linear ^ (((linear >> 7) & 7) << 4);
+      if (at < dynamicAt || at + 2 > static_cast<int64_t>(window.bytes.size()))
+        return error(op, "a descriptor reads shared address " + std::to_string(at) +
+                             ", outside the dynamic shared memory [" + std::to_string(dynamicAt) +
+                             ", " + std::to_string(window.bytes.size()) + ")");
+      uint64_t u = window.bytes[at] | (uint64_t(window.bytes[at + 1]) << 8);
+      values[r * 16 + k] = fromBits(elem, u);
+      if (wgmmaReading.empty())
+        wgmmaReading.assign(window.bytes.size(), 0);
+      wgmmaIssued.push_back(at);
+      ++wgmmaReading[at];
+      ++wgmmaReading[at + 1];
+    }
+  return Status::success();
+}
+
+/// wgmma.mma_async m64nNk16 (f16/bf16 from shared memory, f32
+/// accumulators) on each warpgroup (128 threads, all of them or none),
+/// computed when issued; its accumulator fragment: thread l of the
+/// warpgroup holds, for each 8 columns j, d[4j + i] at row 16 (l / 32) +
+/// (l % 32) / 4 + 8 (i / 2), column 8j + 2 (l % 4) + i % 2. The shared
+/// bytes it read are checked again when a wait retires its group.
+Status Cta::execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask) {
+  auto shape = mma.getShape();
+  int64_t n = shape.getN();
+  if (shape.getM() != 64 || shape.getK() != 16 || n % 8 != 0)
+    return error(mma, "only m64nNk16 is simulated");
+  if (mma.getTypeD() != NVVM::WGMMATypes::f32 || mma.getTypeA() != mma.getTypeB() ||
+      (mma.getTypeA() != NVVM::WGMMATypes::bf16 && mma.getTypeA() != NVVM::WGMMATypes::f16))
+    return error(mma, "only f16/bf16 multiplicands with f32 accumulators are simulated");
+  if (mma.getScaleA() != NVVM::WGMMAScaleIn::one || mma.getScaleB() != NVVM::WGMMAScaleIn::one)
+    return error(mma, "negated multiplicands are not simulated");
+  Builder b(mma.getContext());
+  Type elem = mma.getTypeA() == NVVM::WGMMATypes::bf16 ? Type(b.getBF16Type()) : b.getF16Type();
+  bool zero = mma.getScaleD() == NVVM::WGMMAScaleOut::zero;
+  bool aMN = mma.getLayoutA() == NVVM::MMALayout::col, bMN = mma.getLayoutB() == NVVM::MMALayout::row;
+  const Val &acc = get(mma.getInouts()), &da = get(mma.getDescriptorA()),
+            &db = get(mma.getDescriptorB());
+  Val &out = def(mma.getResults());
+  if (out.width != n / 2 || threads % 128 != 0)
+    return error(mma, "unexpected accumulator count or CTA size");
+  Type i64 = b.getI64Type();
+  for (int64_t g = 0; g < threads; g += 128) {
+    int64_t on = 0;
+    for (int64_t l = 0; l < 128; ++l)
+      on += mask[g + l];
+    if (on == 0)
+      continue;
+    if (on != 128)
+      return error(mma, "a warpgroup-collective op under a partial warpgroup");
+    uint64_t descA = asUnsigned(i64, da.cells[g]), descB = asUnsigned(i64, db.cells[g]);
+    for (int64_t l = 1; l < 128; ++l)
+      if (asUnsigned(i64, da.cells[g + l]) != descA || asUnsigned(i64, db.cells[g + l]) != descB)
+        return error(mma, "descriptors that differ across the warpgroup");
+    std::vector<double> A, B;
+    if (Status s = wgmmaOperand(mma, descA, 64, aMN, elem, A); !s.ok())
+      return s;
+    if (Status s = wgmmaOperand(mma, descB, n, bMN, elem, B); !s.ok())
+      return s;
+    for (int64_t l = 0; l < 128; ++l) {
+      int64_t t = g + l, lane = l % 32;
+      for (int64_t i = 0; i < n / 2; ++i) {
+        int64_t j = i / 4, e = i % 4;
+        int64_t row = 16 * (l / 32) + lane / 4 + 8 * (e / 2), col = 8 * j + 2 * (lane % 4) + e % 2;
+        double sum = zero ? 0.0 : acc.cells[t * acc.width + i];
+        for (int64_t k = 0; k < 16; ++k)
+          sum += A[row * 16 + k] * B[col * 16 + k];
+        out.cells[t * out.width + i] = static_cast<float>(sum);
+      }
+    }
+  }
+  return Status::success();
+}
+
 Status Cta::exec(Operation &op, const Mask &mask) {
   bool handled = false;
   if (Status s = execArith(op, mask, handled); !s.ok() || handled)
@@ -673,6 +800,41 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     return execMma(mma, mask);
   if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op))
     return execLdMatrix(ld, mask);
+  if (auto mma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op))
+    return execWgmma(mma, mask);
+  if (isa<NVVM::WgmmaFenceAlignedOp, NVVM::FenceProxyOp>(op))
+    return Status::success(); // (one thread order: every write is visible)
+  if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+    wgmmaGroups.push_back(std::move(wgmmaIssued));
+    wgmmaIssued.clear();
+    return Status::success();
+  }
+  if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+    size_t keep = static_cast<size_t>(wait.getGroup());
+    while (wgmmaGroups.size() > keep) {
+      for (int64_t at : wgmmaGroups.front()) {
+        --wgmmaReading[at];
+        --wgmmaReading[at + 1];
+      }
+      wgmmaGroups.erase(wgmmaGroups.begin());
+    }
+    return Status::success();
+  }
+  if (auto u = dyn_cast<LLVM::UndefOp>(op)) {
+    Val &out = def(u.getResult());
+    std::fill(out.cells.begin(), out.cells.end(), std::nan(""));
+    return Status::success();
+  }
+  if (auto ins = dyn_cast<LLVM::InsertValueOp>(op)) {
+    if (ins.getPosition().size() != 1)
+      return error(&op, "nested positions are not simulated");
+    const Val &in = get(ins.getContainer()), &x = get(ins.getValue());
+    Val &out = def(ins.getResult());
+    out.cells = in.cells;
+    for (int64_t t = 0; t < threads; ++t)
+      out.cells[t * out.width + ins.getPosition()[0]] = x.cells[t];
+    return Status::success();
+  }
   if (auto e = dyn_cast<LLVM::ExtractValueOp>(op)) {
     if (e.getPosition().size() != 1)
       return error(&op, "nested positions are not simulated");
@@ -735,32 +897,38 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     for (int64_t t = 0; t < threads; ++t) {
       if (!mask[t])
         continue;
-      int64_t local = ptrDesc(p.cells[t]), peer = static_cast<int64_t>(r.cells[t]);
+      int64_t peer = static_cast<int64_t>(r.cells[t]);
       if (peer < 0 || peer >= cluster->size())
         return error(&op, "maps to rank " + std::to_string(peer) + " of a cluster of " +
                               std::to_string(cluster->size()));
-      auto [it, fresh] = mapped.try_emplace({local, peer}, 0);
+      if (!isSharedAddress(p.cells[t]))
+        return error(&op, "maps a pointer that is not to shared memory");
+      auto [it, fresh] = mapped.try_emplace(peer, 0);
       if (fresh) {
-        Desc d = descs[local];
-        d.mem = cluster->cta(peer).counterpart(*this, d.mem);
-        if (!d.mem)
-          return error(&op, "maps a pointer that is not to shared memory");
-        descs.push_back(d);
+        Memory &w = cluster->cta(peer).sharedWindow();
+        descs.push_back(Desc{&w, 0, IntegerType::get(op.getContext(), 8),
+                             {static_cast<int64_t>(w.bytes.size())}});
         it->second = static_cast<int64_t>(descs.size()) - 1;
       }
-      out.cells[t] = makePtr(it->second, ptrOffset(p.cells[t]));
+      out.cells[t] = makePtr(it->second, static_cast<int64_t>(p.cells[t]));
     }
     return Status::success();
   }
   if (auto e = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
-    // A pointer to the allocation's first byte (descriptors keep no
-    // separate base: a byte view of the whole memory).
+    // Shared memory: the address in the window (of the view's first byte:
+    // descriptors keep no separate base). Device memory: a pointer to the
+    // buffer's first byte.
     Val &out = def(e.getResult());
     DenseMap<Memory *, int64_t> made;
     for (int64_t t = 0; t < threads; ++t) {
       if (!mask[t])
         continue;
-      Memory *mem = descOf(e.getSource(), t).mem;
+      const Desc &source = descOf(e.getSource(), t);
+      if (source.mem == &window) {
+        out.cells[t] = static_cast<double>(source.offset);
+        continue;
+      }
+      Memory *mem = source.mem;
       auto [it, fresh] = made.try_emplace(mem, 0);
       if (fresh) {
         descs.push_back(Desc{mem, 0, IntegerType::get(op.getContext(), 8),
@@ -776,6 +944,49 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     Val &out = def(cast.getResult());
     out.cells = in.cells;
     return Status::success();
+  }
+  // Named barriers (bar.sync id, count) and their reductions
+  // (barrier.cta.red.{or,and,popc}): in lockstep, the threads at one are
+  // those of the mask; each id's must be exactly its thread count.
+  auto namedBarrier = [&](Value idValue, Value countValue, Value pred, StringRef reduction,
+                          Value result) -> Status {
+    std::map<int64_t, std::vector<int64_t>> byId;
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        byId[idValue ? static_cast<int64_t>(get(idValue).cells[t]) : 0].push_back(t);
+    Val *out = result ? &def(result) : nullptr;
+    for (auto &[id, members] : byId) {
+      int64_t count = countValue ? static_cast<int64_t>(get(countValue).cells[members[0]]) : threads;
+      if (static_cast<int64_t>(members.size()) != count)
+        return error(&op, "barrier " + std::to_string(id) + " of " + std::to_string(count) +
+                              " threads reached by " + std::to_string(members.size()));
+      if (!out)
+        continue;
+      int64_t any = 0, all = 1, popc = 0;
+      for (int64_t t : members) {
+        bool p = get(pred).cells[t] != 0;
+        any |= p;
+        all &= p;
+        popc += p;
+      }
+      for (int64_t t : members)
+        out->cells[t] = reduction == "or" ? any : reduction == "and" ? all : popc;
+    }
+    return Status::success();
+  };
+  if (auto bar = dyn_cast<NVVM::BarrierOp>(op)) {
+    if (bar.getReductionOp() || bar.getRes())
+      return error(&op, "barrier reductions are not simulated in this form");
+    return namedBarrier(bar.getBarrierId(), bar.getNumberOfThreads(), Value(), "", Value());
+  }
+  if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+    StringRef name = call.getIntrin();
+    for (StringRef red : {"or", "and", "popc"})
+      if (name.starts_with(("llvm.nvvm.barrier.cta.red." + red + ".").str()) &&
+          call.getArgs().size() == 3 && call.getNumResults() == 1)
+        return namedBarrier(call.getArgs()[0], call.getArgs()[1], call.getArgs()[2], red,
+                            call.getResult(0));
+    return error(&op, "intrinsic " + name.str() + " is not simulated");
   }
   if (isa<gpu::BarrierOp>(op)) {
     for (int64_t t = 0; t < threads; ++t)
@@ -808,8 +1019,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     return Status::success();
   }
   if (auto dyn = dyn_cast<gpu::DynamicSharedMemoryOp>(op)) {
-    descs.push_back(Desc{&shared, 0, IntegerType::get(op.getContext(), 8),
-                         {static_cast<int64_t>(shared.bytes.size())}});
+    descs.push_back(Desc{&window, dynamicAt, IntegerType::get(op.getContext(), 8),
+                         {static_cast<int64_t>(window.bytes.size()) - dynamicAt}});
     Val &out = def(dyn.getResult());
     std::fill(out.cells.begin(), out.cells.end(), static_cast<double>(descs.size() - 1));
     return Status::success();
@@ -870,6 +1081,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       int64_t at;
       if (Status s = address(&op, d, indices(store.getIndices(), t), 1, at); !s.ok())
         return s;
+      if (Status s = checkWrite(&op, d.mem, at, bytesOf(d.elem)); !s.ok())
+        return s;
       storeElem(d, at, v.cells[t]);
     }
     return Status::success();
@@ -889,6 +1102,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       if (valid > 0)
         if (Status s = address(&op, src, indices(copy.getSrcIndices(), t), valid, srcAt); !s.ok())
           return s;
+      if (Status s = checkWrite(&op, dst.mem, dstAt, count * bytesOf(dst.elem)); !s.ok())
+        return s;
       pending.push_back(Copy{dst.mem, src.mem, dstAt, srcAt, count * bytesOf(dst.elem),
                              std::min(valid, count) * bytesOf(src.elem)});
     }
@@ -916,8 +1131,10 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     const Val &base = get(gep.getBase()), &off = get(gep.getDynamicIndices()[0]);
     Val &out = def(gep.getResult());
     for (int64_t t = 0; t < threads; ++t)
-      out.cells[t] = makePtr(ptrDesc(base.cells[t]), ptrOffset(base.cells[t]) +
-                                                         static_cast<int64_t>(off.cells[t]));
+      out.cells[t] = isSharedAddress(base.cells[t])
+                         ? base.cells[t] + off.cells[t]
+                         : makePtr(ptrDesc(base.cells[t]), ptrOffset(base.cells[t]) +
+                                                               static_cast<int64_t>(off.cells[t]));
     return Status::success();
   }
   // A pointer access of `width` elements of `elem` for thread t: the byte
@@ -925,8 +1142,13 @@ Status Cta::exec(Operation &op, const Mask &mask) {
   auto pointed = [&](Value ptr, int64_t t, Type elem, int64_t width, Desc *&d,
                      int64_t &at) -> Status {
     double p = get(ptr).cells[t];
-    d = &descs[ptrDesc(p)];
-    at = d->offset + ptrOffset(p);
+    if (isSharedAddress(p)) {
+      d = &descs[windowDesc];
+      at = static_cast<int64_t>(p);
+    } else {
+      d = &descs[ptrDesc(p)];
+      at = d->offset + ptrOffset(p);
+    }
     if (d->mem->exited)
       return error(&op, "accesses " + d->mem->name + ", which has returned");
     if (at < 0 || at + width * bytesOf(elem) > static_cast<int64_t>(d->mem->bytes.size()))
@@ -943,6 +1165,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       Desc *d;
       int64_t at;
       if (Status s = pointed(store.getAddr(), t, elem, x.width, d, at); !s.ok())
+        return s;
+      if (Status s = checkWrite(&op, d->mem, at, x.width * bytesOf(elem)); !s.ok())
         return s;
       for (int64_t c = 0; c < x.width; ++c) {
         uint64_t u = toBits(elem, x.cells[t * x.width + c]);
@@ -1007,7 +1231,7 @@ Status Cta::execArith(Operation &op, const Mask &mask, bool &handled) {
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     Val &out = def(c.getResult());
     Attribute a = c.getValue();
-    std::vector<double> cells;
+    std::vector<Cell> cells;
     if (auto i = llvm::dyn_cast<IntegerAttr>(a))
       cells.push_back(normInt(i.getType(), i.getValue().getSExtValue()));
     else if (auto f = llvm::dyn_cast<FloatAttr>(a))
@@ -1129,7 +1353,7 @@ Status Cta::execArith(Operation &op, const Mask &mask, bool &handled) {
     for (int64_t t = 0; t < threads; ++t)
       if (mask[t])
         for (int64_t c = 0; c < w; ++c) {
-          double a = cell(0, t, c), b = cell(1, t, c);
+          Cell a = cell(0, t, c), b = cell(1, t, c);
           uint64_t ua = asUnsigned(it, a), ub = asUnsigned(it, b);
           bool r = false;
           switch (cmp.getPredicate()) {
@@ -1227,7 +1451,7 @@ Status Cta::execArith(Operation &op, const Mask &mask, bool &handled) {
     for (int64_t t = 0; t < threads; ++t)
       if (mask[t])
         for (int64_t c = 0; c < w; ++c) {
-          double a = cell(0, t, c), b = cell(1, t, c);
+          Cell a = cell(0, t, c), b = cell(1, t, c);
           out.cells[t * w + c] = normInt(rt, ib(static_cast<int64_t>(a), static_cast<int64_t>(b),
                                                 asUnsigned(it, a), asUnsigned(it, b)));
         }
@@ -1392,6 +1616,8 @@ Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
       const Desc &d = descOf(store.getBase(), t);
       int64_t at;
       if (Status s = address(&op, d, indices(store.getIndices(), t), v.width, at); !s.ok())
+        return s;
+      if (Status s = checkWrite(&op, d.mem, at, v.width * bytesOf(d.elem)); !s.ok())
         return s;
       for (int64_t c = 0; c < v.width; ++c)
         storeElem(d, at + c * bytesOf(d.elem), v.cells[t * v.width + c]);

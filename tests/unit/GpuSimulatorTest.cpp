@@ -232,6 +232,48 @@ TEST(GpuSimTest, SplitKGemmsMatchTheReference) {
   }
 }
 
+// Hopper GEMMs on wgmma (sm_90a) whose panels come by cp.async or element
+// copies (gemm-tma=0, or what TMA cannot take: rows not 16-byte
+// aligned): the matrix descriptors' 128-byte swizzle, K-major and MN-major
+// (a [K, N] rhs, matmul_nn) panels (a transposed lhs needs TMA), the accumulator fragments in the
+// epilogue, two chains a warpgroup, block_n 64-256, the pipeline's reuse of
+// a stage only after the wait that retires its MMAs, and split k.
+TEST(GpuSimTest, WgmmaGemmsMatchTheReference) {
+  struct Case {
+    int64_t m, n, k;
+    const char *name, *schedule;
+  };
+  int wgmma = 0;
+  for (const Case &c : std::vector<Case>{
+           {130, 512, 500, "matmul", ""},
+           {256, 512, 4095, "matmul", ""},
+           {192, 520, 1000, "matmul_bias_gelu", "gemm-tma=0"},
+           {256, 384, 512, "matmul_nn", "gemm-tma=0"},
+           {320, 136, 264, "matmul_bias_gelu", "gemm-tma=0 gemm-block-n=64"},
+           {256, 512, 512, "matmul", "gemm-tma=0 gemm-block-m=128 gemm-block-n=256"},
+           {256, 256, 768, "matmul", "gemm-tma=0 gemm-m-chains=2"},
+           {128, 128, 2048, "matmul", "gemm-tma=0 gemm-split-k=4"},
+           {200, 200, 1000, "matmul_nn", "gemm-tma=0 gemm-block-n=128 gemm-stages=3"}}) {
+    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                 "x" + std::to_string(c.k) + " " + c.schedule);
+    Graph g(c.name);
+    ASSERT_TRUE(examples::build(c.name, g, c.m, c.n, DType::BF16, c.k).ok());
+    CompileOptions options;
+    options.dependentLaunch = false;
+    options.scheduleOptions = c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    if (p->ptx.find("wgmma.mma_async") == std::string::npos) {
+      ADD_FAILURE() << "no wgmma:\n" << explainFusion(*p);
+      continue;
+    }
+    ++wgmma;
+    ASSERT_NO_FATAL_FAILURE(
+        expectSimulatedMatches(g, tiletest::randomInputs(g, 31), 2e-2, options));
+  }
+  EXPECT_EQ(wgmma, 9);
+}
+
 // The row schedules' options (what the scheduler chooses at other shapes
 // or targets, or what experiments turn on): rows streamed with their
 // inputs kept in shared memory or re-read, a ring of rows prefetched
