@@ -185,15 +185,203 @@ bool isSharedAddress(double p) { return p < kPtrScale; }
 int64_t ptrDesc(double p) { return static_cast<int64_t>(p / kPtrScale) - 1; }
 int64_t ptrOffset(double p) { return static_cast<int64_t>(p - (ptrDesc(p) + 1) * kPtrScale); }
 
+/// Fibers: pieces of a launch that run by turns, each on a thread of its
+/// own (the first on the caller's), handing one baton around: only its
+/// holder runs, so the simulation stays deterministic and free of races. A
+/// fiber keeps the baton until it blocks (a condition not yet true) or ends;
+/// then the next fiber that can go on (round robin) takes it. When none
+/// can while some have not ended, that is a deadlock: an error saying what
+/// each waits for. A fiber's failure stops the others (their blocking
+/// calls return an error) and is what run returns.
+class Scheduler {
+public:
+  using Body = std::function<Status()>;
+  using Ready = std::function<bool()>;
+
+  /// A new fiber (from the caller before run, or from the running fiber):
+  /// it starts when it is first given the baton. Returns its id.
+  int64_t spawn(Body body) {
+    std::lock_guard<std::mutex> lock(m);
+    int64_t id = static_cast<int64_t>(fibers.size());
+    fibers.push_back(std::make_unique<Fiber>());
+    fibers.back()->body = std::move(body);
+    if (id > 0)
+      fibers.back()->thread = std::thread([this, id] { threadMain(id); });
+    return id;
+  }
+
+  /// Runs fiber 0 on this thread and the rest as the baton reaches them;
+  /// returns once every fiber has ended.
+  Status run() {
+    current() = 0;
+    Status s = fibers[0]->body();
+    {
+      std::unique_lock<std::mutex> lock(m);
+      finish(0, s);
+      cv.wait(lock, [&] {
+        return llvm::all_of(fibers, [](const auto &f) { return f->state == State::Done; });
+      });
+    }
+    for (auto &f : fibers)
+      if (f->thread.joinable())
+        f->thread.join();
+    return failed ? failure : Status::success();
+  }
+
+  /// Blocks the running fiber until `ready` holds (`what` names it for a
+  /// deadlock's message).
+  Status block(Ready ready, std::string what) {
+    int64_t me = current();
+    std::unique_lock<std::mutex> lock(m);
+    if (failed)
+      return stopped();
+    if (ready())
+      return Status::success();
+    Fiber &f = *fibers[me];
+    f.state = State::Blocked;
+    f.ready = std::move(ready);
+    f.what = std::move(what);
+    handOff(me);
+    cv.wait(lock, [&] { return baton == me || failed; });
+    if (failed)
+      return stopped();
+    f.state = State::Running;
+    return Status::success();
+  }
+
+  /// Blocks the running fiber until fiber `other` has ended (after a
+  /// failure: until it has unwound, so what it refers to may go).
+  Status join(int64_t other) {
+    {
+      std::unique_lock<std::mutex> lock(m);
+      if (failed) {
+        cv.wait(lock, [&] { return fibers[other]->state == State::Done; });
+        return stopped();
+      }
+    }
+    return block([this, other] { return fibers[other]->state == State::Done; },
+                 "the end of fiber " + std::to_string(other));
+  }
+
+  /// Stops every fiber with `s` (the running fiber's failure).
+  void fail(Status s) {
+    std::lock_guard<std::mutex> lock(m);
+    failWith(std::move(s));
+  }
+
+  static int64_t &current() {
+    static thread_local int64_t id = 0;
+    return id;
+  }
+
+private:
+  enum class State { Ready, Running, Blocked, Done };
+  struct Fiber {
+    Body body;
+    std::thread thread;
+    State state = State::Ready;
+    Ready ready;
+    std::string what;
+  };
+
+  static Status stopped() {
+    return Status::error("gpusim: stopped (another fiber of the launch failed)");
+  }
+
+  void threadMain(int64_t id) {
+    current() = id;
+    {
+      std::unique_lock<std::mutex> lock(m);
+      cv.wait(lock, [&] { return baton == id || failed; });
+      if (failed) {
+        fibers[id]->state = State::Done;
+        cv.notify_all();
+        return;
+      }
+      fibers[id]->state = State::Running;
+    }
+    Status s = fibers[id]->body();
+    std::lock_guard<std::mutex> lock(m);
+    finish(id, s);
+  }
+
+  // (Holding m.)
+  void finish(int64_t id, Status s) {
+    fibers[id]->state = State::Done;
+    if (!s.ok())
+      failWith(std::move(s));
+    else if (!failed)
+      handOff(id);
+    cv.notify_all();
+  }
+  bool canGo(int64_t id) const {
+    const Fiber &f = *fibers[id];
+    return f.state == State::Ready || (f.state == State::Blocked && f.ready());
+  }
+  void handOff(int64_t from) {
+    int64_t n = static_cast<int64_t>(fibers.size());
+    for (int64_t k = 1; k <= n; ++k) {
+      int64_t id = (from + k) % n;
+      if (canGo(id)) {
+        baton = id;
+        cv.notify_all();
+        return;
+      }
+    }
+    if (llvm::all_of(fibers, [](const auto &f) { return f->state == State::Done; }))
+      return;
+    std::string why = "gpusim: deadlock:";
+    for (int64_t id = 0; id < n; ++id)
+      if (fibers[id]->state == State::Blocked)
+        why += " fiber " + std::to_string(id) + " waits for " + fibers[id]->what + ";";
+    failWith(Status::error(why));
+  }
+  void failWith(Status s) {
+    if (!failed) {
+      failed = true;
+      failure = std::move(s);
+    }
+    cv.notify_all();
+  }
+
+  std::vector<std::unique_ptr<Fiber>> fibers;
+  std::mutex m;
+  std::condition_variable cv;
+  int64_t baton = 0;
+  bool failed = false;
+  Status failure = Status::success();
+};
+
 class Cluster;
+
+/// A TMA tensor map passed to a kernel: the tensor it views (a descriptor
+/// of the buffer) as `dims`, copied in boxes of `box` (outer first), in the
+/// 128-byte swizzle, out-of-bounds elements read as zeros (as
+/// rt::encodeTensorMap encodes every map).
+struct TensorMapInfo {
+  int64_t desc = -1;
+  SmallVector<int64_t> dims, box;
+};
+
+/// What a launch passes besides its buffers: tensor maps, by the
+/// descriptor index their parameter's cell points at.
+struct LaunchInfo {
+  std::map<int64_t, TensorMapInfo> tensorMaps;
+};
+
+/// An mbarrier: `count` arrivals a phase, `pending` of them still to come,
+/// transaction bytes still expected (`tx`), the phase number.
+struct MBarrier {
+  int64_t count = 0, pending = 0, tx = 0, phase = 0;
+};
 
 class Cta {
 public:
-  /// `cluster`: the cluster this CTA is rank `rank` of (null outside one).
+  /// The CTA of rank `rank` in `cluster` (a cluster of one outside one).
   Cta(gpu::GPUFuncOp fn, int64_t threads, int64_t block, int64_t grid, int64_t sharedBytes,
-      std::vector<Desc> &descs, Cluster *cluster = nullptr, int64_t rank = 0)
+      std::vector<Desc> &descs, Cluster *cluster, int64_t rank, const LaunchInfo &launch)
       : fn(fn), threads(threads), block(block), grid(grid), descs(descs), cluster(cluster),
-        rank(rank) {
+        rank(rank), launch(launch) {
     // The shared memory window: 16 unused bytes (no valid address is 0),
     // the workgroup attributions, then the dynamic shared memory, each
     // 16-byte aligned (kernels align their 1024-byte swizzle atoms
@@ -210,6 +398,40 @@ public:
   }
 
   Memory &sharedWindow() { return window; }
+  int64_t clusterRank() const { return rank; }
+
+  /// `bytes` of a transaction (a TMA copy) done on the mbarrier at `at`.
+  Status completeTx(Operation *op, int64_t at, int64_t bytes) {
+    auto it = mbarriers.find(at);
+    if (it == mbarriers.end())
+      return error(op, "signals shared address " + std::to_string(at) + " of CTA " +
+                           std::to_string(block) + ", which is no initialized mbarrier");
+    it->second.tx -= bytes;
+    advance(it->second);
+    return Status::success();
+  }
+  Status arriveAt(Operation *op, int64_t at, int64_t count, int64_t tx) {
+    auto it = mbarriers.find(at);
+    if (it == mbarriers.end())
+      return error(op, "arrives at shared address " + std::to_string(at) + " of CTA " +
+                           std::to_string(block) + ", which is no initialized mbarrier");
+    it->second.tx += tx;
+    it->second.pending -= count;
+    if (it->second.pending < 0)
+      return error(op, "more arrivals than the mbarrier's count in one phase");
+    advance(it->second);
+    return Status::success();
+  }
+  /// Copies `data` to shared address `at` (the TMA's swizzled box rows).
+  Status writeShared(Operation *op, int64_t at, const uint8_t *data, int64_t bytes) {
+    if (at < dynamicAt || at + bytes > static_cast<int64_t>(window.bytes.size()))
+      return error(op, "writes shared address " + std::to_string(at) + " of CTA " +
+                           std::to_string(block) + ", outside its dynamic shared memory");
+    if (Status s = checkWrite(op, &window, at, bytes); !s.ok())
+      return s;
+    std::memcpy(window.bytes.data() + at, data, bytes);
+    return Status::success();
+  }
 
   /// After the kernel returns: its shared memory is gone.
   void exit() { window.exited = true; }
@@ -221,7 +443,7 @@ public:
       return Status::error("gpusim: kernel " + fn.getName().str() + " takes " +
                            std::to_string(fn.getNumArguments()) + " arguments, " +
                            std::to_string(args.size()) +
-                           " buffers bound (split-k workspaces and TMA maps are not simulated)");
+                           " bound");
     for (auto [arg, d] : llvm::zip(entry.getArguments().take_front(args.size()), args)) {
       Val &v = vals[arg];
       v.width = 1;
@@ -249,6 +471,12 @@ private:
   std::vector<Desc> &descs;
   Cluster *cluster;
   int64_t rank;
+  const LaunchInfo &launch;
+  // mbarriers by shared address.
+  std::map<int64_t, MBarrier> mbarriers;
+  // scf.if ops whose regions block (mbarrier waits): run as two fibers when
+  // both branches have threads.
+  DenseMap<Operation *, bool> blockingIfs;
   // mapa's descriptors of the cluster's windows, by rank.
   DenseMap<int64_t, int64_t> mapped;
   Memory window;
@@ -265,10 +493,23 @@ private:
   // not yet committed and of each committed group not yet retired by a
   // wait, and a count a byte of the MMAs in flight that read it: no write
   // (a store, a cp.async issued) may reach such a byte.
+  // (Each fiber's own: the warpgroups of a warp-specialized kernel's
+  // branches commit and wait apart.)
   using Reads = std::vector<int64_t>;
-  Reads wgmmaIssued;
-  std::vector<Reads> wgmmaGroups;
+  struct WgmmaState {
+    Reads issued;
+    std::vector<Reads> groups;
+  };
+  std::map<int64_t, WgmmaState> wgmmaByFiber;
+  WgmmaState &wgmmaState() { return wgmmaByFiber[Scheduler::current()]; }
   std::vector<uint16_t> wgmmaReading;
+
+  static void advance(MBarrier &b) {
+    if (b.pending == 0 && b.tx == 0) {
+      ++b.phase;
+      b.pending = b.count;
+    }
+  }
 
   /// A write of `bytes` bytes at `at` of `mem` by `op`: an error where an
   /// in-flight wgmma reads them.
@@ -375,123 +616,237 @@ private:
   Status execMma(NVVM::MmaOp mma, const Mask &mask);
   Status execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask);
   Status execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask);
+  Status execTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load, const Mask &mask);
+  Status execTmaStore(NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp store, const Mask &mask);
+  /// Where thread t's pointer `ptr` points in shared memory: ptr<3> (a
+  /// shared address) this CTA's window, ptr<7> (mapa, addrspacecast) the
+  /// window its descriptor names.
+  Status sharedTarget(Operation *op, Value ptr, int64_t t, Cta *&cta, int64_t &at);
+  /// Thread t's tensor map parameter `map`, its box's global coordinates
+  /// (outer first) from the op's (innermost first).
+  Status tmaBox(Operation *op, Value map, ValueRange coordinates, int64_t t,
+                const TensorMapInfo *&info, SmallVector<int64_t> &origin);
   Status wgmmaOperand(Operation *op, uint64_t desc, int64_t rows, bool mnMajor, Type elem,
                       std::vector<double> &values);
 };
 
-/// The CTAs of one cluster (consecutive block indices), each run by a
-/// thread of its own that holds a baton while it runs: one CTA runs at a
-/// time, so the simulation stays deterministic and free of races. A CTA
-/// keeps the baton until it waits at a cluster barrier some other CTA has
-/// not yet arrived at, or returns; then the next CTA that can go on (round
-/// robin) takes it. So each CTA runs as far ahead of the others as the
-/// barriers let it: a read of another CTA's shared memory that no barrier
-/// orders after its write reads the NaN bytes shared memory starts with,
-/// and one after that CTA returned is an error. When no CTA can go on (one
-/// returned without arriving where others wait), that is an error too.
+/// The CTAs of one cluster (consecutive block indices; a CTA launched
+/// without clusters is a cluster of one), each a fiber: a CTA runs as far
+/// ahead of the others as the cluster barriers let it, so a read of another
+/// CTA's shared memory that no barrier orders after its write reads the NaN
+/// bytes shared memory starts with, and one after that CTA returned is an
+/// error.
 class Cluster {
 public:
   Cluster(gpu::GPUFuncOp fn, int64_t threads, int64_t first, int64_t size, int64_t grid,
-          int64_t sharedBytes, std::vector<Desc> &descs)
-      : arrived(size, 0), state(size, State::Ready) {
+          int64_t sharedBytes, std::vector<Desc> &descs, const LaunchInfo &launch)
+      : arrived(size, 0) {
     for (int64_t r = 0; r < size; ++r)
-      ctas.push_back(
-          std::make_unique<Cta>(fn, threads, first + r, grid, sharedBytes, descs, this, r));
+      ctas.push_back(std::make_unique<Cta>(fn, threads, first + r, grid, sharedBytes, descs, this,
+                                           r, launch));
   }
 
   Status run(ArrayRef<int> args) {
-    std::vector<std::thread> workers;
     for (int64_t r = 0; r < size(); ++r)
-      workers.emplace_back([this, r, args] {
-        {
-          std::unique_lock<std::mutex> lock(m);
-          cv.wait(lock, [&] { return baton == r || failed; });
-          if (failed)
-            return;
-        }
+      sched.spawn([this, r, args] {
         Status s = ctas[r]->run(args);
-        std::lock_guard<std::mutex> lock(m);
         ctas[r]->exit();
-        state[r] = State::Done;
-        if (!s.ok())
-          fail(s);
-        else
-          handOff(r);
+        return s;
       });
-    for (std::thread &w : workers)
-      w.join();
-    return failed ? failure : Status::success();
+    return sched.run();
   }
 
   int64_t size() const { return static_cast<int64_t>(ctas.size()); }
   Cta &cta(int64_t r) { return *ctas[r]; }
+  Scheduler &scheduler() { return sched; }
+
+  /// The CTA whose shared memory `mem` is, or null.
+  Cta *ctaOf(const Memory *mem) {
+    for (auto &c : ctas)
+      if (&c->sharedWindow() == mem)
+        return c.get();
+    return nullptr;
+  }
 
   /// barrier.cluster.arrive by every thread of CTA r.
-  void arrive(int64_t r) {
-    std::lock_guard<std::mutex> lock(m);
-    ++arrived[r];
-  }
+  void arrive(int64_t r) { ++arrived[r]; }
 
   /// barrier.cluster.wait by every thread of CTA r: returns once every CTA
   /// has arrived as often as r has.
   Status wait(int64_t r) {
-    std::unique_lock<std::mutex> lock(m);
-    if (released(r))
-      return Status::success();
-    state[r] = State::Waiting;
-    handOff(r);
-    cv.wait(lock, [&] { return baton == r || failed; });
-    if (failed)
-      return Status::error("gpusim: stopped (another CTA of the cluster failed)");
-    state[r] = State::Ready;
-    return Status::success();
+    return sched.block(
+        [this, r] { return llvm::all_of(arrived, [&](int64_t a) { return a >= arrived[r]; }); },
+        "cluster barrier " + std::to_string(arrived[r]) + " (CTA rank " + std::to_string(r) +
+            ")");
   }
 
 private:
-  enum class State { Ready, Waiting, Done };
-
-  bool released(int64_t r) const {
-    return llvm::all_of(arrived, [&](int64_t a) { return a >= arrived[r]; });
-  }
-  bool canGo(int64_t r) const {
-    return state[r] == State::Ready || (state[r] == State::Waiting && released(r));
-  }
-  // (Holding m.)
-  void handOff(int64_t from) {
-    for (int64_t k = 1; k <= size(); ++k) {
-      int64_t r = (from + k) % size();
-      if (canGo(r)) {
-        baton = r;
-        cv.notify_all();
-        return;
-      }
-    }
-    if (llvm::all_of(state, [](State s) { return s == State::Done; }))
-      return;
-    std::string why = "gpusim: the cluster's barriers deadlock:";
-    for (int64_t r = 0; r < size(); ++r)
-      why += " CTA rank " + std::to_string(r) + " " +
-             (state[r] == State::Done ? "returned" : "waits") + " after " +
-             std::to_string(arrived[r]) + " arrival(s);";
-    fail(Status::error(why));
-  }
-  void fail(Status s) {
-    if (!failed) {
-      failed = true;
-      failure = std::move(s);
-    }
-    cv.notify_all();
-  }
-
   std::vector<std::unique_ptr<Cta>> ctas;
-  std::mutex m;
-  std::condition_variable cv;
-  int64_t baton = 0;
   std::vector<int64_t> arrived;
-  std::vector<State> state;
-  bool failed = false;
-  Status failure = Status::success();
+  Scheduler sched;
 };
+
+Status Cta::sharedTarget(Operation *op, Value ptr, int64_t t, Cta *&cta, int64_t &at) {
+  Cell p = get(ptr).cells[t];
+  if (isSharedAddress(p)) {
+    cta = this;
+    at = static_cast<int64_t>(p);
+    return Status::success();
+  }
+  const Desc &d = descs[ptrDesc(p)];
+  cta = cluster->ctaOf(d.mem);
+  if (!cta)
+    return error(op, "a pointer that is not to shared memory of the cluster");
+  at = d.offset + ptrOffset(p);
+  return Status::success();
+}
+
+Status Cta::tmaBox(Operation *op, Value map, ValueRange coordinates, int64_t t,
+                   const TensorMapInfo *&info, SmallVector<int64_t> &origin) {
+  Cell p = get(map).cells[t];
+  auto it = isSharedAddress(p) ? launch.tensorMaps.end() : launch.tensorMaps.find(ptrDesc(p));
+  if (it == launch.tensorMaps.end())
+    return error(op, "a tensor map parameter that is no tensor map");
+  info = &it->second;
+  size_t rank = info->dims.size();
+  if (coordinates.size() != rank)
+    return error(op, "coordinates of another rank than the tensor map's");
+  origin.assign(rank, 0);
+  for (size_t i = 0; i < rank; ++i)
+    origin[rank - 1 - i] = static_cast<int64_t>(get(coordinates[i]).cells[t]);
+  return Status::success();
+}
+
+namespace {
+/// The box's elements in row-major order (outer first): calls f(linear
+/// index in the box, global element index or -1 where out of bounds).
+template <typename F>
+void forBox(const TensorMapInfo &map, ArrayRef<int64_t> origin, F f) {
+  size_t rank = map.dims.size();
+  int64_t count = 1;
+  for (int64_t b : map.box)
+    count *= b;
+  SmallVector<int64_t> e(rank, 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t rem = linear, global = 0;
+    bool inside = true;
+    for (size_t d = rank; d-- > 0;) {
+      e[d] = rem % map.box[d];
+      rem /= map.box[d];
+    }
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t g = origin[d] + e[d];
+      inside &= g >= 0 && g < map.dims[d];
+      global = global * map.dims[d] + g;
+    }
+    f(linear, inside ? global : -1);
+  }
+}
+
+/// The 128-byte swizzle of a shared address: bits 4-6 XOR bits 7-9.
+int64_t swizzle128(int64_t at) { return at ^ (((at >> 7) & 7) << 4); }
+} // namespace
+
+/// cp.async.bulk.tensor global -> shared::cluster (TMA): the box at the
+/// coordinates, out-of-bounds elements zero, written row-major in the
+/// 128-byte swizzle at the destination in this CTA or, multicast, in each
+/// CTA of the mask (at the same offset), each of whose mbarrier (at the
+/// mbarrier's offset) then completes the box's bytes. Copies complete when
+/// issued: the earliest a GPU could, which the mbarrier waits must order.
+Status Cta::execTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load, const Mask &mask) {
+  if (!load.getIm2colOffsets().empty() || load.getMode() != NVVM::TMALoadMode::TILE ||
+      load.getPredicate())
+    return error(load, "only tiled, unpredicated TMA loads are simulated");
+  for (int64_t t = 0; t < threads; ++t) {
+    if (!mask[t])
+      continue;
+    const TensorMapInfo *map;
+    SmallVector<int64_t> origin;
+    if (Status s = tmaBox(load, load.getTmaDescriptor(), load.getCoordinates(), t, map, origin);
+        !s.ok())
+      return s;
+    const Desc &src = descs[map->desc];
+    int64_t eb = bytesOf(src.elem);
+    std::vector<uint8_t> box;
+    Status bad = Status::success();
+    forBox(*map, origin, [&](int64_t linear, int64_t global) {
+      box.resize((linear + 1) * eb, 0);
+      if (global < 0)
+        return;
+      int64_t at = src.offset + global * eb;
+      if (at + eb > static_cast<int64_t>(src.mem->bytes.size()))
+        bad = error(load, "a tensor map past the end of " + src.mem->name);
+      else
+        std::memcpy(box.data() + linear * eb, src.mem->bytes.data() + at, eb);
+    });
+    if (!bad.ok())
+      return bad;
+    Cta *dst, *bar;
+    int64_t dstAt, barAt;
+    if (Status s = sharedTarget(load, load.getDstMem(), t, dst, dstAt); !s.ok())
+      return s;
+    if (Status s = sharedTarget(load, load.getMbar(), t, bar, barAt); !s.ok())
+      return s;
+    std::vector<Cta *> targets{dst};
+    if (load.getMulticastMask()) {
+      targets.clear();
+      uint64_t bits = asUnsigned(load.getMulticastMask().getType(),
+                                 get(load.getMulticastMask()).cells[t]);
+      for (int64_t r = 0; r < cluster->size(); ++r)
+        if (bits >> r & 1)
+          targets.push_back(&cluster->cta(r));
+    }
+    for (Cta *c : targets) {
+      for (int64_t at = 0; at < static_cast<int64_t>(box.size()); at += eb)
+        if (Status s = c->writeShared(load, swizzle128(dstAt + at), box.data() + at, eb); !s.ok())
+          return s;
+      if (Status s = c->completeTx(load, barAt, static_cast<int64_t>(box.size())); !s.ok())
+        return s;
+    }
+  }
+  return Status::success();
+}
+
+/// cp.async.bulk.tensor shared::cta -> global (TMA store): the box read in
+/// the 128-byte swizzle from this CTA's shared memory, written where it is
+/// inside the tensor. Completes when issued.
+Status Cta::execTmaStore(NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp store, const Mask &mask) {
+  if (store.getMode() != NVVM::TMAStoreMode::TILE || store.getPredicate())
+    return error(store, "only tiled, unpredicated TMA stores are simulated");
+  for (int64_t t = 0; t < threads; ++t) {
+    if (!mask[t])
+      continue;
+    const TensorMapInfo *map;
+    SmallVector<int64_t> origin;
+    if (Status s = tmaBox(store, store.getTmaDescriptor(), store.getCoordinates(), t, map, origin);
+        !s.ok())
+      return s;
+    Cta *src;
+    int64_t srcAt;
+    if (Status s = sharedTarget(store, store.getSrcMem(), t, src, srcAt); !s.ok())
+      return s;
+    if (src != this)
+      return error(store, "stores from another CTA's shared memory");
+    const Desc &dst = descs[map->desc];
+    int64_t eb = bytesOf(dst.elem);
+    Status bad = Status::success();
+    forBox(*map, origin, [&](int64_t linear, int64_t global) {
+      if (global < 0 || !bad.ok())
+        return;
+      int64_t from = swizzle128(srcAt + linear * eb), to = dst.offset + global * eb;
+      if (from < dynamicAt || from + eb > static_cast<int64_t>(window.bytes.size()))
+        bad = error(store, "reads shared address " + std::to_string(from) +
+                               ", outside the dynamic shared memory");
+      else if (to + eb > static_cast<int64_t>(dst.mem->bytes.size()))
+        bad = error(store, "a tensor map past the end of " + dst.mem->name);
+      else
+        std::memcpy(dst.mem->bytes.data() + to, window.bytes.data() + from, eb);
+    });
+    if (!bad.ok())
+      return bad;
+  }
+  return Status::success();
+}
 
 bool fullWarps(const Mask &mask, int64_t threads) {
   for (int64_t w = 0; w < threads; w += kWarp) {
@@ -559,12 +914,41 @@ Status Cta::execIf(scf::IfOp ifOp, const Mask &mask) {
     anyElse |= elseMask[t] != 0;
   }
   SmallVector<Val> thenVals, elseVals;
-  if (anyThen)
-    if (Status s = execBlock(ifOp.getThenRegion().front(), thenMask, thenVals); !s.ok())
+  // Branches that block (warp specialization: a producer's and consumers'
+  // loops waiting on each other's mbarriers) run as two fibers; others one
+  // after the other.
+  auto [known, fresh] = blockingIfs.try_emplace(ifOp, false);
+  if (fresh)
+    known->second = ifOp
+                        ->walk([](Operation *inner) {
+                          return isa<NVVM::MBarrierTryWaitParityOp>(inner) ? WalkResult::interrupt()
+                                                                          : WalkResult::advance();
+                        })
+                        .wasInterrupted();
+  bool blocks = known->second;
+  if (anyThen && anyElse && blocks && !ifOp.getElseRegion().empty()) {
+    Scheduler &sched = cluster->scheduler();
+    Block &elseBlock = ifOp.getElseRegion().front();
+    int64_t child =
+        sched.spawn([this, &elseBlock, &elseMask, &elseVals] {
+          return execBlock(elseBlock, elseMask, elseVals);
+        });
+    Status s = execBlock(ifOp.getThenRegion().front(), thenMask, thenVals);
+    if (!s.ok()) {
+      sched.fail(s);
+      (void)sched.join(child);
       return s;
-  if (anyElse && !ifOp.getElseRegion().empty())
-    if (Status s = execBlock(ifOp.getElseRegion().front(), elseMask, elseVals); !s.ok())
-      return s;
+    }
+    if (Status j = sched.join(child); !j.ok())
+      return j;
+  } else {
+    if (anyThen)
+      if (Status s = execBlock(ifOp.getThenRegion().front(), thenMask, thenVals); !s.ok())
+        return s;
+    if (anyElse && !ifOp.getElseRegion().empty())
+      if (Status s = execBlock(ifOp.getElseRegion().front(), elseMask, elseVals); !s.ok())
+        return s;
+  }
   for (auto [k, r] : llvm::enumerate(ifOp.getResults())) {
     Val &out = def(r);
     for (int64_t t = 0; t < threads; ++t)
@@ -721,7 +1105,7 @@ Status Cta::wgmmaOperand(Operation *op, uint64_t desc, int64_t rows, bool mnMajo
       values[r * 16 + k] = fromBits(elem, u);
       if (wgmmaReading.empty())
         wgmmaReading.assign(window.bytes.size(), 0);
-      wgmmaIssued.push_back(at);
+      wgmmaState().issued.push_back(at);
       ++wgmmaReading[at];
       ++wgmmaReading[at + 1];
     }
@@ -805,18 +1189,20 @@ Status Cta::exec(Operation &op, const Mask &mask) {
   if (isa<NVVM::WgmmaFenceAlignedOp, NVVM::FenceProxyOp>(op))
     return Status::success(); // (one thread order: every write is visible)
   if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
-    wgmmaGroups.push_back(std::move(wgmmaIssued));
-    wgmmaIssued.clear();
+    WgmmaState &w = wgmmaState();
+    w.groups.push_back(std::move(w.issued));
+    w.issued.clear();
     return Status::success();
   }
   if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+    WgmmaState &w = wgmmaState();
     size_t keep = static_cast<size_t>(wait.getGroup());
-    while (wgmmaGroups.size() > keep) {
-      for (int64_t at : wgmmaGroups.front()) {
+    while (w.groups.size() > keep) {
+      for (int64_t at : w.groups.front()) {
         --wgmmaReading[at];
         --wgmmaReading[at + 1];
       }
-      wgmmaGroups.erase(wgmmaGroups.begin());
+      w.groups.erase(w.groups.begin());
     }
     return Status::success();
   }
@@ -874,9 +1260,111 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       out.cells[t] = t % kWarp;
     return Status::success();
   }
+  if (isa<NVVM::SetMaxRegisterOp, NVVM::PrefetchOp, NVVM::FenceMbarrierInitOp,
+          NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp>(op))
+    return Status::success(); // (TMA copies complete when issued)
+  if (isa<NVVM::ClusterIdXOp, NVVM::ClusterDimXOp, NVVM::ClusterId>(op)) {
+    int64_t size = cluster->size();
+    Val &out = def(op.getResult(0));
+    int64_t v = isa<NVVM::ClusterIdXOp>(op) ? block / size
+                : isa<NVVM::ClusterDimXOp>(op) ? grid / size
+                                               : rank;
+    std::fill(out.cells.begin(), out.cells.end(), static_cast<Cell>(v));
+    return Status::success();
+  }
+  if (auto cast = dyn_cast<LLVM::AddrSpaceCastOp>(op)) {
+    auto from = llvm::cast<LLVM::LLVMPointerType>(cast.getArg().getType()).getAddressSpace();
+    auto to = llvm::cast<LLVM::LLVMPointerType>(cast.getType()).getAddressSpace();
+    if (from != 3 || to != 7)
+      return error(&op, "only shared to shared::cluster casts are simulated");
+    const Val &in = get(cast.getArg());
+    Val &out = def(cast.getResult());
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t]) {
+        if (!isSharedAddress(in.cells[t]))
+          return error(&op, "casts a pointer that is not to shared memory");
+        out.cells[t] = makePtr(windowDesc, static_cast<int64_t>(in.cells[t]));
+      }
+    return Status::success();
+  }
+  if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+    if (init.getPredicate())
+      return error(&op, "predicated mbarrier ops are not simulated");
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      Cta *c;
+      int64_t at;
+      if (Status s = sharedTarget(&op, init.getAddr(), t, c, at); !s.ok())
+        return s;
+      if (c != this)
+        return error(&op, "initializes another CTA's mbarrier");
+      int64_t count = static_cast<int64_t>(get(init.getCount()).cells[t]);
+      mbarriers[at] = MBarrier{count, count, 0, 0};
+    }
+    return Status::success();
+  }
+  if (isa<NVVM::MBarrierArriveOp, NVVM::MBarrierArriveExpectTxOp>(op)) {
+    auto arrive = dyn_cast<NVVM::MBarrierArriveOp>(op);
+    auto expect = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op);
+    if (expect && expect.getPredicate())
+      return error(&op, "predicated mbarrier ops are not simulated");
+    Value addr = arrive ? arrive.getAddr() : expect.getAddr();
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      Cta *c;
+      int64_t at;
+      if (Status s = sharedTarget(&op, addr, t, c, at); !s.ok())
+        return s;
+      int64_t count = arrive && arrive.getCount()
+                          ? static_cast<int64_t>(get(arrive.getCount()).cells[t])
+                          : 1;
+      int64_t tx = expect ? static_cast<int64_t>(get(expect.getTxcount()).cells[t]) : 0;
+      if (Status s = c->arriveAt(&op, at, count, tx); !s.ok())
+        return s;
+    }
+    if (op.getNumResults() == 1)
+      def(op.getResult(0));
+    return Status::success();
+  }
+  if (auto wait = dyn_cast<NVVM::MBarrierTryWaitParityOp>(op)) {
+    struct Wait {
+      Cta *cta;
+      int64_t at, parity;
+    };
+    std::vector<Wait> waits;
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      Cta *c;
+      int64_t at;
+      if (Status s = sharedTarget(&op, wait.getAddr(), t, c, at); !s.ok())
+        return s;
+      if (!c->mbarriers.count(at))
+        return error(&op, "waits at shared address " + std::to_string(at) +
+                              ", which is no initialized mbarrier");
+      int64_t parity = static_cast<int64_t>(get(wait.getPhase()).cells[t]) & 1;
+      if (waits.empty() || waits.back().cta != c || waits.back().at != at ||
+          waits.back().parity != parity)
+        waits.push_back(Wait{c, at, parity});
+    }
+    return cluster->scheduler().block(
+        [waits] {
+          return llvm::all_of(waits, [](const Wait &w) {
+            return (w.cta->mbarriers[w.at].phase & 1) != w.parity;
+          });
+        },
+        "phase parity " + std::to_string(waits.empty() ? 0 : waits[0].parity) +
+            " of the mbarrier at shared address " +
+            std::to_string(waits.empty() ? 0 : waits[0].at) + " (CTA " + std::to_string(block) +
+            ", " + str(&op) + ")");
+  }
+  if (auto load = dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
+    return execTmaLoad(load, mask);
+  if (auto store = dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op))
+    return execTmaStore(store, mask);
   if (isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp, NVVM::ClusterWaitOp>(op)) {
-    if (!cluster)
-      return error(&op, "a cluster barrier in a kernel launched without clusters");
     for (int64_t t = 0; t < threads; ++t)
       if (!mask[t])
         return error(&op, "a cluster barrier that thread " + std::to_string(t) +
@@ -890,8 +1378,6 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     return Status::success();
   }
   if (auto mapa = dyn_cast<NVVM::MapaOp>(op)) {
-    if (!cluster)
-      return error(&op, "mapa in a kernel launched without clusters");
     const Val &p = get(mapa.getA()), &r = get(mapa.getB());
     Val &out = def(mapa.getResult());
     for (int64_t t = 0; t < threads; ++t) {
@@ -1439,6 +1925,20 @@ Status Cta::execArith(Operation &op, const Mask &mask, bool &handled) {
     ib = [](int64_t a, int64_t b, uint64_t, uint64_t) { return b ? a % b : 0; };
   else if (name == "arith.ceildivui")
     ib = [](int64_t, int64_t, uint64_t ua, uint64_t ub) { return ub ? int64_t((ua + ub - 1) / ub) : 0; };
+  else if (name == "arith.ceildivsi")
+    ib = [](int64_t a, int64_t b, uint64_t, uint64_t) {
+      if (!b)
+        return int64_t(0);
+      int64_t q = a / b;
+      return q * b != a && ((a > 0) == (b > 0)) ? q + 1 : q;
+    };
+  else if (name == "arith.floordivsi")
+    ib = [](int64_t a, int64_t b, uint64_t, uint64_t) {
+      if (!b)
+        return int64_t(0);
+      int64_t q = a / b;
+      return q * b != a && ((a < 0) != (b < 0)) ? q - 1 : q;
+    };
   else if (name == "arith.minui")
     ib = [](int64_t a, int64_t b, uint64_t ua, uint64_t ub) { return ua < ub ? a : b; };
   else if (name == "arith.maxui")
@@ -1632,7 +2132,7 @@ Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
 
 Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
                                                 const std::vector<HostTensor> &inputs,
-                                                const CompileOptions &options) {
+                                                const CompileOptions &options, int64_t smCount) {
   DialectRegistry registry;
   registerTilecDialects(registry);
   MLIRContext ctx(registry);
@@ -1684,8 +2184,6 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     gpu::GPUFuncOp fn = kernels.lookup(plan.name);
     if (!fn)
       return Status::error("gpusim: no kernel " + plan.name);
-    if (!plan.tensorMaps.empty())
-      return Status::error("gpusim: kernel " + plan.name + " uses TMA, which is not simulated");
     std::vector<Desc> descs;
     std::vector<int> args;
     for (auto [kb, type] : llvm::zip(plan.buffers, fn.getArgumentTypes())) {
@@ -1711,7 +2209,7 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     // Split k: the launch's workspace, zeroed once as Executable does (each
     // launch leaves its counters at zero).
     if (plan.workspaceBytes > 0) {
-      if (fn.getNumArguments() != plan.buffers.size() + 1)
+      if (fn.getNumArguments() != plan.buffers.size() + 1 + plan.tensorMaps.size())
         return Status::error("gpusim: kernel " + plan.name + " has a workspace but no pointer");
       memories.push_back(std::make_unique<Memory>());
       memories.back()->bytes.assign(plan.workspaceBytes, 0);
@@ -1720,7 +2218,23 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
                            {plan.workspaceBytes}});
       args.push_back(static_cast<int>(descs.size() - 1));
     }
+    // TMA: each tensor map, after the buffers (and the workspace), a pointer
+    // to a descriptor of its own (a copy of its buffer's).
+    LaunchInfo launch;
+    for (const TensorMapPlan &t : plan.tensorMaps) {
+      if (t.buffer < 0 || t.buffer >= static_cast<int>(plan.buffers.size()))
+        return Status::error("gpusim: kernel " + plan.name + " maps no buffer");
+      descs.push_back(descs[t.buffer]);
+      int64_t at = static_cast<int64_t>(descs.size()) - 1;
+      launch.tensorMaps[at] = TensorMapInfo{at, SmallVector<int64_t>(t.dims.begin(), t.dims.end()),
+                                            SmallVector<int64_t>(t.box.begin(), t.box.end())};
+      args.push_back(static_cast<int>(at));
+    }
     int64_t grid = plan.gridSize(), threads = plan.blockSize();
+    // Persistent kernels: one CTA an SM at most, whole clusters (as
+    // Executable launches them).
+    if (plan.persistent && smCount >= plan.clusterM)
+      grid = std::min(grid, smCount / plan.clusterM * plan.clusterM);
     size_t fixedDescs = descs.size();
     int64_t clusterSize = plan.clusterM;
     if (grid % clusterSize != 0)
@@ -1729,14 +2243,8 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
                            std::to_string(clusterSize));
     for (int64_t blockIdx = 0; blockIdx < grid; blockIdx += clusterSize) {
       descs.resize(fixedDescs);
-      Status s = Status::success();
-      if (clusterSize == 1) {
-        Cta cta(fn, threads, blockIdx, grid, plan.sharedBytes, descs);
-        s = cta.run(args);
-      } else {
-        Cluster cluster(fn, threads, blockIdx, clusterSize, grid, plan.sharedBytes, descs);
-        s = cluster.run(args);
-      }
+      Cluster cluster(fn, threads, blockIdx, clusterSize, grid, plan.sharedBytes, descs, launch);
+      Status s = cluster.run(args);
       if (!s.ok())
         return Status::error(s.message() + " (kernel " + plan.name + ", CTA " +
                              std::to_string(blockIdx) +

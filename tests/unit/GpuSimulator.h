@@ -38,11 +38,14 @@
 namespace tilec::gpusim {
 
 /// Lowers `graph` to the GPU stage with `options` and simulates its
-/// launches on `inputs` (one a graph input, in order). Returns the outputs,
-/// or an error naming an unsupported op, an out-of-bounds access, or a
-/// compile error.
+/// launches on `inputs` (one a graph input, in order). Persistent kernels
+/// get at most `smCount` CTAs (whole clusters), as on a GPU of so many SMs
+/// (fewer make their CTAs loop over more tiles). Returns the outputs, or an
+/// error naming an unsupported op, an out-of-bounds access, a deadlock, or
+/// a compile error.
 Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
                                                 const std::vector<HostTensor> &inputs,
-                                                const CompileOptions &options);
+                                                const CompileOptions &options,
+                                                int64_t smCount = 132);
 
 } // namespace tilec::gpusim

@@ -274,6 +274,51 @@ TEST(GpuSimTest, WgmmaGemmsMatchTheReference) {
   EXPECT_EQ(wgmma, 9);
 }
 
+// Hopper GEMMs as the scheduler makes them by default: TMA boxes in the
+// 128-byte swizzle (multicast over a cluster's CTAs), a producer warpgroup
+// and consumer warpgroups (run as fibers) handing stages over full and
+// empty mbarriers, persistent CTAs looping over tiles (8 SMs here, so each
+// loops), TMA stores of the output, transposed lhs read MN-major, and the
+// options that change them.
+TEST(GpuSimTest, TmaGemmsMatchTheReference) {
+  struct Case {
+    int64_t m, n, k;
+    const char *name, *schedule;
+  };
+  int tma = 0;
+  for (const Case &c : std::vector<Case>{
+           {256, 512, 512, "matmul", ""},
+           {200, 264, 520, "matmul_bias_gelu", ""},
+           {256, 384, 256, "matmul_nn", ""},
+           {192, 256, 256, "matmul_lhs_t", ""},
+           {256, 256, 512, "matmul", "gemm-cluster-m=1"},
+           {256, 512, 256, "matmul", "gemm-block-m=128 gemm-block-n=256"},
+           {256, 256, 512, "matmul", "gemm-persistent=false gemm-tma-store=false"},
+           {384, 256, 512, "matmul", "gemm-pingpong=true"},
+           {256, 256, 1024, "matmul", "gemm-split-k=2"}}) {
+    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                 "x" + std::to_string(c.k) + " " + c.schedule);
+    Graph g(c.name);
+    ASSERT_TRUE(examples::build(c.name, g, c.m, c.n, DType::BF16, c.k).ok());
+    CompileOptions options;
+    options.dependentLaunch = false;
+    options.scheduleOptions = c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    if (p->launches.back().tensorMaps.empty()) {
+      ADD_FAILURE() << "no TMA:\n" << explainFusion(*p);
+      continue;
+    }
+    ++tma;
+    auto got = gpusim::runAtGpuStage(g, tiletest::randomInputs(g, 37), options, /*smCount=*/8);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, tiletest::randomInputs(g, 37));
+    for (size_t j = 0; j < ref.size(); ++j)
+      EXPECT_LT(relativeError((*got)[j], ref[j]), 2e-2) << "output " << j;
+  }
+  EXPECT_EQ(tma, 9);
+}
+
 // The row schedules' options (what the scheduler chooses at other shapes
 // or targets, or what experiments turn on): rows streamed with their
 // inputs kept in shared memory or re-read, a ring of rows prefetched
