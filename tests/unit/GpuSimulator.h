@@ -15,17 +15,22 @@
 // shape: an out-of-bounds index is an error naming the op, not a wrong
 // number. Shared memory starts as NaN bytes, outputs and temporaries too.
 //
-// Thread-block clusters (row kernels' wide rows): the CTAs of a cluster run
-// by turns, each as far as the cluster barriers let it (nvvm.cluster.arrive
-// / wait), with their own shared memory, which nvvm.mapa pointers reach;
-// reading it before a barrier orders the write reads NaN bytes, after its
-// CTA returned is an error.
+// Hopper: the CTA's shared memory is one window of real addresses (what
+// descriptors and ptr<3> hold). wgmma (m64nNk16) reads its operands through
+// the matrix descriptors' 128-byte swizzle, and the bytes it reads may not
+// be written until the wait that retires its group. TMA boxes (swizzled,
+// out-of-bounds zeros, multicast) complete when issued on their mbarriers
+// (counts, transaction bytes, phase parity waits). Fibers: the CTAs of a
+// cluster, and the two branches of an scf.if that wait on mbarriers (warp
+// specialization), run by turns, each as far as barriers let it; a read of
+// another CTA's shared memory no cluster barrier orders after its write
+// reads NaN bytes, one after that CTA returned is an error, and a deadlock
+// is an error naming what each fiber waits for.
 //
 // What it cannot see: races between the warps of a CTA (they run in
 // lockstep, as if a barrier followed every op) or between CTAs outside a
-// cluster (they run one after another). Kernels it does not model (TMA,
-// wgmma, dependent launch) make it return an error naming the op: tests
-// compile for sm_80 (mma.sync, cp.async) where they need not sm_90a.
+// cluster (they run one after another); dependent launch is not modeled.
+// Ops it does not model make it return an error naming the op.
 #pragma once
 
 #include "tilec/Graph.h"
