@@ -73,6 +73,7 @@ public:
     if (fuseAttention)
       formAttention();
     mergeSiblingGemms();
+    mergeSiblingRowKernels();
   }
 
   /// Attention as nn::attention builds it: scores = q @ k^T in a GEMM
@@ -227,6 +228,36 @@ public:
             llvm::count_if(groups[h].ops, llvm::IsaPred<graph::MatmulOp>) != 1)
           continue;
         tryMerge(g, h);
+      }
+  }
+
+  /// Sibling row kernels: kernels of one row domain neither of which reads
+  /// the other's results (a decoder's k and v cache appends, concatenations
+  /// of [kv heads, past + tokens, 128]), both without reductions or
+  /// products (rows that only move and map data: no reduction holds a row
+  /// in registers) and of at most 2^24 elements (a 4096-token
+  /// cache's appends are 2^22; a launch is a few us of their time), become
+  /// one kernel of both: one launch instead of two, as sibling GEMMs
+  /// (above). Larger ones stay apart: their launches are a small part of
+  /// their time. Not yet measured.
+  void mergeSiblingRowKernels() {
+    auto eligible = [&](int g) {
+      const Group &group = groups[g];
+      if (!group.alive || !group.domain || group.attention ||
+          group.domain->rows() * group.domain->cols > (int64_t(1) << 24))
+        return false;
+      return llvm::none_of(group.ops, [&](Operation *op) {
+        return isa<graph::MatmulOp, graph::ReduceSumOp, graph::ReduceMaxOp, graph::ReduceMeanOp>(
+                   op) ||
+               scatters.count(op);
+      });
+    };
+    SmallVector<int> order = orderedGroups();
+    for (size_t i = 0; i < order.size(); ++i)
+      for (size_t j = i + 1; j < order.size(); ++j) {
+        int g = order[i], h = order[j];
+        if (eligible(g) && eligible(h) && *groups[g].domain == *groups[h].domain)
+          tryMerge(g, h);
       }
   }
 

@@ -244,6 +244,33 @@ TEST(FusionTest, TwoIndependentRowDomainsGiveTwoKernels) {
   EXPECT_EQ(p->launches.size(), 2u);
 }
 
+// Sibling row kernels (FusionPlanner::mergeSiblingRowKernels): two kernels
+// of one domain that do not read each other, without reductions, are one
+// launch with both outputs; with a reduction, or reading the other's
+// result through a gather, they stay two.
+TEST(FusionTest, SiblingRowKernelsOfOneDomainAreOneLaunch) {
+  {
+    Graph g("siblings");
+    Tensor a = g.input("a", {4, 64}, DType::BF16);
+    Tensor b = g.input("b", {4, 64}, DType::F32);
+    g.output(exp(a));
+    g.output(tanh(b) * 2.0);
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_EQ(p->launches.size(), 1u) << explainFusion(*p);
+  }
+  {
+    Graph g("reduction");
+    Tensor a = g.input("a", {4, 64}, DType::F32);
+    Tensor b = g.input("b", {4, 64}, DType::F32);
+    g.output(exp(a));
+    g.output(nn::softmax(b));
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_EQ(p->launches.size(), 2u) << explainFusion(*p);
+  }
+}
+
 // GEMM fusion decisions, end to end (CPU only): kernel counts, launch plans.
 TEST(GemmFusionTest, EpiloguesJoinTheProductProloguesAndReductionsDoNot) {
   struct Case {
