@@ -23,6 +23,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -171,6 +172,7 @@ std::string str(Operation *op) {
 struct Copy {
   Memory *dst, *src;
   int64_t dstAt, srcAt, count, valid;
+  int64_t thread; // that issued it
 };
 
 /// An LLVM pointer into device memory (a split-k workspace and addresses in
@@ -394,6 +396,9 @@ public:
     }
     dynamicAt = at;
     window.bytes.assign(at + sharedBytes, 0xFF);
+    clocks.assign(warps(), std::vector<int64_t>(warps(), 0));
+    for (int64_t w = 0; w < warps(); ++w)
+      clocks[w][w] = 1;
     window.name = "shared memory of CTA " + std::to_string(block);
   }
 
@@ -430,6 +435,7 @@ public:
     if (Status s = checkWrite(op, &window, at, bytes); !s.ok())
       return s;
     std::memcpy(window.bytes.data() + at, data, bytes);
+    asyncWrite(at, bytes);
     return Status::success();
   }
 
@@ -603,7 +609,101 @@ private:
       if (c.valid > 0)
         std::memcpy(data.data(), c.src->bytes.data() + c.srcAt, c.valid);
       std::memcpy(c.dst->bytes.data() + c.dstAt, data.data(), c.count);
+      // (Checked when issued; the write counts from the wait.)
+      (void)sharedAccess(nullptr, c.thread, c.dst, c.dstAt, c.count, Access::RecordWrite);
     }
+  }
+
+  // ---- races in shared memory ----
+  //
+  // Each warp keeps a vector clock: for every warp, the latest step of it
+  // that this warp has synchronized with (a barrier both reached, an
+  // mbarrier arrival it waited for). Each byte of the window remembers its
+  // last write and last read by a thread (the warp and that warp's step):
+  // an access by another warp that has not synchronized with it since, a
+  // write after a write or a read, or a read after a write, is a race: an
+  // error, though lockstep would give the right numbers. Copies by TMA and
+  // reads by wgmma and TMA are ordered by mbarriers and fences and are not
+  // checked here (a TMA write forgets the byte's history); accesses to
+  // other CTAs' shared memory are not either.
+  struct Access {
+    enum Kind { Read, Write, CheckWrite, RecordWrite };
+    int32_t warp = -1;
+    int64_t step = 0;
+  };
+  std::vector<std::vector<int64_t>> clocks; // [warp][warp]
+  std::vector<Access> lastWrite, lastRead;  // [byte of the window]
+  std::map<int64_t, std::vector<int64_t>> mbarrierClocks; // released, by address
+
+  int64_t warps() const { return (threads + kWarp - 1) / kWarp; }
+
+  /// A barrier that the warps `members` reach together.
+  void syncWarps(const std::vector<int64_t> &members) {
+    if (members.empty())
+      return;
+    std::vector<int64_t> joined(warps(), 0);
+    for (int64_t w : members)
+      for (int64_t k = 0; k < warps(); ++k)
+        joined[k] = std::max(joined[k], clocks[w][k]);
+    for (int64_t w : members) {
+      clocks[w] = joined;
+      clocks[w][w] = joined[w] + 1;
+    }
+  }
+  /// The warps with a thread in `mask`.
+  std::vector<int64_t> warpsOf(const Mask &mask) {
+    std::vector<int64_t> r;
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t] && (r.empty() || r.back() != t / kWarp))
+        r.push_back(t / kWarp);
+    return r;
+  }
+
+  Status sharedAccess(Operation *op, int64_t t, const Memory *mem, int64_t at, int64_t bytes,
+                      Access::Kind kind) {
+    if (mem != &window || at < 0 || at + bytes > static_cast<int64_t>(window.bytes.size()))
+      return Status::success();
+    if (lastWrite.empty()) {
+      lastWrite.assign(window.bytes.size(), Access{});
+      lastRead.assign(window.bytes.size(), Access{});
+    }
+    int32_t w = static_cast<int32_t>(t / kWarp);
+    const std::vector<int64_t> &vc = clocks[w];
+    bool write = kind != Access::Read;
+    for (int64_t i = at; i < at + bytes; ++i) {
+      if (kind != Access::RecordWrite) {
+        const Access &lw = lastWrite[i], &lr = lastRead[i];
+        const char *what = nullptr;
+        int32_t other = -1;
+        if (lw.warp >= 0 && lw.warp != w && vc[lw.warp] < lw.step) {
+          what = write ? "writes" : "reads";
+          other = lw.warp;
+        } else if (write && lr.warp >= 0 && lr.warp != w && vc[lr.warp] < lr.step) {
+          what = "writes";
+          other = lr.warp;
+        }
+        if (what)
+          return error(op, std::string("a race: warp ") + std::to_string(w) + " " + what +
+                               " shared address " + std::to_string(i) + ", which warp " +
+                               std::to_string(other) + " " +
+                               (other == lw.warp && lw.warp >= 0 && vc[lw.warp] < lw.step
+                                    ? "wrote"
+                                    : "read") +
+                               " with no barrier between");
+      }
+      if (kind == Access::Read)
+        lastRead[i] = Access{w, vc[w]};
+      else if (kind != Access::CheckWrite)
+        lastWrite[i] = Access{w, vc[w]};
+    }
+    return Status::success();
+  }
+  /// A write no thread made (TMA): the bytes' history is gone.
+  void asyncWrite(int64_t at, int64_t bytes) {
+    if (lastWrite.empty())
+      return;
+    for (int64_t i = at; i < at + bytes; ++i)
+      lastWrite[i] = lastRead[i] = Access{};
   }
 
   // ---- ops ----
@@ -1059,6 +1159,8 @@ Status Cta::execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask) {
         int64_t at;
         if (Status s = address(ld, d, indices(ld.getIndices(), t), 8, at); !s.ok())
           return s;
+        if (Status s = sharedAccess(ld, t, d.mem, at, 8 * bytesOf(d.elem), Access::Read); !s.ok())
+          return s;
         for (int64_t c = 0; c < 8; ++c)
           tile[i][r][c] = loadElem(d, at + c * bytesOf(d.elem));
       }
@@ -1310,6 +1412,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     if (expect && expect.getPredicate())
       return error(&op, "predicated mbarrier ops are not simulated");
     Value addr = arrive ? arrive.getAddr() : expect.getAddr();
+    std::set<std::pair<int64_t, int64_t>> released; // (warp, this CTA's mbarrier)
     for (int64_t t = 0; t < threads; ++t) {
       if (!mask[t])
         continue;
@@ -1323,7 +1426,19 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       int64_t tx = expect ? static_cast<int64_t>(get(expect.getTxcount()).cells[t]) : 0;
       if (Status s = c->arriveAt(&op, at, count, tx); !s.ok())
         return s;
+      if (c == this)
+        released.insert({t / kWarp, at});
     }
+    // (Release: the barrier's waiters synchronize with the arriving warps'
+    // steps so far.)
+    for (auto [w, at] : released) {
+      std::vector<int64_t> &bc = mbarrierClocks[at];
+      bc.resize(warps(), 0);
+      for (int64_t k = 0; k < warps(); ++k)
+        bc[k] = std::max(bc[k], clocks[w][k]);
+    }
+    for (auto [w, at] : released)
+      clocks[w][w] = std::max(clocks[w][w], mbarrierClocks[at][w] + 1);
     if (op.getNumResults() == 1)
       def(op.getResult(0));
     return Status::success();
@@ -1349,16 +1464,25 @@ Status Cta::exec(Operation &op, const Mask &mask) {
           waits.back().parity != parity)
         waits.push_back(Wait{c, at, parity});
     }
-    return cluster->scheduler().block(
-        [waits] {
-          return llvm::all_of(waits, [](const Wait &w) {
-            return (w.cta->mbarriers[w.at].phase & 1) != w.parity;
-          });
-        },
-        "phase parity " + std::to_string(waits.empty() ? 0 : waits[0].parity) +
-            " of the mbarrier at shared address " +
-            std::to_string(waits.empty() ? 0 : waits[0].at) + " (CTA " + std::to_string(block) +
-            ", " + str(&op) + ")");
+    if (Status s = cluster->scheduler().block(
+            [waits] {
+              return llvm::all_of(waits, [](const Wait &w) {
+                return (w.cta->mbarriers[w.at].phase & 1) != w.parity;
+              });
+            },
+            "phase parity " + std::to_string(waits.empty() ? 0 : waits[0].parity) +
+                " of the mbarrier at shared address " +
+                std::to_string(waits.empty() ? 0 : waits[0].at) + " (CTA " +
+                std::to_string(block) + ", " + str(&op) + ")");
+        !s.ok())
+      return s;
+    // (Acquire: the waiting warps synchronize with what the arrivals released.)
+    for (const Wait &w : waits)
+      if (w.cta == this && mbarrierClocks.count(w.at))
+        for (int64_t warp : warpsOf(mask))
+          for (int64_t k = 0; k < warps(); ++k)
+            clocks[warp][k] = std::max(clocks[warp][k], mbarrierClocks[w.at][k]);
+    return Status::success();
   }
   if (auto load = dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op))
     return execTmaLoad(load, mask);
@@ -1375,6 +1499,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     }
     if (Status s = cluster->wait(rank); !s.ok())
       return s;
+    syncWarps(warpsOf(mask)); // (every thread of the CTA arrived, then waited)
     return Status::success();
   }
   if (auto mapa = dyn_cast<NVVM::MapaOp>(op)) {
@@ -1446,6 +1571,11 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       if (static_cast<int64_t>(members.size()) != count)
         return error(&op, "barrier " + std::to_string(id) + " of " + std::to_string(count) +
                               " threads reached by " + std::to_string(members.size()));
+      std::vector<int64_t> ws;
+      for (int64_t t : members)
+        if (ws.empty() || ws.back() != t / kWarp)
+          ws.push_back(t / kWarp);
+      syncWarps(ws);
       if (!out)
         continue;
       int64_t any = 0, all = 1, popc = 0;
@@ -1478,6 +1608,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     for (int64_t t = 0; t < threads; ++t)
       if (!mask[t])
         return error(&op, "a barrier that thread " + std::to_string(t) + " does not reach");
+    syncWarps(warpsOf(mask));
     return Status::success();
   }
   if (auto sh = dyn_cast<gpu::ShuffleOp>(op)) {
@@ -1554,6 +1685,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       int64_t at;
       if (Status s = address(&op, d, indices(load.getIndices(), t), 1, at); !s.ok())
         return s;
+      if (Status s = sharedAccess(&op, t, d.mem, at, bytesOf(d.elem), Access::Read); !s.ok())
+        return s;
       out.cells[t] = loadElem(d, at);
     }
     return Status::success();
@@ -1568,6 +1701,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       if (Status s = address(&op, d, indices(store.getIndices(), t), 1, at); !s.ok())
         return s;
       if (Status s = checkWrite(&op, d.mem, at, bytesOf(d.elem)); !s.ok())
+        return s;
+      if (Status s = sharedAccess(&op, t, d.mem, at, bytesOf(d.elem), Access::Write); !s.ok())
         return s;
       storeElem(d, at, v.cells[t]);
     }
@@ -1590,8 +1725,12 @@ Status Cta::exec(Operation &op, const Mask &mask) {
           return s;
       if (Status s = checkWrite(&op, dst.mem, dstAt, count * bytesOf(dst.elem)); !s.ok())
         return s;
+      if (Status s = sharedAccess(&op, t, dst.mem, dstAt, count * bytesOf(dst.elem),
+                                  Access::CheckWrite);
+          !s.ok())
+        return s;
       pending.push_back(Copy{dst.mem, src.mem, dstAt, srcAt, count * bytesOf(dst.elem),
-                             std::min(valid, count) * bytesOf(src.elem)});
+                             std::min(valid, count) * bytesOf(src.elem), t});
     }
     def(copy.getAsyncToken());
     return Status::success();
@@ -1654,6 +1793,9 @@ Status Cta::exec(Operation &op, const Mask &mask) {
         return s;
       if (Status s = checkWrite(&op, d->mem, at, x.width * bytesOf(elem)); !s.ok())
         return s;
+      if (Status s = sharedAccess(&op, t, d->mem, at, x.width * bytesOf(elem), Access::Write);
+          !s.ok())
+        return s;
       for (int64_t c = 0; c < x.width; ++c) {
         uint64_t u = toBits(elem, x.cells[t * x.width + c]);
         std::memcpy(d->mem->bytes.data() + at + c * bytesOf(elem), &u, bytesOf(elem));
@@ -1670,6 +1812,9 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       Desc *d;
       int64_t at;
       if (Status s = pointed(load.getAddr(), t, elem, out.width, d, at); !s.ok())
+        return s;
+      if (Status s = sharedAccess(&op, t, d->mem, at, out.width * bytesOf(elem), Access::Read);
+          !s.ok())
         return s;
       for (int64_t c = 0; c < out.width; ++c) {
         uint64_t u = 0;
@@ -2103,6 +2248,9 @@ Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
       int64_t at;
       if (Status s = address(&op, d, indices(load.getIndices(), t), out.width, at); !s.ok())
         return s;
+      if (Status s = sharedAccess(&op, t, d.mem, at, out.width * bytesOf(d.elem), Access::Read);
+          !s.ok())
+        return s;
       for (int64_t c = 0; c < out.width; ++c)
         out.cells[t * out.width + c] = loadElem(d, at + c * bytesOf(d.elem));
     }
@@ -2118,6 +2266,9 @@ Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
       if (Status s = address(&op, d, indices(store.getIndices(), t), v.width, at); !s.ok())
         return s;
       if (Status s = checkWrite(&op, d.mem, at, v.width * bytesOf(d.elem)); !s.ok())
+        return s;
+      if (Status s = sharedAccess(&op, t, d.mem, at, v.width * bytesOf(d.elem), Access::Write);
+          !s.ok())
         return s;
       for (int64_t c = 0; c < v.width; ++c)
         storeElem(d, at + c * bytesOf(d.elem), v.cells[t * v.width + c]);
@@ -2235,6 +2386,10 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     // Executable launches them).
     if (plan.persistent && smCount >= plan.clusterM)
       grid = std::min(grid, smCount / plan.clusterM * plan.clusterM);
+    // Row-loop kernels: the runtime launches the CTAs that fit at once
+    // (here one an SM), each looping over row blocks.
+    if (plan.rowLoop && plan.clusterM == 1)
+      grid = std::min(grid, smCount);
     size_t fixedDescs = descs.size();
     int64_t clusterSize = plan.clusterM;
     if (grid % clusterSize != 0)

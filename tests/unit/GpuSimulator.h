@@ -27,9 +27,15 @@
 // reads NaN bytes, one after that CTA returned is an error, and a deadlock
 // is an error naming what each fiber waits for.
 //
-// What it cannot see: races between the warps of a CTA (they run in
-// lockstep, as if a barrier followed every op) or between CTAs outside a
-// cluster (they run one after another); dependent launch is not modeled.
+// Races in shared memory: warps run in lockstep (as if a barrier followed
+// every op), so each warp keeps a vector clock of the barriers and
+// mbarrier waits it passed, and each shared byte its last write and read by
+// a thread: an access by another warp that has not synchronized with it
+// since (a read after a write, a write after a read or write) is an error.
+//
+// What it cannot see: races within a warp, in global memory, or between
+// CTAs outside a cluster (they run one after another); dependent launch is
+// not modeled.
 // Ops it does not model make it return an error naming the op.
 #pragma once
 
@@ -43,9 +49,10 @@
 namespace tilec::gpusim {
 
 /// Lowers `graph` to the GPU stage with `options` and simulates its
-/// launches on `inputs` (one a graph input, in order). Persistent kernels
-/// get at most `smCount` CTAs (whole clusters), as on a GPU of so many SMs
-/// (fewer make their CTAs loop over more tiles). Returns the outputs, or an
+/// launches on `inputs` (one a graph input, in order). Persistent GEMMs
+/// get at most `smCount` CTAs (whole clusters) and row-loop kernels at most
+/// `smCount`, as on a GPU of so many SMs (fewer make their CTAs loop over
+/// more tiles and rows). Returns the outputs, or an
 /// error naming an unsupported op, an out-of-bounds access, a deadlock, or
 /// a compile error.
 Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,

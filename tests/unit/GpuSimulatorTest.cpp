@@ -30,8 +30,8 @@ CompileOptions simOptions() {
 }
 
 void expectSimulatedMatches(const Graph &g, const std::vector<HostTensor> &inputs, double tolerance,
-                            const CompileOptions &options) {
-  auto got = gpusim::runAtGpuStage(g, inputs, options);
+                            const CompileOptions &options, int64_t smCount = 132) {
+  auto got = gpusim::runAtGpuStage(g, inputs, options, smCount);
   ASSERT_TRUE(got.ok()) << got.message();
   std::vector<HostTensor> ref = evaluateReference(g, inputs);
   ASSERT_EQ(got->size(), ref.size());
@@ -404,9 +404,36 @@ TEST(GpuSimTest, RowScheduleOptionsMatchTheReference) {
         options.scheduleOptions = opts;
         if (!compileGraph(g, options).ok())
           continue; // (an option a shape cannot take says so; CompilerTest checks those)
-        ASSERT_NO_FATAL_FAILURE(
-            expectSimulatedMatches(g, tiletest::randomInputs(g, 23), 5e-2, options));
+        // (2 SMs: row loops take several row blocks a CTA.)
+        ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, tiletest::randomInputs(g, 23), 5e-2,
+                                                       options, /*smCount=*/2));
       }
+}
+
+// Row kernels that loop over row blocks (row-loop, row-prefetch: at least
+// 1024 row blocks; rows of 64 threads, two warps, one a CTA), each CTA
+// taking hundreds here (2 SMs): the shared buffers a row's reductions and
+// prefetches reuse from one row block to the next, where a missing barrier
+// is a race the simulator reports.
+TEST(GpuSimTest, RowLoopsMatchTheReference) {
+  int loops = 0;
+  for (const char *opts : {"row-loop=true min-threads-per-block=64",
+                           "row-prefetch=2 min-threads-per-block=64"})
+    for (const char *name : {"rms_norm", "softmax", "layer_norm"})
+      for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{1030, 2048}}) {
+        SCOPED_TRACE(std::string(opts) + ": " + name + " [" + std::to_string(rows) + ", " +
+                     std::to_string(cols) + "]");
+        Graph g(name);
+        ASSERT_TRUE(examples::build(name, g, rows, cols, DType::BF16).ok());
+        CompileOptions options = simOptions();
+        options.scheduleOptions = opts;
+        auto p = compileGraph(g, options);
+        ASSERT_TRUE(p.ok()) << p.message();
+        loops += p->launches.front().rowLoop;
+        ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, tiletest::randomInputs(g, 43), 5e-2,
+                                                       options, /*smCount=*/2));
+      }
+  EXPECT_EQ(loops, 6);
 }
 
 // The slice, concatenation and row-broadcast graphs of the GPU tests
