@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace tilec;
@@ -41,6 +42,33 @@ void expectSimulatedMatches(const Graph &g, const std::vector<HostTensor> &input
       std::printf("output %zu: %zu values, relative error %g, first %g vs %g\n", j,
                   ref[j].values.size(), relativeError((*got)[j], ref[j]), (*got)[j].values[0],
                   ref[j].values[0]);
+  }
+}
+
+struct GemmCase {
+  int64_t m, n, k;
+  const char *name, *schedule;
+};
+
+/// Each bf16 GEMM example compiled for sm_90a with its schedule options:
+/// it must use `feature` (`uses`), and simulated on `smCount` SMs it must
+/// match the reference.
+void expectHopperGemmsMatch(const std::vector<GemmCase> &cases, const char *feature,
+                            const std::function<bool(const CompiledProgram &)> &uses,
+                            int64_t smCount) {
+  for (const GemmCase &c : cases) {
+    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
+                 "x" + std::to_string(c.k) + " " + c.schedule);
+    Graph g(c.name);
+    ASSERT_TRUE(examples::build(c.name, g, c.m, c.n, DType::BF16, c.k).ok());
+    CompileOptions options;
+    options.dependentLaunch = false;
+    options.scheduleOptions = c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_TRUE(uses(*p)) << "no " << feature << ":\n" << explainFusion(*p);
+    ASSERT_NO_FATAL_FAILURE(
+        expectSimulatedMatches(g, tiletest::randomInputs(g, 31), 2e-2, options, smCount));
   }
 }
 
@@ -254,39 +282,19 @@ TEST(GpuSimTest, SplitKGemmsMatchTheReference) {
 // epilogue, two chains a warpgroup, block_n 64-256, the pipeline's reuse of
 // a stage only after the wait that retires its MMAs, and split k.
 TEST(GpuSimTest, WgmmaGemmsMatchTheReference) {
-  struct Case {
-    int64_t m, n, k;
-    const char *name, *schedule;
-  };
-  int wgmma = 0;
-  for (const Case &c : std::vector<Case>{
-           {130, 512, 500, "matmul", ""},
-           {256, 512, 4095, "matmul", ""},
-           {192, 520, 1000, "matmul_bias_gelu", "gemm-tma=0"},
-           {256, 384, 512, "matmul_nn", "gemm-tma=0"},
-           {320, 136, 264, "matmul_bias_gelu", "gemm-tma=0 gemm-block-n=64"},
-           {256, 512, 512, "matmul", "gemm-tma=0 gemm-block-m=128 gemm-block-n=256"},
-           {256, 256, 768, "matmul", "gemm-tma=0 gemm-m-chains=2"},
-           {128, 128, 2048, "matmul", "gemm-tma=0 gemm-split-k=4"},
-           {200, 200, 1000, "matmul_nn", "gemm-tma=0 gemm-block-n=128 gemm-stages=3"}}) {
-    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
-                 "x" + std::to_string(c.k) + " " + c.schedule);
-    Graph g(c.name);
-    ASSERT_TRUE(examples::build(c.name, g, c.m, c.n, DType::BF16, c.k).ok());
-    CompileOptions options;
-    options.dependentLaunch = false;
-    options.scheduleOptions = c.schedule;
-    auto p = compileGraph(g, options);
-    ASSERT_TRUE(p.ok()) << p.message();
-    if (p->ptx.find("wgmma.mma_async") == std::string::npos) {
-      ADD_FAILURE() << "no wgmma:\n" << explainFusion(*p);
-      continue;
-    }
-    ++wgmma;
-    ASSERT_NO_FATAL_FAILURE(
-        expectSimulatedMatches(g, tiletest::randomInputs(g, 31), 2e-2, options));
-  }
-  EXPECT_EQ(wgmma, 9);
+  expectHopperGemmsMatch(
+      {{130, 512, 500, "matmul", ""},
+       {256, 512, 4095, "matmul", ""},
+       {192, 520, 1000, "matmul_bias_gelu", "gemm-tma=0"},
+       {256, 384, 512, "matmul_nn", "gemm-tma=0"},
+       {320, 136, 264, "matmul_bias_gelu", "gemm-tma=0 gemm-block-n=64"},
+       {256, 512, 512, "matmul", "gemm-tma=0 gemm-block-m=128 gemm-block-n=256"},
+       {256, 256, 768, "matmul", "gemm-tma=0 gemm-m-chains=2"},
+       {128, 128, 2048, "matmul", "gemm-tma=0 gemm-split-k=4"},
+       {200, 200, 1000, "matmul_nn", "gemm-tma=0 gemm-block-n=128 gemm-stages=3"}},
+      "wgmma",
+      [](const CompiledProgram &p) { return p.ptx.find("wgmma.mma_async") != std::string::npos; },
+      /*smCount=*/132);
 }
 
 // Hopper GEMMs as the scheduler makes them by default: TMA boxes in the
@@ -296,42 +304,18 @@ TEST(GpuSimTest, WgmmaGemmsMatchTheReference) {
 // loops), TMA stores of the output, transposed lhs read MN-major, and the
 // options that change them.
 TEST(GpuSimTest, TmaGemmsMatchTheReference) {
-  struct Case {
-    int64_t m, n, k;
-    const char *name, *schedule;
-  };
-  int tma = 0;
-  for (const Case &c : std::vector<Case>{
-           {256, 512, 512, "matmul", ""},
-           {200, 264, 520, "matmul_bias_gelu", ""},
-           {256, 384, 256, "matmul_nn", ""},
-           {192, 256, 256, "matmul_lhs_t", ""},
-           {256, 256, 512, "matmul", "gemm-cluster-m=1"},
-           {256, 512, 256, "matmul", "gemm-block-m=128 gemm-block-n=256"},
-           {256, 256, 512, "matmul", "gemm-persistent=false gemm-tma-store=false"},
-           {384, 256, 512, "matmul", "gemm-pingpong=true"},
-           {256, 256, 1024, "matmul", "gemm-split-k=2"}}) {
-    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
-                 "x" + std::to_string(c.k) + " " + c.schedule);
-    Graph g(c.name);
-    ASSERT_TRUE(examples::build(c.name, g, c.m, c.n, DType::BF16, c.k).ok());
-    CompileOptions options;
-    options.dependentLaunch = false;
-    options.scheduleOptions = c.schedule;
-    auto p = compileGraph(g, options);
-    ASSERT_TRUE(p.ok()) << p.message();
-    if (p->launches.back().tensorMaps.empty()) {
-      ADD_FAILURE() << "no TMA:\n" << explainFusion(*p);
-      continue;
-    }
-    ++tma;
-    auto got = gpusim::runAtGpuStage(g, tiletest::randomInputs(g, 37), options, /*smCount=*/8);
-    ASSERT_TRUE(got.ok()) << got.message();
-    std::vector<HostTensor> ref = evaluateReference(g, tiletest::randomInputs(g, 37));
-    for (size_t j = 0; j < ref.size(); ++j)
-      EXPECT_LT(relativeError((*got)[j], ref[j]), 2e-2) << "output " << j;
-  }
-  EXPECT_EQ(tma, 9);
+  expectHopperGemmsMatch(
+      {{256, 512, 512, "matmul", ""},
+       {200, 264, 520, "matmul_bias_gelu", ""},
+       {256, 384, 256, "matmul_nn", ""},
+       {192, 256, 256, "matmul_lhs_t", ""},
+       {256, 256, 512, "matmul", "gemm-cluster-m=1"},
+       {256, 512, 256, "matmul", "gemm-block-m=128 gemm-block-n=256"},
+       {256, 256, 512, "matmul", "gemm-persistent=false gemm-tma-store=false"},
+       {384, 256, 512, "matmul", "gemm-pingpong=true"},
+       {256, 256, 1024, "matmul", "gemm-split-k=2"}},
+      "TMA", [](const CompiledProgram &p) { return !p.launches.back().tensorMaps.empty(); },
+      /*smCount=*/8);
 }
 
 // The GEMM schedule options for sm_90a over the GEMM examples at shapes
