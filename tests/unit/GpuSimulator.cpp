@@ -629,7 +629,7 @@ private:
   struct Access {
     enum Kind { Read, Write, CheckWrite, RecordWrite };
     int32_t warp = -1;
-    int64_t step = 0;
+    int32_t step = 0; // (barriers passed: small)
   };
   std::vector<std::vector<int64_t>> clocks; // [warp][warp]
   std::vector<Access> lastWrite, lastRead;  // [byte of the window]
@@ -692,9 +692,9 @@ private:
                                " with no barrier between");
       }
       if (kind == Access::Read)
-        lastRead[i] = Access{w, vc[w]};
+        lastRead[i] = Access{w, static_cast<int32_t>(vc[w])};
       else if (kind != Access::CheckWrite)
-        lastWrite[i] = Access{w, vc[w]};
+        lastWrite[i] = Access{w, static_cast<int32_t>(vc[w])};
     }
     return Status::success();
   }
