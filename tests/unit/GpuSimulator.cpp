@@ -43,6 +43,7 @@ struct Memory {
   std::vector<uint8_t> bytes;
   std::string name;
   bool exited = false;
+  int value = -1; // the program value it holds (device buffers)
 };
 
 /// A memref value: `shape` (row-major) of `elem` at byte `offset` of `mem`.
@@ -366,10 +367,22 @@ struct TensorMapInfo {
 };
 
 /// What a launch passes besides its buffers: tensor maps, by the
-/// descriptor index their parameter's cell points at.
+/// descriptor index their parameter's cell points at; where to count its
+/// traffic (or null).
 struct LaunchInfo {
   std::map<int64_t, TensorMapInfo> tensorMaps;
+  LaunchTraffic *traffic = nullptr;
 };
+
+/// Counts an access of `bytes` to `mem` (a program buffer) in `traffic`.
+void countTraffic(LaunchTraffic *traffic, const Memory *mem, int64_t bytes, bool write) {
+  if (!traffic || mem->value < 0 || bytes <= 0)
+    return;
+  (write ? traffic->bytesWritten : traffic->bytesRead)[mem->value] += bytes;
+  traffic->bytes += bytes;
+  if (bytes >= 16)
+    traffic->bytesInWideAccesses += bytes;
+}
 
 /// An mbarrier: `count` arrivals a phase, `pending` of them still to come,
 /// transaction bytes still expected (`tx`), the phase number.
@@ -869,6 +882,7 @@ Status Cta::execTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load, con
     int64_t eb = bytesOf(src.elem);
     std::vector<uint8_t> box;
     Status bad = Status::success();
+    int64_t inBounds = 0;
     forBox(*map, origin, [&](int64_t linear, int64_t global) {
       box.resize((linear + 1) * eb, 0);
       if (global < 0)
@@ -878,7 +892,9 @@ Status Cta::execTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load, con
         bad = error(load, "a tensor map past the end of " + src.mem->name);
       else
         std::memcpy(box.data() + linear * eb, src.mem->bytes.data() + at, eb);
+      inBounds += eb;
     });
+    countTraffic(launch.traffic, src.mem, inBounds, false);
     if (!bad.ok())
       return bad;
     Cta *dst, *bar;
@@ -929,6 +945,7 @@ Status Cta::execTmaStore(NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp store, const
       return error(store, "stores from another CTA's shared memory");
     const Desc &dst = descs[map->desc];
     int64_t eb = bytesOf(dst.elem);
+    int64_t inBounds = 0;
     Status bad = Status::success();
     forBox(*map, origin, [&](int64_t linear, int64_t global) {
       if (global < 0 || !bad.ok())
@@ -939,9 +956,12 @@ Status Cta::execTmaStore(NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp store, const
                                ", outside the dynamic shared memory");
       else if (to + eb > static_cast<int64_t>(dst.mem->bytes.size()))
         bad = error(store, "a tensor map past the end of " + dst.mem->name);
-      else
+      else {
         std::memcpy(dst.mem->bytes.data() + to, window.bytes.data() + from, eb);
+        inBounds += eb;
+      }
     });
+    countTraffic(launch.traffic, dst.mem, inBounds, true);
     if (!bad.ok())
       return bad;
   }
@@ -1687,6 +1707,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
         return s;
       if (Status s = sharedAccess(&op, t, d.mem, at, bytesOf(d.elem), Access::Read); !s.ok())
         return s;
+      countTraffic(launch.traffic, d.mem, bytesOf(d.elem), false);
       out.cells[t] = loadElem(d, at);
     }
     return Status::success();
@@ -1704,6 +1725,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
         return s;
       if (Status s = sharedAccess(&op, t, d.mem, at, bytesOf(d.elem), Access::Write); !s.ok())
         return s;
+      countTraffic(launch.traffic, d.mem, bytesOf(d.elem), true);
       storeElem(d, at, v.cells[t]);
     }
     return Status::success();
@@ -1731,6 +1753,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
         return s;
       pending.push_back(Copy{dst.mem, src.mem, dstAt, srcAt, count * bytesOf(dst.elem),
                              std::min(valid, count) * bytesOf(src.elem), t});
+      countTraffic(launch.traffic, src.mem, valid > 0 ? count * bytesOf(dst.elem) : 0, false);
     }
     def(copy.getAsyncToken());
     return Status::success();
@@ -1796,6 +1819,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       if (Status s = sharedAccess(&op, t, d->mem, at, x.width * bytesOf(elem), Access::Write);
           !s.ok())
         return s;
+      countTraffic(launch.traffic, d->mem, x.width * bytesOf(elem), true);
       for (int64_t c = 0; c < x.width; ++c) {
         uint64_t u = toBits(elem, x.cells[t * x.width + c]);
         std::memcpy(d->mem->bytes.data() + at + c * bytesOf(elem), &u, bytesOf(elem));
@@ -1816,6 +1840,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       if (Status s = sharedAccess(&op, t, d->mem, at, out.width * bytesOf(elem), Access::Read);
           !s.ok())
         return s;
+      countTraffic(launch.traffic, d->mem, out.width * bytesOf(elem), false);
       for (int64_t c = 0; c < out.width; ++c) {
         uint64_t u = 0;
         std::memcpy(&u, d->mem->bytes.data() + at + c * bytesOf(elem), bytesOf(elem));
@@ -2251,6 +2276,7 @@ Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
       if (Status s = sharedAccess(&op, t, d.mem, at, out.width * bytesOf(d.elem), Access::Read);
           !s.ok())
         return s;
+      countTraffic(launch.traffic, d.mem, out.width * bytesOf(d.elem), false);
       for (int64_t c = 0; c < out.width; ++c)
         out.cells[t * out.width + c] = loadElem(d, at + c * bytesOf(d.elem));
     }
@@ -2270,6 +2296,7 @@ Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
       if (Status s = sharedAccess(&op, t, d.mem, at, v.width * bytesOf(d.elem), Access::Write);
           !s.ok())
         return s;
+      countTraffic(launch.traffic, d.mem, v.width * bytesOf(d.elem), true);
       for (int64_t c = 0; c < v.width; ++c)
         storeElem(d, at + c * bytesOf(d.elem), v.cells[t * v.width + c]);
     }
@@ -2283,7 +2310,8 @@ Status Cta::execVector(Operation &op, const Mask &mask, bool &handled) {
 
 Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
                                                 const std::vector<HostTensor> &inputs,
-                                                const CompileOptions &options, int64_t smCount) {
+                                                const CompileOptions &options, int64_t smCount,
+                                                std::vector<LaunchTraffic> *traffic) {
   DialectRegistry registry;
   registerTilecDialects(registry);
   MLIRContext ctx(registry);
@@ -2311,6 +2339,7 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     const ProgramValue &v = program.values[i];
     auto mem = std::make_unique<Memory>();
     mem->name = "buffer of value " + std::to_string(i);
+    mem->value = static_cast<int>(i);
     int64_t n = numElements(v.shape), eb = static_cast<int64_t>(dtypeBytes(v.dtype));
     mem->bytes.assign(n * eb, 0xFF);
     if (v.kind == ProgramValue::Kind::Input) {
@@ -2372,6 +2401,11 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     // TMA: each tensor map, after the buffers (and the workspace), a pointer
     // to a descriptor of its own (a copy of its buffer's).
     LaunchInfo launch;
+    if (traffic) {
+      traffic->push_back(LaunchTraffic{});
+      traffic->back().kernel = plan.name;
+      launch.traffic = &traffic->back();
+    }
     for (const TensorMapPlan &t : plan.tensorMaps) {
       if (t.buffer < 0 || t.buffer >= static_cast<int>(plan.buffers.size()))
         return Status::error("gpusim: kernel " + plan.name + " maps no buffer");

@@ -44,6 +44,8 @@
 #include "tilec/Status.h"
 #include "tilec/compiler/Compiler.h"
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace tilec::gpusim {
@@ -55,9 +57,22 @@ namespace tilec::gpusim {
 /// more tiles and rows). Returns the outputs, or an
 /// error naming an unsupported op, an out-of-bounds access, a deadlock, or
 /// a compile error.
+/// What one launch moved through device memory (the program's buffers;
+/// split-k workspaces left out), counted by the accesses the kernels make:
+/// bytes read and written by program value, and how many of all those
+/// bytes moved in accesses of 16 bytes or more (a thread's vector.load /
+/// store of 16 bytes, cp.async of 16, TMA boxes), the LDG.E.128 / STG.E.128
+/// that issue 3 asks for.
+struct LaunchTraffic {
+  std::string kernel;
+  std::map<int, int64_t> bytesRead, bytesWritten; // by program value
+  int64_t bytes = 0, bytesInWideAccesses = 0;
+};
+
 Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
                                                 const std::vector<HostTensor> &inputs,
                                                 const CompileOptions &options,
-                                                int64_t smCount = 132);
+                                                int64_t smCount = 132,
+                                                std::vector<LaunchTraffic> *traffic = nullptr);
 
 } // namespace tilec::gpusim

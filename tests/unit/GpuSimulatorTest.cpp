@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 
 using namespace tilec;
@@ -418,6 +419,58 @@ TEST(GpuSimTest, RowLoopsMatchTheReference) {
                                                        options, /*smCount=*/2));
       }
   EXPECT_EQ(loops, 6);
+}
+
+// Issue 3's memory traffic, counted by the simulator on the H200's row
+// kernels: each element of every full-row input read once and of every
+// output written once (rows held in registers: no second pass, no
+// re-read), and (rows of a multiple of 16 bytes) the bytes moved in
+// 16-byte accesses, LDG.E.128 / STG.E.128 in the SASS.
+TEST(GpuSimTest, RowKernelsMoveEachByteOnceIn16ByteAccesses) {
+  for (const std::string &name : examples::names()) {
+    if (examples::isMatmul(name) || name == "transpose")
+      continue;
+    for (DType dtype : {DType::F32, DType::BF16})
+      for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{64, 4096}, {16, 8192}}) {
+        SCOPED_TRACE(name + " " + dtypeName(dtype) + " [" + std::to_string(rows) + ", " +
+                     std::to_string(cols) + "]");
+        Graph g(name);
+        ASSERT_TRUE(examples::build(name, g, rows, cols, dtype).ok());
+        CompileOptions options;
+        options.dependentLaunch = false;
+        auto program = compileGraph(g, options);
+        ASSERT_TRUE(program.ok()) << program.message();
+        std::vector<gpusim::LaunchTraffic> traffic;
+        auto got = gpusim::runAtGpuStage(g, tiletest::randomInputs(g, 47), options, 132, &traffic);
+        ASSERT_TRUE(got.ok()) << got.message();
+        std::map<int, int64_t> read, written;
+        int64_t bytes = 0, wide = 0;
+        for (const gpusim::LaunchTraffic &t : traffic) {
+          for (auto [v, n] : t.bytesRead)
+            read[v] += n;
+          for (auto [v, n] : t.bytesWritten)
+            written[v] += n;
+          bytes += t.bytes;
+          wide += t.bytesInWideAccesses;
+        }
+        for (size_t v = 0; v < program->values.size(); ++v) {
+          const ProgramValue &pv = program->values[v];
+          int64_t size = numElements(pv.shape) * static_cast<int64_t>(dtypeBytes(pv.dtype));
+          int i = static_cast<int>(v);
+          if (pv.kind == ProgramValue::Kind::Output && pv.copyOf < 0)
+            EXPECT_EQ(written[i], size) << "output " << pv.index;
+          if (pv.kind == ProgramValue::Kind::Input && numElements(pv.shape) == rows * cols)
+            EXPECT_EQ(read[i], size) << "input " << pv.index;
+        }
+        EXPECT_GE(static_cast<double>(wide), 0.99 * static_cast<double>(bytes))
+            << wide << " of " << bytes << " bytes in 16-byte accesses";
+        if (getenv("GPUSIM_VERBOSE"))
+          std::printf("%s %s [%lld, %lld]: %lld bytes, %.1f%% in 16-byte accesses\n",
+                      name.c_str(), dtypeName(dtype), static_cast<long long>(rows),
+                      static_cast<long long>(cols), static_cast<long long>(bytes),
+                      100.0 * wide / std::max<int64_t>(bytes, 1));
+      }
+  }
 }
 
 // The slice, concatenation and row-broadcast graphs of the GPU tests
