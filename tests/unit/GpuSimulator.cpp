@@ -416,7 +416,6 @@ public:
   }
 
   Memory &sharedWindow() { return window; }
-  int64_t clusterRank() const { return rank; }
 
   /// `bytes` of a transaction (a TMA copy) done on the mbarrier at `at`.
   Status completeTx(Operation *op, int64_t at, int64_t bytes) {
@@ -455,14 +454,14 @@ public:
   /// After the kernel returns: its shared memory is gone.
   void exit() { window.exited = true; }
 
-  /// `args`: a descriptor for each buffer, then (split k) the workspace's.
+  /// `args`: a descriptor for each buffer, then (split k) the workspace's,
+  /// then (TMA) each tensor map's.
   Status run(ArrayRef<int> args) {
     Block &entry = fn.getBody().front();
     if (fn.getNumArguments() != args.size())
       return Status::error("gpusim: kernel " + fn.getName().str() + " takes " +
                            std::to_string(fn.getNumArguments()) + " arguments, " +
-                           std::to_string(args.size()) +
-                           " bound");
+                           std::to_string(args.size()) + " bound");
     for (auto [arg, d] : llvm::zip(entry.getArguments().take_front(args.size()), args)) {
       Val &v = vals[arg];
       v.width = 1;
