@@ -457,10 +457,12 @@ TEST(GpuSimTest, RowKernelsMoveEachByteOnceIn16ByteAccesses) {
           const ProgramValue &pv = program->values[v];
           int64_t size = numElements(pv.shape) * static_cast<int64_t>(dtypeBytes(pv.dtype));
           int i = static_cast<int>(v);
-          if (pv.kind == ProgramValue::Kind::Output && pv.copyOf < 0)
+          if (pv.kind == ProgramValue::Kind::Output && pv.copyOf < 0) {
             EXPECT_EQ(written[i], size) << "output " << pv.index;
-          if (pv.kind == ProgramValue::Kind::Input && numElements(pv.shape) == rows * cols)
+          }
+          if (pv.kind == ProgramValue::Kind::Input && numElements(pv.shape) == rows * cols) {
             EXPECT_EQ(read[i], size) << "input " << pv.index;
+          }
         }
         EXPECT_GE(static_cast<double>(wide), 0.99 * static_cast<double>(bytes))
             << wide << " of " << bytes << " bytes in 16-byte accesses";
