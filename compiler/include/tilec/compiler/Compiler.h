@@ -65,9 +65,10 @@ struct CompileOptions {
   /// Attention (nn::attention) as one flash-attention kernel: the scores
   /// and probabilities stay in registers, the softmax is computed online
   /// over blocks of keys (tilec-fuse{attention}, DistributeGemmTiles'
-  /// runFlash). Off by default until its GPU tests have run on a device:
-  /// off, attention is three kernels (the scores GEMM, the softmax, the
-  /// second GEMM).
+  /// runFlash). Off by default until a rule by shape chooses it (on the
+  /// H200: faster from ~1000 keys and at prefill, slower at 512 keys;
+  /// docs/perf.md): off, attention is three kernels (the scores GEMM, the
+  /// softmax, the second GEMM).
   bool fuseAttention = false;
 };
 
