@@ -168,6 +168,10 @@ std::string str(Operation *op) {
   return s;
 }
 
+/// The 128-byte swizzle of a shared address (TMA boxes, wgmma
+/// descriptors): bits 4-6 XOR bits 7-9.
+int64_t swizzle128(int64_t at) { return at ^ (((at >> 7) & 7) << 4); }
+
 /// One pending cp.async copy: `count` bytes from src (of which `valid` are
 /// read, the rest zero) to dst.
 struct Copy {
@@ -855,8 +859,6 @@ void forBox(const TensorMapInfo &map, ArrayRef<int64_t> origin, F f) {
   }
 }
 
-/// The 128-byte swizzle of a shared address: bits 4-6 XOR bits 7-9.
-int64_t swizzle128(int64_t at) { return at ^ (((at >> 7) & 7) << 4); }
 } // namespace
 
 /// cp.async.bulk.tensor global -> shared::cluster (TMA): the box at the
@@ -1217,7 +1219,7 @@ Status Cta::wgmmaOperand(Operation *op, uint64_t desc, int64_t rows, bool mnMajo
     for (int64_t k = 0; k < 16; ++k) {
       int64_t linear = mnMajor ? start + (r / 64) * lbo + (k / 8) * sbo + (k % 8) * 128 + 2 * (r % 64)
                                : start + (r / 8) * sbo + (r % 8) * 128 + 2 * k;
-      int64_t at = linear ^ (((linear >> 7) & 7) << 4);
+      int64_t at = swizzle128(linear);
       if (at < dynamicAt || at + 2 > static_cast<int64_t>(window.bytes.size()))
         return error(op, "a descriptor reads shared address " + std::to_string(at) +
                              ", outside the dynamic shared memory [" + std::to_string(dynamicAt) +
