@@ -141,8 +141,8 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
   case Stage::Graph:
     return "";
   case Stage::Fused:
-    return std::string("cse,tilec-fold-transposes,tilec-fuse") +
-           (options.fuseAttention ? "{attention=true}" : "");
+    return std::string("cse,tilec-fold-transposes,tilec-fuse{attention=") +
+           (!options.fuseAttention ? "auto" : *options.fuseAttention ? "true" : "false") + "}";
   case Stage::Tile:
     return std::string("tilec-lower-fusion-to-tile") +
            "{round-every-op=" + (options.roundEveryOp ? "true" : "false") +

@@ -218,7 +218,8 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
   os << options.target << (options.roundEveryOp ? "|round|" : "|")
      << (options.fastMath ? "fast|" : "precise|")
      << (options.fastMath && options.flushSubnormals ? "ftz|" : "")
-     << (options.dependentLaunch ? "pdl|" : "") << (options.fuseAttention ? "flash|" : "")
+     << (options.dependentLaunch ? "pdl|" : "")
+     << (!options.fuseAttention ? "" : *options.fuseAttention ? "flash|" : "noflash|")
      << options.scheduleOptions
      << '|' << graph.name() << '|';
   for (const Node &n : graph.nodes()) {

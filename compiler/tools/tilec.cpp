@@ -45,9 +45,10 @@ options:
   --flush-subnormals     fast math flushes f32 subnormals to zero (the .ftz
                          instructions, as nvcc --use_fast_math; measured
                          no faster on the H200, off by default)
-  --fuse-attention       attention as one flash-attention kernel (measured on the
-                         H200: faster from ~1000 keys and at prefill, slower at
-                         512 keys; off by default: three kernels)
+  --fuse-attention       attention always as one flash-attention kernel;
+  --no-fuse-attention    never (three kernels: scores GEMM, softmax, GEMM);
+                         default: by shape, flash from 1024 keys or 256 query
+                         rows a batch (measured on the H200: docs/perf.md)
   --schedule="OPTS"      options of tilec-schedule-row-kernels, e.g.
                          "max-chunks-per-thread=4" (experiments)
   --mlir-print-ir-after-all  print the IR after every pass to stderr
@@ -114,6 +115,8 @@ int main(int argc, char **argv) {
       options.flushSubnormals = true;
     else if (arg == "--fuse-attention")
       options.fuseAttention = true;
+    else if (arg == "--no-fuse-attention")
+      options.fuseAttention = false;
     else if (arg == "--mlir-print-ir-after-all")
       options.printIRAfterAll = true;
     else if (arg == "-o") {

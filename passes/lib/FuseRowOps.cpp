@@ -38,7 +38,8 @@ int64_t byteSize(Value v) {
 
 class FusionPlanner {
 public:
-  FusionPlanner(func::FuncOp fn, bool fuseAttention) : fuseAttention(fuseAttention) {
+  /// `attention`: the pass's option (auto, true or false).
+  FusionPlanner(func::FuncOp fn, StringRef attention) : attention(attention) {
     for (Operation &op : fn.getBody().front())
       if (isa<graph::GraphDialect>(op.getDialect()) && !isa<graph::ConstantOp>(op))
         ops.push_back(&op);
@@ -70,7 +71,7 @@ public:
       for (int h : candidates)
         tryMerge(g, h);
     }
-    if (fuseAttention)
+    if (attention != "false")
       formAttention();
     mergeSiblingGemms();
     mergeSiblingRowKernels();
@@ -196,10 +197,24 @@ public:
         v.getShape().drop_back(2) != k.getShape().drop_back(2))
       return {};
     int64_t headDim = q.getShape().back(), valueDim = v.getShape().back();
-    if (headDim % 16 != 0 || headDim > 128 || valueDim % 16 != 0 || valueDim > 128)
+    if (ShapedType::isDynamic(headDim) || ShapedType::isDynamic(valueDim) || headDim % 16 != 0 ||
+        headDim > 128 || valueDim % 16 != 0 || valueDim > 128)
+      return {};
+    if (attention == "auto" && !flashMeasuredFaster(q.getShape().drop_back().back(),
+                                                    k.getShape().drop_back().back()))
       return {};
     softmax = {max, maxB, sub, exp, sum, sumB, div, cast};
     return qk;
+  }
+
+  /// attention=auto's rule by shape: one flash kernel where the keys are
+  /// at least 1024 or the query rows of a batch (grouped heads included)
+  /// at least 256 (the DSL binds symbolic dims before compiling). On the
+  /// H200 (docs/perf.md, 24th session), flash was 0.69x three kernels at 64
+  /// rows over 528 keys (the scores fit L2 and flash's CTAs are few),
+  /// 1.19-1.91x from 4 rows over 4100 keys and at 512-token prefills.
+  static bool flashMeasuredFaster(int64_t queryRows, int64_t keys) {
+    return keys >= 1024 || queryRows >= 256;
   }
 
   /// Two 16-bit GEMM kernels of at most 64 rows whose products read one
@@ -285,7 +300,7 @@ public:
   // Gathering ops read through by the gathering op that consumes them
   // (chainGathers).
   DenseSet<Operation *> chained;
-  bool fuseAttention = false;
+  StringRef attention;
 
 private:
   /// Whether `op` may be part of a kernel of `domain`: a scatter where its
@@ -526,6 +541,11 @@ private:
 struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (attention != "auto" && attention != "true" && attention != "false") {
+      getOperation().emitError() << "attention must be auto, true or false, got '"
+                                 << attention << "'";
+      return signalPassFailure();
+    }
     for (auto fn : getOperation().getOps<func::FuncOp>())
       if (failed(fuse(fn)))
         return signalPassFailure();
@@ -543,7 +563,7 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     for (Operation *op : llvm::reverse(graphOps))
       if (op->use_empty())
         op->erase();
-    FusionPlanner planner(fn, attention);
+    FusionPlanner planner(fn, attention.getValue());
     if (planner.ops.empty())
       return success();
     planner.plan();

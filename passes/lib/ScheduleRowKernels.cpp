@@ -371,14 +371,17 @@ struct ScheduleRowKernelsPass
   /// none; at most the steps), or (0: chosen) doubled while twice the CTAs
   /// still fit in one wave of the H200, the steps divide evenly and each
   /// split keeps `minSteps` or more; kept where that reaches 4 splits of a
-  /// K of 2048 or more. The last split's hand-off (its partial sums out,
-  /// an atomic, the others' sums in) costs about 1.5-3.5 us, which 4 k
-  /// steps a split do not repay (run s21b: 260 x 512 x 500 and 512^3 1.20-
-  /// 1.42x slower at 2 splits), nor 2 splits of a decode grid (16 x 2048 x
-  /// 4096, 1.03x); 4-8 splits of deep K are 1.3-1.9x faster (16 x 1024 x
-  /// 14336 31.8 -> 17.0 us, 128 x 1024 x 4096 21.6 -> 13.6).
+  /// K of 2048 or more, or 2 splits of a K of `twoSplitDepth` or more (0:
+  /// never). The last split's hand-off (its partial sums out, an atomic,
+  /// the others' sums in) costs about 1.5-3.5 us, which 4 k steps a split
+  /// do not repay (runs s21b, s25a: 260 x 512 x 500 and 512^3 1.18-1.50x
+  /// slower at 2 splits), nor 2 splits of an mma.sync decode grid (16 x
+  /// 2048 x 4096, 1.03x); 4-8 splits of deep K are 1.3-1.9x faster (16 x
+  /// 1024 x 14336 31.8 -> 17.0 us, 128 x 1024 x 4096 21.6 -> 13.6), and 2
+  /// splits of 64 wgmma tiles over a K of 4096 1.33-1.37x (run s25a: 128 x
+  /// 2048 x 4096 21.8 -> 16.5 us, 192 x 1024 x 4096 21.0 -> 15.3).
   FailureOr<int64_t> splitSteps(func::FuncOp fn, int64_t tiles, int64_t kSteps, int64_t depth,
-                                int64_t minSteps) {
+                                int64_t minSteps, int64_t twoSplitDepth = 0) {
     if (gemmSplitK < 0)
       return fn.emitOpError("gemm-split-k must be >= 0 (0: chosen, 1: no split), got ")
              << static_cast<int64_t>(gemmSplitK);
@@ -388,7 +391,9 @@ struct ScheduleRowKernelsPass
     while (tiles * split * 2 <= kHopperSms && kSteps % (split * 2) == 0 &&
            kSteps / (split * 2) >= minSteps)
       split *= 2;
-    return split >= 4 && depth >= 2048 ? split : 1;
+    if (split >= 4 && depth >= 2048)
+      return split;
+    return split == 2 && twoSplitDepth > 0 && depth >= twoSplitDepth ? split : 1;
   }
 
   void setGemmSchedule(func::FuncOp fn, ArrayRef<std::pair<StringRef, int64_t>> entries,
@@ -725,9 +730,10 @@ struct ScheduleRowKernelsPass
       int64_t gridTiles =
           batch * llvm::divideCeil(rows, bm * cluster) * cluster * llvm::divideCeil(cols, bn);
       // The k steps split over CTAs (gemm-split-k) where the tiles are few;
-      // 64-deep steps, at least 4 a split. Counters a warpgroup.
+      // 64-deep steps, at least 4 a split; 2 splits from a K of 4096.
+      // Counters a warpgroup.
       FailureOr<int64_t> split =
-          splitSteps(fn, tileCount(bm, bn), llvm::divideCeil(depth, 64), depth, 4);
+          splitSteps(fn, tileCount(bm, bn), llvm::divideCeil(depth, 64), depth, 4, 4096);
       if (failed(split))
         return failure();
       tilec::GemmSplitWorkspace workspace{gridTiles, pingpong ? 1 : bm / (64 * chains), *split,

@@ -291,7 +291,7 @@ int main(int argc, char **argv) {
                 "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
                 "                   [--grid=issue3 [--tokens=1,16,4096,16384]]\n"
                 "                   [--precise-math] [--flush-subnormals] [--no-dependent-launch]\n"
-                "                   [--fuse-attention]\n"
+                "                   [--fuse-attention | --no-fuse-attention]\n"
                 "                   [--gemm=MxNxK,...] [--gemm-ops=matmul,matmul_bias_gelu] "
                 "[--gemm-csv=FILE]\n"
                 "                   [--gemm-timing=dobench|batches] [--cooldown-ms=N] "
@@ -312,9 +312,11 @@ int main(int argc, char **argv) {
                 "--layers: the decoder_layer example (bf16) for T new tokens, hidden H, P\n"
                 "past tokens in the kv cache, timed as the GEMMs are; GB/s counts its inputs\n"
                 "(weights, cache) read once and outputs written once (decode's floor).\n"
+                "--fuse-attention: flash attention always; --no-fuse-attention: never;\n"
+                "default: by shape (1024+ keys or 256+ query rows a batch).\n"
                 "--attention: nn::attention (bf16, no mask, scale 1/sqrt(D)) of q [B, Sq, D]\n"
                 "over k, v [B, Sk, D], as three kernels and as one flash-attention kernel\n"
-                "(fuse-attention), timed as the GEMMs are; TFLOP/s counts 4 B Sq Sk D,\n"
+                "(both forced), timed as the GEMMs are; TFLOP/s counts 4 B Sq Sk D,\n"
                 "GB/s q, k, v and the output once (tests/gpu/peers_attention.py: SDPA).");
       return 0;
     }
@@ -330,8 +332,8 @@ int main(int argc, char **argv) {
       options.flushSubnormals = true;
       continue;
     }
-    if (a == "--fuse-attention") {
-      options.fuseAttention = true;
+    if (a == "--fuse-attention" || a == "--no-fuse-attention") {
+      options.fuseAttention = a == "--fuse-attention";
       continue;
     }
     if (a == "--no-dependent-launch") {

@@ -405,7 +405,8 @@ TEST(GemmSchedules, SplitK) {
 }
 
 // Split k as the scheduler chooses it (the default) for few tiles of deep
-// K: decode (16-bit and f32), mma.sync, f32 FMA and wgmma tiles, a fused bias
+// K: decode (16-bit and f32), mma.sync, f32 FMA and wgmma tiles (in 4
+// splits, and in 2 over a K of 4096), a fused bias
 // and GELU, and SwiGLU's two products; one Executable runs each graph three
 // times on fresh data, so every launch must leave its counters at zero for
 // the next.
@@ -423,6 +424,8 @@ TEST(GemmSplitK, ChosenSplitsOverRepeatedRuns) {
                                          {128, 512, 4096, DType::F32, false},
                                          {64, 520, 2048, DType::BF16, false},
                                          {128, 1024, 4096, DType::BF16, false},
+                                         {192, 1024, 4096, DType::BF16, false}, // (2 splits)
+                                         {128, 2048, 4096, DType::F16, false},  // (2 splits)
                                          {200, 256, 2048, DType::F16, false},
                                          {16, 512, 2048, DType::BF16, true}}) {
     std::string name = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +

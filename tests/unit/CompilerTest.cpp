@@ -1375,6 +1375,8 @@ TEST(GemmScheduleTest, SplitKOverCtas) {
            {128, 1024, 4096, false, "gemm-split-k=0 gemm-tma=0", 4, 128, 2097408,
             "bar.red.or.pred"},
            {64, 520, 2048, false, "", 4, 68, 557312, "shfl.sync.idx"},
+           // (64 wgmma tiles of 64 x 64 over a K of 4096: 2 splits.)
+           {192, 1024, 4096, true, "", 2, 128, 2097408, "bar.red.or.pred"},
            {64, 520, 2048, false, "gemm-fill-sms=0", 8, 40, 1310976, "shfl.sync.idx"},
            {260, 512, 500, false, "gemm-split-k=3 gemm-pingpong=1", 3, 18, 0,
             "bar.red.or.pred"},
@@ -2172,7 +2174,9 @@ TEST(TileStageTest, DecoderLayerMatchesTheReference) {
     ASSERT_NO_FATAL_FAILURE(expectTileStageMatches(g, inputs, 3e-2, options));
     auto p = compileGraph(g, options);
     ASSERT_TRUE(p.ok()) << p.message();
-    auto plain = compileGraph(g);
+    CompileOptions three;
+    three.fuseAttention = false;
+    auto plain = compileGraph(g, three);
     ASSERT_TRUE(plain.ok()) << plain.message();
     EXPECT_EQ(p->launches.size() + (flash ? 2 : 0), plain->launches.size());
     // (v's transpose is read through by the cache append; the attention
@@ -2283,7 +2287,7 @@ TEST(TileStageTest, FlashAttentionMatchesTheReference) {
 
 // What flash attention leaves as three kernels: scores or probabilities
 // read elsewhere (returned too), q, k and v in f32, a head dim over 128;
-// and without the option, every attention.
+// and by default (by shape) this small one.
 TEST(FusionTest, FlashAttentionOnlyWhereItsIntermediatesStayInside) {
   CompileOptions flash;
   flash.fuseAttention = true;
@@ -2322,6 +2326,34 @@ TEST(FusionTest, FlashAttentionOnlyWhereItsIntermediatesStayInside) {
     Graph g("scores_returned");
     build(g, DType::BF16, 64, true);
     EXPECT_GE(kernels(g, flash), 3u);
+  }
+}
+
+// By default (fuseAttention unset) attention is flash by shape: where the
+// keys are at least 1024 or the query rows of a batch at least 256. The
+// decoder layer's grouped attention has 4 query rows a token (32 heads
+// over 8 kv heads at hidden 4096; hidden 1024 keeps the same grouping) and
+// past + tokens keys.
+TEST(FusionTest, FlashAttentionByShapeByDefault) {
+  struct Case {
+    int64_t tokens, past;
+    bool flash;
+  };
+  for (Case c : {Case{1, 1023, true}, Case{1, 1022, false}, Case{16, 512, false},
+                 Case{64, 0, true}, Case{63, 0, false}}) {
+    SCOPED_TRACE(std::to_string(c.tokens) + " tokens after " + std::to_string(c.past));
+    Graph g("layer");
+    ASSERT_TRUE(examples::build("decoder_layer", g, c.tokens, 1024, DType::BF16, c.past).ok());
+    auto launches = [&](std::optional<bool> fuse) -> size_t {
+      CompileOptions options;
+      options.fuseAttention = fuse;
+      auto p = compileGraph(g, options);
+      EXPECT_TRUE(p.ok()) << p.message();
+      return p.ok() ? p->launches.size() : 0;
+    };
+    size_t byShape = launches(std::nullopt), three = launches(false), flash = launches(true);
+    EXPECT_EQ(flash + 2, three);
+    EXPECT_EQ(byShape, c.flash ? flash : three);
   }
 }
 

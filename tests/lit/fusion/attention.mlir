@@ -1,9 +1,10 @@
 // RUN: tilec-opt --split-input-file --tilec-fuse="attention=true" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-fuse %s | FileCheck %s --check-prefix=THREE
+// RUN: tilec-opt --split-input-file --tilec-fuse="attention=false" %s | FileCheck %s --check-prefix=THREE
 
 // nn::attention (scores = q @ k^T scaled and masked, softmax over the keys,
-// cast, @ v): with `attention`, one fusion marked `attention` over the
-// output's domain, the scores' ops inside; without, three kernels.
+// cast, @ v): with `attention=true`, one fusion marked `attention` over the
+// output's domain, the scores' ops inside; with false, three kernels
+// (attention=auto: fusion/attention-auto.mlir).
 // CHECK-LABEL: func.func @attention
 //       CHECK:   graph.fusion(%arg0, %arg1, %arg3, %arg2 : {{.*}}) attributes {attention, domain = array<i64: 2, 40, 32>
 //       CHECK:     graph.matmul

@@ -8,7 +8,8 @@
 // 0 (AUTO, the default) doubles the splits while twice the CTAs fit in one
 // wave (132), the steps divide evenly and each split keeps 256 of K
 // (decode: 2 steps of 128; wgmma: 4 of 64), and keeps them where that
-// makes 4 splits or more of a K of 2048 or more; 1 (OFF) never splits; N
+// makes 4 splits or more of a K of 2048 or more, or (wgmma) 2 splits of a
+// K of 4096 or more; 1 (OFF) never splits; N
 // (THREE) takes N splits, at most the k steps. The workspace: a counter
 // (i32) for each warp (mma.sync) or warpgroup (wgmma) of a tile, 256-byte
 // aligned, then a slot of f32 partial sums for each tile and split.
@@ -98,5 +99,36 @@ func.func @cube_512(%a: memref<?x512xbf16>, %b: memref<512x512xbf16>, %c: memref
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x512xbf16>, memref<512x512xbf16> -> tensor<512xf32>
   %t = arith.truncf %p : tensor<512xf32> to tensor<512xbf16>
   tile.store %t, %c[%r] : tensor<512xbf16> -> memref<?x512xbf16>
+  return
+}
+
+// -----
+
+// wgmma, 128 x 2048 x 4096: 64 tiles, room for 2 splits only; of a K of
+// 4096, kept (run s25a: 1.33x faster than unsplit).
+// AUTO-LABEL: func.func @wgmma_two_splits
+//  AUTO-SAME:   grid = 128 : i64, {{.*}} split_k = 2 : i64
+// OFF-LABEL: func.func @wgmma_two_splits
+//  OFF-SAME:   grid = 64 : i64
+//  OFF-NOT:    split_k
+func.func @wgmma_two_splits(%a: memref<?x4096xbf16>, %b: memref<2048x4096xbf16>, %c: memref<?x2048xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 2048>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<2048x4096xbf16> -> tensor<2048xf32>
+  %t = arith.truncf %p : tensor<2048xf32> to tensor<2048xbf16>
+  tile.store %t, %c[%r] : tensor<2048xbf16> -> memref<?x2048xbf16>
+  return
+}
+
+// -----
+
+// The same over a K of 2048: 2 splits are not kept (AUTO).
+// AUTO-LABEL: func.func @wgmma_two_splits_shallow
+//  AUTO-NOT:   split_k
+//  AUTO:       return
+func.func @wgmma_two_splits_shallow(%a: memref<?x2048xbf16>, %b: memref<2048x2048xbf16>, %c: memref<?x2048xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 128, 2048>} {
+  %r = tile.row_id
+  %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x2048xbf16>, memref<2048x2048xbf16> -> tensor<2048xf32>
+  %t = arith.truncf %p : tensor<2048xf32> to tensor<2048xbf16>
+  tile.store %t, %c[%r] : tensor<2048xbf16> -> memref<?x2048xbf16>
   return
 }

@@ -6,6 +6,7 @@
 #include "tilec/Status.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,11 +66,12 @@ struct CompileOptions {
   /// Attention (nn::attention) as one flash-attention kernel: the scores
   /// and probabilities stay in registers, the softmax is computed online
   /// over blocks of keys (tilec-fuse{attention}, DistributeGemmTiles'
-  /// runFlash). Off by default until a rule by shape chooses it (on the
-  /// H200: faster from ~1000 keys and at prefill, slower at 512 keys;
-  /// docs/perf.md): off, attention is three kernels (the scores GEMM, the
-  /// softmax, the second GEMM).
-  bool fuseAttention = false;
+  /// runFlash). Unset (the default): by shape, flash where the keys are at
+  /// least 1024 or the query rows of a batch at least 256 (on the H200
+  /// three kernels were faster below both: docs/perf.md); true: always
+  /// where the graph allows; false: never, attention is three kernels (the
+  /// scores GEMM, the softmax, the second GEMM).
+  std::optional<bool> fuseAttention;
 };
 
 /// Whether `options` compile kernels for programmatic dependent launch (the

@@ -27,15 +27,21 @@ def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
     cycle between fusions. Constants are cloned into each fusion that uses
     them. Each fusion records `domain` and `hbm_bytes_saved`.
 
-    With `attention`, an attention (scores = q k^T with an elementwise
-    epilogue, softmax over the keys, cast, probabilities @ v, epilogue)
-    whose scores and probabilities nothing else reads becomes one fusion
-    marked `attention`: a flash-attention kernel keeps both on chip.
+    An attention (scores = q k^T with an elementwise epilogue, softmax
+    over the keys, cast, probabilities @ v, epilogue) whose scores and
+    probabilities nothing else reads may become one fusion marked
+    `attention`: a flash-attention kernel keeps both on chip. `attention`
+    says when: `true` always, `false` never (three kernels), `auto` (the
+    default) by shape: where the keys are at least 1024 or the query rows
+    of one batch (grouped heads included) at least 256. Below both, three
+    kernels were faster on the H200 (flash 0.69x at 64 query rows over 528
+    keys; docs/perf.md).
   }];
   let options = [
-    Option<"attention", "attention", "bool", "false",
+    Option<"attention", "attention", "std::string", "\"auto\"",
            "Fuse attention's two products and its softmax into one kernel (flash "
-           "attention; 16-bit q, k, v, head dim a multiple of 16 up to 128)">,
+           "attention; 16-bit q, k, v, head dim a multiple of 16 up to 128): "
+           "auto (by shape, the default), true or false">,
   ];
   let dependentDialects = ["tilec::graph::GraphDialect"];
 }
