@@ -608,6 +608,9 @@ struct ScheduleRowKernelsPass
     if (gemmGroupM < 0)
       return fn.emitOpError("gemm-group-m must be >= 0 (0: chosen), got ")
              << static_cast<int64_t>(gemmGroupM);
+    if (gemmWgmmaMinRows < 1)
+      return fn.emitOpError("gemm-wgmma-min-rows must be >= 1, got ")
+             << static_cast<int64_t>(gemmWgmmaMinRows);
     // Two products of one lhs (SwiGLU's gate and up projections) keep two
     // sets of accumulators: half as many columns each.
     // Hopper: warpgroup MMA on 128 x 256 tiles (two warpgroups of 64 rows,
@@ -622,7 +625,7 @@ struct ScheduleRowKernelsPass
                                             (transA && rows % 2 != 0));
     bool lhsCopies = !transA || (gemmTma != 0 && !tensorMaps(fn, rows, batch, 64, 64, 1).empty());
     bool wgmma = target == "sm_90a" && gemmWgmma != 0 && elemBytes == 2 && wgmmaLayouts &&
-                 lhsCopies && rows > 64;
+                 lhsCopies && rows >= gemmWgmmaMinRows;
     if (wgmma) {
       // Ping-pong (TMA, persistent CTAs: a CTA needs two tiles or more):
       // each MMA warpgroup has its own 64-row tiles.

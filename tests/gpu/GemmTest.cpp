@@ -291,6 +291,29 @@ TEST(GemmSchedules, PingPongWarpgroups) {
       });
 }
 
+// wgmma tiles for 64 rows or fewer (gemm-wgmma-min-rows=1, an experiment:
+// by default those are mma.sync tiles): one block row partly past the
+// matrix, split k where the tiles are few, a fused bias and GELU.
+TEST(GemmSchedules, WgmmaForFewRows) {
+  TILEC_REQUIRE_GPU(ctx);
+  struct Case {
+    int64_t m, n, k;
+  };
+  for (Case c : {Case{1, 264, 320}, Case{16, 1024, 4096}, Case{33, 520, 1000},
+                 Case{64, 4096, 4096}, Case{48, 1024, 2048}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+    Graph g("few_rows");
+    testgraphs::buildLinear(g, c.m, c.n, c.k, DType::BF16,
+                            testgraphs::LinearEpilogue::BiasGelu);
+    CompileOptions options;
+    options.scheduleOptions = "gemm-wgmma-min-rows=1";
+    auto program = compileGraph(g, options);
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_NE(program->ptx.find("wgmma.mma_async"), std::string::npos);
+    expectGraphMatches(g, 1e-2, /*kernels=*/1, options);
+  }
+}
+
 // Two 64-row MMA chains a warpgroup (gemm-m-chains=2): 256-row tiles, each
 // MMA warpgroup 128 rows (two accumulators sharing each B descriptor, the
 // epilogue 64 rows apart); clusters of two and of one. (gemm-fill-sms=0:

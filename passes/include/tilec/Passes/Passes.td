@@ -268,6 +268,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmStages", "gemm-stages", "int64_t", "0", "GEMM shared-memory pipeline stages (0: chosen)">,
     Option<"gemmWgmma", "gemm-wgmma", "int64_t", "1",
            "On sm_90a, GEMMs with K-major 16-bit operands use warpgroup MMA (wgmma); 0: mma.sync">,
+    Option<"gemmWgmmaMinRows", "gemm-wgmma-min-rows", "int64_t", "65",
+           "wgmma GEMMs from this many rows (a batch's); fewer: mma.sync tiles of 16-64 rows "
+           "(experiments: 1-65)">,
     Option<"gemmWgmmaMN", "gemm-wgmma-mn", "bool", "true",
            "wgmma also for a [K, N] rhs, read MN-major from 64-column blocks (false: mma.sync)">,
     Option<"gemmMmaPending", "gemm-mma-pending", "int64_t", "1",
