@@ -207,14 +207,17 @@ public:
     return qk;
   }
 
-  /// attention=auto's rule by shape: one flash kernel where the keys are
-  /// at least 1024 or the query rows of a batch (grouped heads included)
-  /// at least 256 (the DSL binds symbolic dims before compiling). On the
-  /// H200 (docs/perf.md, 24th session), flash was 0.69x three kernels at 64
-  /// rows over 528 keys (the scores fit L2 and flash's CTAs are few),
-  /// 1.19-1.91x from 4 rows over 4100 keys and at 512-token prefills.
+  /// attention=auto's rule by shape: one flash kernel where the query rows
+  /// of a batch (grouped heads included) are at least 256, the keys at
+  /// least 4096, or the keys at least 2048 over 64 rows or more (the DSL
+  /// binds symbolic dims before compiling). Measured (docs/perf.md, 24th
+  /// and 25th sessions; H100 run s25b, 8 kv heads, head dim 128): three
+  /// kernels were faster at 64 rows over 528-1040 keys (flash 0.73-0.88x)
+  /// and at 4 rows over 516-2052 (0.76-0.91x), where the scores fit L2
+  /// and flash's CTAs are few; flash at 64 rows over 2064 keys (1.11x), 4
+  /// over 4100 (1.10x), and prefills of 256-2048 rows (1.67-2.56x).
   static bool flashMeasuredFaster(int64_t queryRows, int64_t keys) {
-    return keys >= 1024 || queryRows >= 256;
+    return queryRows >= 256 || keys >= 4096 || (keys >= 2048 && queryRows >= 64);
   }
 
   /// Two 16-bit GEMM kernels of at most 64 rows whose products read one

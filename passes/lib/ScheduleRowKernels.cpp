@@ -648,6 +648,10 @@ struct ScheduleRowKernelsPass
       if (pingpong && bm != 64)
         return fn.emitOpError("bad wgmma GEMM schedule: ping-pong tiles have 64 rows, got ")
                << bm;
+      // 33-64 rows (a batch's; gemm-wgmma-min-rows): 64-row tiles, one MMA
+      // warpgroup, no second one on rows of zeros.
+      if (!gemmBlockM && bm == 128 && chains == 1 && rows <= 64)
+        bm = 64;
       // Few tiles (M and N small against 128 x 256) leave SMs idle: while
       // they fill at most half the SMs, the tiles narrow to 128 then 64
       // columns, then to 64 rows (each step doubles the tiles, still one

@@ -313,7 +313,7 @@ int main(int argc, char **argv) {
                 "past tokens in the kv cache, timed as the GEMMs are; GB/s counts its inputs\n"
                 "(weights, cache) read once and outputs written once (decode's floor).\n"
                 "--fuse-attention: flash attention always; --no-fuse-attention: never;\n"
-                "default: by shape (1024+ keys or 256+ query rows a batch).\n"
+                "default: by shape (256+ query rows a batch, 4096+ keys, or 2048+ over 64+ rows).\n"
                 "--attention: nn::attention (bf16, no mask, scale 1/sqrt(D)) of q [B, Sq, D]\n"
                 "over k, v [B, Sk, D], as three kernels and as one flash-attention kernel\n"
                 "(both forced), timed as the GEMMs are; TFLOP/s counts 4 B Sq Sk D,\n"

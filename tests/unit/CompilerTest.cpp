@@ -1290,10 +1290,11 @@ TEST(GemmScheduleTest, UnalignedRowsCopyWithoutSpills) {
 
 // gemm-fill-sms (the default): GEMMs whose tiles would leave SMs idle.
 // One-wave decode grids take 8 stages (32-column CTAs where 64 would fill
-// at most half the SMs), and so do 16-bit GEMMs of 33-64 rows (64 x 32
-// CTAs); few wgmma tiles narrow to 64 columns, then 64 rows, and take as
-// many stages as fit (8). SwiGLU's two products of 33-64 rows keep their
-// 64 x 64 CTAs and 4 stages; in a one-wave decode grid they take 64-deep
+// at most half the SMs); few wgmma tiles narrow to 64 columns, then 64
+// rows, and take as many stages as fit (8). 16-bit GEMMs of 33-64 rows are
+// wgmma tiles of 64 rows on sm_90a (one MMA warpgroup and the TMA
+// producer; SwiGLU's two products too); in a one-wave decode grid SwiGLU's
+// two products take 64-deep
 // steps (8 x (32 + 2 x 32) x 64 x 2 bytes). Grids of more than a wave keep
 // their tiles. Through the whole pipeline, each against its
 // gemm-fill-sms=0 grid, and every default kernel assembles without
@@ -1310,10 +1311,10 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
                                          {16, 1024, 4096, false, 32, 64, 131072, 16},
                                          {16, 1024, 4096, true, 32, 64, 98304, 16},
                                          {16, 14336, 4096, false, 224, 64, 98304, 224},
-                                         {64, 520, 1000, false, 17, 64, 49152, 5},
-                                         {64, 4096, 4096, false, 128, 64, 49152, 32},
-                                         {48, 14336, 4096, false, 112, 128, 98304, 112},
-                                         {64, 520, 1000, true, 9, 128, 49152, 9},
+                                         {64, 520, 1000, false, 9, 256, 149504, 3},
+                                         {64, 4096, 4096, false, 64, 256, 149504, 16},
+                                         {48, 14336, 4096, false, 112, 256, 215040, 56},
+                                         {64, 520, 1000, true, 9, 256, 215040, 5},
                                          {256, 4096, 4096, false, 128, 384, 231424, 32},
                                          {512, 512, 512, false, 64, 256, 149504, 8},
                                          {260, 512, 500, false, 40, 128, 132096, 6}}) {
@@ -1365,7 +1366,9 @@ TEST(GemmScheduleTest, SplitKOverCtas) {
   // 16 x 1024 x 4096: 32 tiles of 32 x 32 (2 warps), 32 k steps of 128:
   // 256 + 32 x 4 x 4096 bytes. 128 x 1024 x 4096: 32 wgmma tiles of 64 x
   // 64 (one warpgroup, clusters of 2), 64 k steps: 256 + 32 x 4 x 16384.
-  // 64 x 520 x 2048 (mma.sync, 17 tiles of 64 x 32, 2 warps; 64 steps of
+  // 64 x 520 x 2048: wgmma (the default from 33 rows), 9 tiles of 64 x 64,
+  // 32 k steps: 8 splits of 4, 256 + 9 x 8 x 16384; mma.sync
+  // (gemm-wgmma-min-rows=65: 17 tiles of 64 x 32, 2 warps; 64 steps of
   // 32): 4 splits of 16, 256 + 17 x 4 x 8192; with gemm-fill-sms=0, 5
   // tiles of 64 x 128 (4 warps): 8 splits of 8, 256 + 5 x 8 x 32768.
   for (const Case &c : std::vector<Case>{
@@ -1374,10 +1377,12 @@ TEST(GemmScheduleTest, SplitKOverCtas) {
            {128, 1024, 4096, false, "gemm-split-k=0", 4, 128, 2097408, "bar.red.or.pred"},
            {128, 1024, 4096, false, "gemm-split-k=0 gemm-tma=0", 4, 128, 2097408,
             "bar.red.or.pred"},
-           {64, 520, 2048, false, "", 4, 68, 557312, "shfl.sync.idx"},
+           {64, 520, 2048, false, "gemm-wgmma-min-rows=65", 4, 68, 557312, "shfl.sync.idx"},
+           {64, 520, 2048, false, "", 8, 72, 1179904, "bar.red.or.pred"},
            // (64 wgmma tiles of 64 x 64 over a K of 4096: 2 splits.)
            {192, 1024, 4096, true, "", 2, 128, 2097408, "bar.red.or.pred"},
-           {64, 520, 2048, false, "gemm-fill-sms=0", 8, 40, 1310976, "shfl.sync.idx"},
+           {64, 520, 2048, false, "gemm-wgmma-min-rows=65 gemm-fill-sms=0", 8, 40, 1310976,
+            "shfl.sync.idx"},
            {260, 512, 500, false, "gemm-split-k=3 gemm-pingpong=1", 3, 18, 0,
             "bar.red.or.pred"},
            {300, 512, 1000, false, "gemm-split-k=3 gemm-m-chains=2 gemm-fill-sms=0", 3, 24, 0,
@@ -2330,7 +2335,8 @@ TEST(FusionTest, FlashAttentionOnlyWhereItsIntermediatesStayInside) {
 }
 
 // By default (fuseAttention unset) attention is flash by shape: where the
-// keys are at least 1024 or the query rows of a batch at least 256. The
+// query rows of a batch are at least 256, the keys at least 4096, or the
+// keys at least 2048 over 64 rows or more. The
 // decoder layer's grouped attention has 4 query rows a token (32 heads
 // over 8 kv heads at hidden 4096; hidden 1024 keeps the same grouping) and
 // past + tokens keys.
@@ -2339,7 +2345,8 @@ TEST(FusionTest, FlashAttentionByShapeByDefault) {
     int64_t tokens, past;
     bool flash;
   };
-  for (Case c : {Case{1, 1023, true}, Case{1, 1022, false}, Case{16, 512, false},
+  for (Case c : {Case{1, 4095, true}, Case{1, 4094, false}, Case{16, 2032, true},
+                 Case{16, 2031, false}, Case{15, 4000, false}, Case{16, 512, false},
                  Case{64, 0, true}, Case{63, 0, false}}) {
     SCOPED_TRACE(std::to_string(c.tokens) + " tokens after " + std::to_string(c.past));
     Graph g("layer");

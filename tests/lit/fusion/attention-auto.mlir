@@ -2,9 +2,9 @@
 // RUN: tilec-opt --split-input-file --tilec-fuse="attention=auto" %s | FileCheck %s
 // RUN: not tilec-opt --tilec-fuse="attention=yes" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
-// attention=auto (the default) by shape: one flash kernel where the keys
-// are at least 1024 or the query rows of a batch at least 256; three
-// kernels below both.
+// attention=auto (the default) by shape: one flash kernel where the query
+// rows of a batch are at least 256, the keys at least 4096, or the keys at
+// least 2048 over 64 rows or more; three kernels elsewhere.
 // BAD: attention must be auto, true or false, got 'yes'
 
 // 64 query rows over 528 keys, 8 kv heads (a decode step of 16 tokens with
@@ -28,42 +28,102 @@ func.func @few_rows_few_keys(%q: tensor<8x64x64xbf16>, %k: tensor<8x528x64xbf16>
 
 // -----
 
-// 255 rows over 1023 keys: both under the rule's bounds, three kernels.
-// CHECK-LABEL: func.func @rows_and_keys_just_under
+// 64 rows over 2047 keys: three kernels.
+// CHECK-LABEL: func.func @rows_64_keys_2047
 // CHECK-COUNT-3: graph.fusion
 //   CHECK-NOT:   attention
-func.func @rows_and_keys_just_under(%q: tensor<255x64xbf16>, %k: tensor<1023x64xbf16>, %v: tensor<1023x32xbf16>) -> tensor<255x32xbf16> {
-  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<255x64xbf16>, tensor<1023x64xbf16>) -> tensor<255x1023xf32>
-  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<255x1023xf32>) -> tensor<255x1xf32>
-  %mxb = graph.broadcast %mx : (tensor<255x1xf32>) -> tensor<255x1023xf32>
-  %d = graph.sub %s, %mxb : (tensor<255x1023xf32>, tensor<255x1023xf32>) -> tensor<255x1023xf32>
-  %e = graph.exp %d : (tensor<255x1023xf32>) -> tensor<255x1023xf32>
-  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<255x1023xf32>) -> tensor<255x1xf32>
-  %lb = graph.broadcast %l : (tensor<255x1xf32>) -> tensor<255x1023xf32>
-  %p = graph.div %e, %lb : (tensor<255x1023xf32>, tensor<255x1023xf32>) -> tensor<255x1023xf32>
-  %p16 = graph.cast %p : (tensor<255x1023xf32>) -> tensor<255x1023xbf16>
-  %o = graph.matmul %p16, %v : (tensor<255x1023xbf16>, tensor<1023x32xbf16>) -> tensor<255x32xbf16>
-  return %o : tensor<255x32xbf16>
+func.func @rows_64_keys_2047(%q: tensor<64x64xbf16>, %k: tensor<2047x64xbf16>, %v: tensor<2047x32xbf16>) -> tensor<64x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<64x64xbf16>, tensor<2047x64xbf16>) -> tensor<64x2047xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<64x2047xf32>) -> tensor<64x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<64x1xf32>) -> tensor<64x2047xf32>
+  %d = graph.sub %s, %mxb : (tensor<64x2047xf32>, tensor<64x2047xf32>) -> tensor<64x2047xf32>
+  %e = graph.exp %d : (tensor<64x2047xf32>) -> tensor<64x2047xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<64x2047xf32>) -> tensor<64x1xf32>
+  %lb = graph.broadcast %l : (tensor<64x1xf32>) -> tensor<64x2047xf32>
+  %p = graph.div %e, %lb : (tensor<64x2047xf32>, tensor<64x2047xf32>) -> tensor<64x2047xf32>
+  %p16 = graph.cast %p : (tensor<64x2047xf32>) -> tensor<64x2047xbf16>
+  %o = graph.matmul %p16, %v : (tensor<64x2047xbf16>, tensor<2047x32xbf16>) -> tensor<64x32xbf16>
+  return %o : tensor<64x32xbf16>
 }
 
 // -----
 
-// 4 rows (one token, 4 grouped heads) over 1024 keys: flash.
-// CHECK-LABEL: func.func @keys_1024
+// 64 rows over 2048 keys: flash.
+// CHECK-LABEL: func.func @rows_64_keys_2048
 //       CHECK:   graph.fusion({{.*}}) attributes {attention
 //   CHECK-NOT:   graph.fusion
-func.func @keys_1024(%q: tensor<4x64xbf16>, %k: tensor<1024x64xbf16>, %v: tensor<1024x32xbf16>) -> tensor<4x32xbf16> {
-  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<4x64xbf16>, tensor<1024x64xbf16>) -> tensor<4x1024xf32>
-  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<4x1024xf32>) -> tensor<4x1xf32>
-  %mxb = graph.broadcast %mx : (tensor<4x1xf32>) -> tensor<4x1024xf32>
-  %d = graph.sub %s, %mxb : (tensor<4x1024xf32>, tensor<4x1024xf32>) -> tensor<4x1024xf32>
-  %e = graph.exp %d : (tensor<4x1024xf32>) -> tensor<4x1024xf32>
-  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<4x1024xf32>) -> tensor<4x1xf32>
-  %lb = graph.broadcast %l : (tensor<4x1xf32>) -> tensor<4x1024xf32>
-  %p = graph.div %e, %lb : (tensor<4x1024xf32>, tensor<4x1024xf32>) -> tensor<4x1024xf32>
-  %p16 = graph.cast %p : (tensor<4x1024xf32>) -> tensor<4x1024xbf16>
-  %o = graph.matmul %p16, %v : (tensor<4x1024xbf16>, tensor<1024x32xbf16>) -> tensor<4x32xbf16>
+func.func @rows_64_keys_2048(%q: tensor<64x64xbf16>, %k: tensor<2048x64xbf16>, %v: tensor<2048x32xbf16>) -> tensor<64x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<64x64xbf16>, tensor<2048x64xbf16>) -> tensor<64x2048xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<64x2048xf32>) -> tensor<64x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<64x1xf32>) -> tensor<64x2048xf32>
+  %d = graph.sub %s, %mxb : (tensor<64x2048xf32>, tensor<64x2048xf32>) -> tensor<64x2048xf32>
+  %e = graph.exp %d : (tensor<64x2048xf32>) -> tensor<64x2048xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<64x2048xf32>) -> tensor<64x1xf32>
+  %lb = graph.broadcast %l : (tensor<64x1xf32>) -> tensor<64x2048xf32>
+  %p = graph.div %e, %lb : (tensor<64x2048xf32>, tensor<64x2048xf32>) -> tensor<64x2048xf32>
+  %p16 = graph.cast %p : (tensor<64x2048xf32>) -> tensor<64x2048xbf16>
+  %o = graph.matmul %p16, %v : (tensor<64x2048xbf16>, tensor<2048x32xbf16>) -> tensor<64x32xbf16>
+  return %o : tensor<64x32xbf16>
+}
+
+// -----
+
+// 63 rows over 4095 keys: three kernels.
+// CHECK-LABEL: func.func @rows_63_keys_4095
+// CHECK-COUNT-3: graph.fusion
+//   CHECK-NOT:   attention
+func.func @rows_63_keys_4095(%q: tensor<63x64xbf16>, %k: tensor<4095x64xbf16>, %v: tensor<4095x32xbf16>) -> tensor<63x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<63x64xbf16>, tensor<4095x64xbf16>) -> tensor<63x4095xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<63x4095xf32>) -> tensor<63x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<63x1xf32>) -> tensor<63x4095xf32>
+  %d = graph.sub %s, %mxb : (tensor<63x4095xf32>, tensor<63x4095xf32>) -> tensor<63x4095xf32>
+  %e = graph.exp %d : (tensor<63x4095xf32>) -> tensor<63x4095xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<63x4095xf32>) -> tensor<63x1xf32>
+  %lb = graph.broadcast %l : (tensor<63x1xf32>) -> tensor<63x4095xf32>
+  %p = graph.div %e, %lb : (tensor<63x4095xf32>, tensor<63x4095xf32>) -> tensor<63x4095xf32>
+  %p16 = graph.cast %p : (tensor<63x4095xf32>) -> tensor<63x4095xbf16>
+  %o = graph.matmul %p16, %v : (tensor<63x4095xbf16>, tensor<4095x32xbf16>) -> tensor<63x32xbf16>
+  return %o : tensor<63x32xbf16>
+}
+
+// -----
+
+// 4 rows (one token, 4 grouped heads) over 4096 keys: flash.
+// CHECK-LABEL: func.func @rows_4_keys_4096
+//       CHECK:   graph.fusion({{.*}}) attributes {attention
+//   CHECK-NOT:   graph.fusion
+func.func @rows_4_keys_4096(%q: tensor<4x64xbf16>, %k: tensor<4096x64xbf16>, %v: tensor<4096x32xbf16>) -> tensor<4x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<4x64xbf16>, tensor<4096x64xbf16>) -> tensor<4x4096xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<4x4096xf32>) -> tensor<4x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<4x1xf32>) -> tensor<4x4096xf32>
+  %d = graph.sub %s, %mxb : (tensor<4x4096xf32>, tensor<4x4096xf32>) -> tensor<4x4096xf32>
+  %e = graph.exp %d : (tensor<4x4096xf32>) -> tensor<4x4096xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<4x4096xf32>) -> tensor<4x1xf32>
+  %lb = graph.broadcast %l : (tensor<4x1xf32>) -> tensor<4x4096xf32>
+  %p = graph.div %e, %lb : (tensor<4x4096xf32>, tensor<4x4096xf32>) -> tensor<4x4096xf32>
+  %p16 = graph.cast %p : (tensor<4x4096xf32>) -> tensor<4x4096xbf16>
+  %o = graph.matmul %p16, %v : (tensor<4x4096xbf16>, tensor<4096x32xbf16>) -> tensor<4x32xbf16>
   return %o : tensor<4x32xbf16>
+}
+
+// -----
+
+// 255 query rows over 72 keys: three kernels.
+// CHECK-LABEL: func.func @rows_255
+// CHECK-COUNT-3: graph.fusion
+//   CHECK-NOT:   attention
+func.func @rows_255(%q: tensor<255x64xbf16>, %k: tensor<72x64xbf16>, %v: tensor<72x32xbf16>) -> tensor<255x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<255x64xbf16>, tensor<72x64xbf16>) -> tensor<255x72xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<255x72xf32>) -> tensor<255x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<255x1xf32>) -> tensor<255x72xf32>
+  %d = graph.sub %s, %mxb : (tensor<255x72xf32>, tensor<255x72xf32>) -> tensor<255x72xf32>
+  %e = graph.exp %d : (tensor<255x72xf32>) -> tensor<255x72xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<255x72xf32>) -> tensor<255x1xf32>
+  %lb = graph.broadcast %l : (tensor<255x1xf32>) -> tensor<255x72xf32>
+  %p = graph.div %e, %lb : (tensor<255x72xf32>, tensor<255x72xf32>) -> tensor<255x72xf32>
+  %p16 = graph.cast %p : (tensor<255x72xf32>) -> tensor<255x72xbf16>
+  %o = graph.matmul %p16, %v : (tensor<255x72xbf16>, tensor<72x32xbf16>) -> tensor<255x32xbf16>
+  return %o : tensor<255x32xbf16>
 }
 
 // -----
@@ -85,4 +145,3 @@ func.func @rows_256(%q: tensor<256x64xbf16>, %k: tensor<72x64xbf16>, %v: tensor<
   %o = graph.matmul %p16, %v : (tensor<256x72xbf16>, tensor<72x32xbf16>) -> tensor<256x32xbf16>
   return %o : tensor<256x32xbf16>
 }
-

@@ -1,6 +1,7 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-tma-store=0" %s | FileCheck %s
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-tma-store=0 gemm-fill-sms=0" %s | FileCheck %s --check-prefix=OFF
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-tma-store=0 gemm-block-n=64 gemm-stages=4" %s | FileCheck %s --check-prefix=GIVEN
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-split-k=1 gemm-tma-store=0 gemm-wgmma-min-rows=65" %s | FileCheck %s --check-prefix=MMA
 
 // gemm-fill-sms (the default): GEMM grids that would leave SMs of the H200
 // (132) idle take narrower tiles or deeper pipelines (docs/perf.md,
@@ -54,15 +55,20 @@ func.func @decode_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c
 
 // -----
 
-// 64 rows (mma.sync), N = 520, K = 1000: 64-column CTAs would be 9, 128
-// ones 5 (under half the SMs): 32 columns (warp tiles 64 x 16, two warps),
-// 17 CTAs, and as one wave 8 stages of (64 + 32) x 32 x 2 bytes = 49152.
+// 64 rows, N = 520, K = 1000. wgmma (the default from 33 rows): 64-row
+// tiles, 128 then 64 columns while the grid fills at most half the SMs:
+// 9 tiles of 64 x 64 at 8 stages. mma.sync (gemm-wgmma-min-rows=65,
+// as before the twenty-fifth session): 64-column CTAs would be 9, 128 ones
+// 5 (under half the SMs): 32 columns (warp tiles 64 x 16, two warps), 17
+// CTAs, and as one wave 8 stages of (64 + 32) x 32 x 2 bytes = 49152.
 // CHECK-LABEL: func.func @rows64_520
-//  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64, grid = 17 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 8 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
+//  CHECK-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 9 : i64, {{.*}} stages = 8 : i64, threads = 256 : i64, tma = 1 : i64, {{.*}} wgmma = 1 : i64
+// MMA-LABEL: func.func @rows64_520
+//  MMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64, grid = 17 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 8 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
 // OFF-LABEL: func.func @rows64_520
-//  OFF-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 5 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+//  OFF-SAME:   block_m = 64 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 3 : i64, {{.*}} stages = 4 : i64, {{.*}} wgmma = 1 : i64
 // GIVEN-LABEL: func.func @rows64_520
-//  GIVEN-SAME:   block_n = 64 : i64, grid = 9 : i64, group_m = 8 : i64, shared_bytes = 32768 : i64, stages = 4 : i64, threads = 128 : i64
+//  GIVEN-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 9 : i64, {{.*}} stages = 4 : i64, {{.*}} wgmma = 1 : i64
 func.func @rows64_520(%a: memref<?x1000xbf16>, %b: memref<520x1000xbf16>, %c: memref<?x520xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 520>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x1000xbf16>, memref<520x1000xbf16> -> tensor<520xf32>
@@ -73,12 +79,16 @@ func.func @rows64_520(%a: memref<?x1000xbf16>, %b: memref<520x1000xbf16>, %c: me
 
 // -----
 
-// 48 rows, N = 14336: 112 CTAs of 64 x 128, over half the SMs: the columns
-// stay, and as one wave 8 stages of (64 + 128) x 32 x 2 = 98304 bytes.
+// 48 rows, N = 14336: wgmma tiles of 64 rows (not 128: no warpgroup on
+// rows of zeros), 112 of 64 x 128 (over half the SMs: the columns stay) at
+// 8 stages. mma.sync: 112 CTAs of 64 x 128, and as one wave 8 stages
+// of (64 + 128) x 32 x 2 = 98304 bytes.
 // CHECK-LABEL: func.func @rows48_14336
-//  CHECK-SAME:   block_n = 128 : i64, grid = 112 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 8 : i64, threads = 128 : i64
+//  CHECK-SAME:   block_m = 64 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 112 : i64, {{.*}} stages = 8 : i64, threads = 256 : i64, {{.*}} wgmma = 1 : i64
+// MMA-LABEL: func.func @rows48_14336
+//  MMA-SAME:   block_n = 128 : i64, grid = 112 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 8 : i64, threads = 128 : i64
 // OFF-LABEL: func.func @rows48_14336
-//  OFF-SAME:   block_n = 128 : i64, grid = 112 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64
+//  OFF-SAME:   block_m = 64 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 56 : i64, {{.*}} stages = 4 : i64
 func.func @rows48_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c: memref<?x14336xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 48, 14336>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>

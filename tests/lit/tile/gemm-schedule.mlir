@@ -179,12 +179,12 @@ func.func @batched_rhs(%a: memref<?x72xbf16>, %b: memref<4x72x136xbf16>, %c: mem
 
 // 150 rows, but a batched rhs [3, K, N]: 50 rows per batch take the
 // 64-row tile (a shared rhs would take 128-row tiles, as @batched_rows_f16
-// does), on sm_90a too (not over 64 rows: no wgmma).
+// does). On sm_90a wgmma from 33 rows a batch (gemm-wgmma-min-rows).
 // 4 * (64 + 128) * 32 * 2 = 49152 bytes; grid = 3 * 1 * 1 = 3.
 // CHECK-LABEL: func.func @batched_rows_50
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
 // WGMMA-LABEL: func.func @batched_rows_50
-//  WGMMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 3 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+//  WGMMA-SAME:   grid = 3 : i64, {{.*}} wgmma = 1 : i64}
 func.func @batched_rows_50(%a: memref<?x64xbf16>, %b: memref<3x64x80xbf16>, %c: memref<?x80xf32>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 3, 50, 80>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] : memref<?x64xbf16>, memref<3x64x80xbf16> -> tensor<80xf32>
@@ -221,12 +221,12 @@ func.func @rows_64(%a: memref<?x128xbf16>, %b: memref<128x256xbf16>, %c: memref<
 
 // -----
 
-// K-major with 64 rows: at the wgmma threshold (rows > 64), so mma.sync on
-// sm_90a too, with the 64-row tile.
+// K-major with 64 rows: the 64-row mma.sync tile before sm_90a; wgmma
+// there (from 33 rows).
 // CHECK-LABEL: func.func @kmajor_64
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 2 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
 // WGMMA-LABEL: func.func @kmajor_64
-//  WGMMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 2 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
+//  WGMMA-SAME:   grid = 1 : i64, {{.*}} wgmma = 1 : i64}
 func.func @kmajor_64(%a: memref<?x128xbf16>, %b: memref<256x128xbf16>, %c: memref<?x256xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 64, 256>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x128xbf16>, memref<256x128xbf16> -> tensor<256xf32>
@@ -353,7 +353,10 @@ func.func @decode(%a: memref<?x4096xbf16>, %b: memref<4096x1024xbf16>, %c: memre
 
 // -----
 
-// 32 rows is still decode; 33 is not (the 64-row tile).
+// 32 rows is still decode; 33 is not (the 64-row tile; on sm_90a wgmma
+// from 33 rows, gemm-wgmma-min-rows).
+// WGOPTS-LABEL: func.func @rows_32
+//   WGOPTS-NOT:   wgmma
 // CHECK-LABEL: func.func @rows_32
 //  CHECK-SAME:   tile.schedule = {block_k = 128 : i64, block_m = 32 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 4 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
 func.func @rows_32(%a: memref<?x256xbf16>, %b: memref<512x256xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 32, 512>} {
@@ -367,6 +370,10 @@ func.func @rows_32(%a: memref<?x256xbf16>, %b: memref<512x256xbf16>, %c: memref<
 // -----
 
 // CHECK-LABEL: func.func @rows_33
+// WGOPTS-LABEL: func.func @rows_33
+//  WGOPTS-SAME:   block_m = 64 : i64, {{.*}} wgmma = 1 : i64
+// TMA-LABEL: func.func @rows_33
+//  TMA-SAME:   block_m = 64 : i64, {{.*}} tma = 1 : i64, {{.*}} wgmma = 1 : i64
 //  CHECK-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 4 : i64, threads = 128 : i64, warps_m = 1 : i64, warps_n = 4 : i64}
 func.func @rows_33(%a: memref<?x256xbf16>, %b: memref<512x256xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 33, 512>} {
   %r = tile.row_id

@@ -66,9 +66,10 @@ struct CompileOptions {
   /// Attention (nn::attention) as one flash-attention kernel: the scores
   /// and probabilities stay in registers, the softmax is computed online
   /// over blocks of keys (tilec-fuse{attention}, DistributeGemmTiles'
-  /// runFlash). Unset (the default): by shape, flash where the keys are at
-  /// least 1024 or the query rows of a batch at least 256 (on the H200
-  /// three kernels were faster below both: docs/perf.md); true: always
+  /// runFlash). Unset (the default): by shape, flash where the query rows
+  /// of a batch are at least 256, the keys at least 4096, or the keys at
+  /// least 2048 over 64 rows or more (three kernels were measured faster
+  /// elsewhere: decode over short caches; docs/perf.md); true: always
   /// where the graph allows; false: never, attention is three kernels (the
   /// scores GEMM, the softmax, the second GEMM).
   std::optional<bool> fuseAttention;

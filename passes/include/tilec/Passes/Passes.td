@@ -32,10 +32,10 @@ def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
     probabilities nothing else reads may become one fusion marked
     `attention`: a flash-attention kernel keeps both on chip. `attention`
     says when: `true` always, `false` never (three kernels), `auto` (the
-    default) by shape: where the keys are at least 1024 or the query rows
-    of one batch (grouped heads included) at least 256. Below both, three
-    kernels were faster on the H200 (flash 0.69x at 64 query rows over 528
-    keys; docs/perf.md).
+    default) by shape: where the query rows of one batch (grouped heads
+    included) are at least 256, the keys at least 4096, or the keys at
+    least 2048 over 64 rows or more. Elsewhere (decode over short caches)
+    three kernels were measured faster (docs/perf.md).
   }];
   let options = [
     Option<"attention", "attention", "std::string", "\"auto\"",
@@ -268,9 +268,9 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmStages", "gemm-stages", "int64_t", "0", "GEMM shared-memory pipeline stages (0: chosen)">,
     Option<"gemmWgmma", "gemm-wgmma", "int64_t", "1",
            "On sm_90a, GEMMs with K-major 16-bit operands use warpgroup MMA (wgmma); 0: mma.sync">,
-    Option<"gemmWgmmaMinRows", "gemm-wgmma-min-rows", "int64_t", "65",
-           "wgmma GEMMs from this many rows (a batch's); fewer: mma.sync tiles of 16-64 rows "
-           "(experiments: 1-65)">,
+    Option<"gemmWgmmaMinRows", "gemm-wgmma-min-rows", "int64_t", "33",
+           "wgmma GEMMs from this many rows (a batch's); fewer: mma.sync tiles (measured: "
+           "wgmma 1.10-1.41x faster at 33-64 rows, 1.14x slower at 16)">,
     Option<"gemmWgmmaMN", "gemm-wgmma-mn", "bool", "true",
            "wgmma also for a [K, N] rhs, read MN-major from 64-column blocks (false: mma.sync)">,
     Option<"gemmMmaPending", "gemm-mma-pending", "int64_t", "1",
