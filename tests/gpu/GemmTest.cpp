@@ -291,9 +291,9 @@ TEST(GemmSchedules, PingPongWarpgroups) {
       });
 }
 
-// wgmma tiles for 64 rows or fewer (gemm-wgmma-min-rows=1, an experiment:
-// by default those are mma.sync tiles): one block row partly past the
-// matrix, split k where the tiles are few, a fused bias and GELU.
+// wgmma tiles for 64 rows or fewer (by default from 33 rows;
+// gemm-wgmma-min-rows=1 here, so 1 and 16 rows too): one block row partly
+// past the matrix, split k where the tiles are few, a fused bias and GELU.
 TEST(GemmSchedules, WgmmaForFewRows) {
   TILEC_REQUIRE_GPU(ctx);
   struct Case {

@@ -345,21 +345,17 @@ TEST(GpuSimTest, HopperGemmOptionsMatchTheReference) {
         options.scheduleOptions = opts;
         if (!compileGraph(g, options).ok())
           continue; // (an option a shape cannot take says so; CompilerTest checks those)
-        std::vector<HostTensor> inputs = tiletest::randomInputs(g, 41);
-        auto got = gpusim::runAtGpuStage(g, inputs, options, /*smCount=*/6);
-        ASSERT_TRUE(got.ok()) << got.message();
-        std::vector<HostTensor> ref = evaluateReference(g, inputs);
-        for (size_t j = 0; j < ref.size(); ++j)
-          EXPECT_LT(relativeError((*got)[j], ref[j]), 2e-2) << "output " << j;
+        ASSERT_NO_FATAL_FAILURE(
+            expectSimulatedMatches(g, tiletest::randomInputs(g, 41), 2e-2, options, 6));
         ++simulated;
       }
   std::printf("sm_90a GEMMs simulated under the schedule options: %d\n", simulated);
   EXPECT_GE(simulated, 100);
 }
 
-// wgmma tiles for GEMMs of 64 rows or fewer (gemm-wgmma-min-rows, an
-// experiment: by default those are mma.sync tiles): the one block row lies
-// partly past the matrix (TMA's zero fill, masked stores), with and
+// wgmma tiles for GEMMs of 64 rows or fewer (by default from 33 rows;
+// gemm-wgmma-min-rows=1 here, so 1 and 16 rows too): the one block row
+// lies partly past the matrix (TMA's zero fill, masked stores), with and
 // without TMA and split k.
 TEST(GpuSimTest, FewRowWgmmaGemmsMatchTheReference) {
   int simulated = 0;
@@ -381,12 +377,8 @@ TEST(GpuSimTest, FewRowWgmmaGemmsMatchTheReference) {
         if (std::string(name) != "matmul_lhs_t" ||
             (m % 8 == 0 && std::string(opts).find("tma=0") == std::string::npos))
           ASSERT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos) << explainFusion(*p);
-        std::vector<HostTensor> inputs = tiletest::randomInputs(g, 43);
-        auto got = gpusim::runAtGpuStage(g, inputs, options, /*smCount=*/6);
-        ASSERT_TRUE(got.ok()) << got.message();
-        std::vector<HostTensor> ref = evaluateReference(g, inputs);
-        for (size_t j = 0; j < ref.size(); ++j)
-          EXPECT_LT(relativeError((*got)[j], ref[j]), 2e-2) << "output " << j;
+        ASSERT_NO_FATAL_FAILURE(
+            expectSimulatedMatches(g, tiletest::randomInputs(g, 43), 2e-2, options, 6));
         ++simulated;
       }
   std::printf("few-row wgmma GEMMs simulated: %d\n", simulated);
