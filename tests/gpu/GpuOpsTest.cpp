@@ -57,8 +57,9 @@ void expectMatchesReference(Graph &g, double tolerance, int kernels = -1,
   TILEC_REQUIRE_GPU(ctx);
   auto exe = Executable::compile(g, ctx, options);
   ASSERT_TRUE(exe.ok()) << exe.message();
-  if (kernels >= 0)
+  if (kernels >= 0) {
     EXPECT_EQ((*exe)->kernelCount(), static_cast<size_t>(kernels));
+  }
   uint64_t seed = tilec::testing::freshSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::vector<HostTensor> inputs;
@@ -741,10 +742,12 @@ TEST_P(GpuWelfordTest, MatchesReferenceWithLargeMeansAndOddWidths) {
   auto count = [&](const std::string &needle) {
     return tilec::testing::occurrences(program->ptx, needle);
   };
-  if (plan.threadsPerRow > 32)
+  if (plan.threadsPerRow > 32) {
     EXPECT_EQ(count("bar.sync"), pair ? 1u : 2u);
-  if (cluster)
+  }
+  if (cluster) {
     EXPECT_EQ(count("barrier.cluster.arrive"), pair ? 2u : 3u);
+  }
 
   TILEC_REQUIRE_GPU(ctx);
   auto exe = Executable::compile(g, ctx, options);
@@ -854,12 +857,15 @@ TEST(GpuScheduleTest, RowScalarsFoldedUnderFastMath) {
       ASSERT_TRUE(exe.ok()) << exe.message();
       bool folded = c.dtype != DType::F32;
       const std::string &ptx = (*exe)->program().ptx;
-      if (std::string(c.op) == "softmax")
+      if (std::string(c.op) == "softmax") {
         EXPECT_EQ(ptx.find("div.approx.f32"), std::string::npos);
-      if (folded && std::string(c.op) == "layer_norm")
+      }
+      if (folded && std::string(c.op) == "layer_norm") {
         EXPECT_EQ(ptx.find("sub.f32"), std::string::npos);
-      if (*extra)
+      }
+      if (*extra) {
         EXPECT_NE(ptx.find("ld.global.nc"), std::string::npos);
+      }
       uint64_t seed = tilec::testing::freshSeed();
       SCOPED_TRACE("seed " + std::to_string(seed));
       std::vector<HostTensor> inputs;
