@@ -180,26 +180,43 @@ TEST(GpuSimTest, ExamplesMatchTheReference) {
 }
 
 // The decoder layer (examples::buildDecoderLayer) with a causal mask, its
-// attention as three kernels and as one flash-attention kernel.
+// attention as three kernels, as one flash-attention kernel, and as the
+// default chooses by shape (unset).
 TEST(GpuSimTest, DecoderLayerMatchesTheReference) {
-  // (sm_90a: the H200's kernels; at 72 tokens its GEMMs are TMA and wgmma.)
+  // (sm_90a: the H200's kernels; from 33 tokens its GEMMs are TMA and
+  // wgmma; 64 tokens are 256 grouped query rows: flash by shape.)
   for (auto [tokens, past, flash, target] :
-       std::vector<std::tuple<int64_t, int64_t, bool, const char *>>{
+       std::vector<std::tuple<int64_t, int64_t, std::optional<bool>, const char *>>{
            {1, 7, false, "sm_80"},
            {3, 5, true, "sm_80"},
            {16, 1, true, "sm_80"},
            {8, 0, true, "sm_80"},
            {16, 9, true, "sm_90a"},
            {72, 5, false, "sm_90a"},
-           {72, 5, true, "sm_90a"}}) {
+           {72, 5, true, "sm_90a"},
+           {40, 3, std::nullopt, "sm_90a"},
+           {64, 0, std::nullopt, "sm_90a"}}) {
     SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past) +
-                 (flash ? ", flash attention, " : ", ") + target);
+                 (!flash ? ", by shape, " : *flash ? ", flash attention, " : ", ") + target);
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
     std::vector<HostTensor> inputs = tiletest::decoderLayerInputs(g, tokens, past, 13);
     CompileOptions options = simOptions();
     options.target = target;
     options.fuseAttention = flash;
+    if (!flash) { // (by shape: flash from 256 query rows, 4 a token here)
+      auto p = compileGraph(g, options);
+      ASSERT_TRUE(p.ok()) << p.message();
+      EXPECT_EQ(std::any_of(p->launches.begin(), p->launches.end(),
+                            [](const KernelLaunchPlan &l) { return l.attention; }),
+                4 * tokens >= 256);
+      // (The projections' and the MLP's GEMMs, of `tokens` rows: wgmma
+      // tiles fed by TMA, persistent CTAs.)
+      for (const KernelLaunchPlan &l : p->launches)
+        if (l.gemm && !l.attention && l.rows == tokens) {
+          EXPECT_TRUE(l.persistent) << l.name;
+        }
+    }
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
   }
 }
