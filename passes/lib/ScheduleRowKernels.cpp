@@ -887,13 +887,15 @@ struct ScheduleRowKernelsPass
         bk = 16, wm = 2;
     } else if (rows <= 64) {
       bm = 64, wm = 1, wn = 4; // warp tiles 64 x 32
-      // 16-bit rows of 33-64: the decode rule (above) by analogy, not yet
-      // measured. A grid that leaves over half the SMs idle narrows its
+      // 16-bit rows of 33-64 (before sm_90a; there wgmma tiles take them
+      // unless gemm-wgmma-min-rows is raised): the decode rule (above) by
+      // analogy. A grid that leaves over half the SMs idle narrows its
       // CTAs to 64, then 32 columns (warp tiles 64 x 16), and a grid of one
       // wave takes 8 stages: 64 x 520 x 1000 had 5 CTAs of 64 x 128 at 4
       // stages, 17.7 us against cuBLAS's 8.3 (docs/perf.md, twenty-first
-      // session), now 17 of 64 x 32 at 8 stages; 64 x 4096 x 4096 had 32
-      // tiles in 4 splits, now 128 tiles of 64 x 32 unsplit.
+      // session), then 17 of 64 x 32 at 8 stages, 11.3 us (run s25a); on an
+      // H100 (run s25c) these took 10.7-11.5 us and wgmma tiles 8.7. 64 x
+      // 4096 x 4096 had 32 tiles in 4 splits, then 128 tiles of 64 x 32.
       // (One product: SwiGLU's two take 64 columns, below.)
       bool fill = gemmFillSms && elemBytes == 2 && products == 1;
       if (fill && !gemmBlockN)
