@@ -32,6 +32,8 @@ std::vector<FusionReport> reportFusions(func::FuncOp host) {
         r.ops.push_back(op.getName().stripDialect().str());
     if (auto saved = fusion->getAttrOfType<IntegerAttr>("hbm_bytes_saved"))
       r.hbmBytesSaved = saved.getInt();
+    if (auto choice = fusion->getAttrOfType<StringAttr>("attention_choice"))
+      r.attentionChoice = choice.str();
     if (auto domain = fusion->getAttrOfType<DenseI64ArrayAttr>("domain"))
       r.domain = shapeText(domain.asArrayRef());
     else
@@ -244,6 +246,8 @@ std::string explainFusion(const CompiledProgram &program) {
       os << " " << op;
     os << "\n    keeps " << f.hbmBytesSaved << " bytes ("
        << (f.hbmBytesSaved / 1.0e6) << " MB) of intermediates out of HBM\n";
+    if (!f.attentionChoice.empty())
+      os << "    attention: " << f.attentionChoice << "\n";
     // How it runs: the launch plan the scheduler chose.
     for (const KernelLaunchPlan &l : program.launches) {
       if (l.name != f.kernel)

@@ -31,7 +31,7 @@ namespace {
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(KernelBuffer) == 48 && sizeof(TensorMapPlan) == 56 &&
                   sizeof(KernelLaunchPlan) == 240 && sizeof(ProgramValue) == 40 &&
-                  sizeof(FusionReport) == 96 && sizeof(CompiledProgram) == 176,
+                  sizeof(FusionReport) == 128 && sizeof(CompiledProgram) == 176,
               "a compiled program's structs changed: list their fields in ProgramCache.cpp "
               "and update these sizes");
 #endif
@@ -91,6 +91,7 @@ template <typename F> void fields(FusionReport &r, F &&f) {
   f("ops", r.ops);
   f("hbmBytesSaved", r.hbmBytesSaved);
   f("domain", r.domain);
+  f("attentionChoice", r.attentionChoice);
 }
 
 template <typename F> void fields(CompiledProgram &p, F &&f) {

@@ -29,6 +29,9 @@ struct Group {
   // Attention's two products and softmax (formAttention): the domain is
   // the output's; the scores' rows are the same rows, over the keys.
   bool attention = false;
+  // attention=auto's choice for the attention whose output this group
+  // computes, and why (the fusion's `attention_choice`, explainFusion's).
+  std::string attentionChoice;
 };
 
 int64_t byteSize(Value v) {
@@ -126,6 +129,17 @@ public:
         continue;
       if (mergeMakesCycle({g2, g1, gs}))
         continue;
+      if (attention == "auto") {
+        int64_t rows = llvm::cast<RankedTensorType>(qk.getLhs().getType()).getShape().drop_back().back();
+        int64_t keys = llvm::cast<RankedTensorType>(qk.getRhs().getType()).getShape().drop_back().back();
+        bool flash = flashMeasuredFaster(rows, keys);
+        groups[g2].attentionChoice =
+            (flash ? "flash by shape: " : "three kernels by shape: ") + std::to_string(rows) +
+            " query rows a batch over " + std::to_string(keys) +
+            " keys (flash from 256 rows, 4096 keys, or 2048 keys over 64 rows)";
+        if (!flash)
+          continue;
+      }
       RowDomain domain = *groups[g2].domain;
       absorb(g2, g1, domain);
       absorb(g2, gs, domain);
@@ -199,9 +213,6 @@ public:
     int64_t headDim = q.getShape().back(), valueDim = v.getShape().back();
     if (ShapedType::isDynamic(headDim) || ShapedType::isDynamic(valueDim) || headDim % 16 != 0 ||
         headDim > 128 || valueDim % 16 != 0 || valueDim > 128)
-      return {};
-    if (attention == "auto" && !flashMeasuredFaster(q.getShape().drop_back().back(),
-                                                    k.getShape().drop_back().back()))
       return {};
     softmax = {max, maxB, sub, exp, sum, sumB, div, cast};
     return qk;
@@ -695,6 +706,8 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     fusion->setAttr("fused_ops", attrs.getI64IntegerAttr(group.ops.size()));
     if (group.attention)
       fusion->setAttr("attention", attrs.getUnitAttr());
+    if (!group.attentionChoice.empty())
+      fusion->setAttr("attention_choice", attrs.getStringAttr(group.attentionChoice));
     fusion->setAttr("hbm_bytes_saved", attrs.getI64IntegerAttr(saved));
   }
 };

@@ -2361,6 +2361,19 @@ TEST(FusionTest, FlashAttentionByShapeByDefault) {
     size_t byShape = launches(std::nullopt), three = launches(false), flash = launches(true);
     EXPECT_EQ(flash + 2, three);
     EXPECT_EQ(byShape, c.flash ? flash : three);
+    // explainFusion says which and why (forced choices say nothing).
+    auto p = compileGraph(g);
+    ASSERT_TRUE(p.ok()) << p.message();
+    std::string why = std::string(c.flash ? "flash" : "three kernels") + " by shape: " +
+                      std::to_string(4 * c.tokens) + " query rows a batch over " +
+                      std::to_string(c.past + c.tokens) + " keys";
+    EXPECT_NE(explainFusion(*p).find("    attention: " + why), std::string::npos)
+        << explainFusion(*p);
+    CompileOptions forced;
+    forced.fuseAttention = c.flash;
+    auto q = compileGraph(g, forced);
+    ASSERT_TRUE(q.ok()) << q.message();
+    EXPECT_EQ(explainFusion(*q).find("attention:"), std::string::npos);
   }
 }
 

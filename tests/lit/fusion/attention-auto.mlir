@@ -4,14 +4,16 @@
 
 // attention=auto (the default) by shape: one flash kernel where the query
 // rows of a batch are at least 256, the keys at least 4096, or the keys at
-// least 2048 over 64 rows or more; three kernels elsewhere.
+// least 2048 over 64 rows or more; three kernels elsewhere. The fusion of
+// attention's output says which and why (attention_choice).
 // BAD: attention must be auto, true or false, got 'yes'
 
 // 64 query rows over 528 keys, 8 kv heads (a decode step of 16 tokens with
 // 4 grouped heads, after 512): three kernels, measured faster there.
 // CHECK-LABEL: func.func @few_rows_few_keys
 // CHECK-COUNT-3: graph.fusion
-//   CHECK-NOT:   attention
+//   CHECK-NOT:   attention,
+//       CHECK:   attention_choice = "three kernels by shape
 func.func @few_rows_few_keys(%q: tensor<8x64x64xbf16>, %k: tensor<8x528x64xbf16>, %v: tensor<8x528x32xbf16>) -> tensor<8x64x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<8x64x64xbf16>, tensor<8x528x64xbf16>) -> tensor<8x64x528xf32>
   %mx = graph.reduce_max %s {axis = 2 : i64} : (tensor<8x64x528xf32>) -> tensor<8x64x1xf32>
@@ -31,7 +33,8 @@ func.func @few_rows_few_keys(%q: tensor<8x64x64xbf16>, %k: tensor<8x528x64xbf16>
 // 64 rows over 2047 keys: three kernels.
 // CHECK-LABEL: func.func @rows_64_keys_2047
 // CHECK-COUNT-3: graph.fusion
-//   CHECK-NOT:   attention
+//   CHECK-NOT:   attention,
+//       CHECK:   attention_choice = "three kernels by shape
 func.func @rows_64_keys_2047(%q: tensor<64x64xbf16>, %k: tensor<2047x64xbf16>, %v: tensor<2047x32xbf16>) -> tensor<64x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<64x64xbf16>, tensor<2047x64xbf16>) -> tensor<64x2047xf32>
   %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<64x2047xf32>) -> tensor<64x1xf32>
@@ -50,7 +53,7 @@ func.func @rows_64_keys_2047(%q: tensor<64x64xbf16>, %k: tensor<2047x64xbf16>, %
 
 // 64 rows over 2048 keys: flash.
 // CHECK-LABEL: func.func @rows_64_keys_2048
-//       CHECK:   graph.fusion({{.*}}) attributes {attention
+//       CHECK:   graph.fusion({{.*}}) attributes {attention, attention_choice = "flash by shape
 //   CHECK-NOT:   graph.fusion
 func.func @rows_64_keys_2048(%q: tensor<64x64xbf16>, %k: tensor<2048x64xbf16>, %v: tensor<2048x32xbf16>) -> tensor<64x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<64x64xbf16>, tensor<2048x64xbf16>) -> tensor<64x2048xf32>
@@ -71,7 +74,8 @@ func.func @rows_64_keys_2048(%q: tensor<64x64xbf16>, %k: tensor<2048x64xbf16>, %
 // 63 rows over 4095 keys: three kernels.
 // CHECK-LABEL: func.func @rows_63_keys_4095
 // CHECK-COUNT-3: graph.fusion
-//   CHECK-NOT:   attention
+//   CHECK-NOT:   attention,
+//       CHECK:   attention_choice = "three kernels by shape
 func.func @rows_63_keys_4095(%q: tensor<63x64xbf16>, %k: tensor<4095x64xbf16>, %v: tensor<4095x32xbf16>) -> tensor<63x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<63x64xbf16>, tensor<4095x64xbf16>) -> tensor<63x4095xf32>
   %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<63x4095xf32>) -> tensor<63x1xf32>
@@ -90,7 +94,7 @@ func.func @rows_63_keys_4095(%q: tensor<63x64xbf16>, %k: tensor<4095x64xbf16>, %
 
 // 4 rows (one token, 4 grouped heads) over 4096 keys: flash.
 // CHECK-LABEL: func.func @rows_4_keys_4096
-//       CHECK:   graph.fusion({{.*}}) attributes {attention
+//       CHECK:   graph.fusion({{.*}}) attributes {attention, attention_choice = "flash by shape
 //   CHECK-NOT:   graph.fusion
 func.func @rows_4_keys_4096(%q: tensor<4x64xbf16>, %k: tensor<4096x64xbf16>, %v: tensor<4096x32xbf16>) -> tensor<4x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<4x64xbf16>, tensor<4096x64xbf16>) -> tensor<4x4096xf32>
@@ -111,7 +115,8 @@ func.func @rows_4_keys_4096(%q: tensor<4x64xbf16>, %k: tensor<4096x64xbf16>, %v:
 // 255 query rows over 72 keys: three kernels.
 // CHECK-LABEL: func.func @rows_255
 // CHECK-COUNT-3: graph.fusion
-//   CHECK-NOT:   attention
+//   CHECK-NOT:   attention,
+//       CHECK:   attention_choice = "three kernels by shape
 func.func @rows_255(%q: tensor<255x64xbf16>, %k: tensor<72x64xbf16>, %v: tensor<72x32xbf16>) -> tensor<255x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<255x64xbf16>, tensor<72x64xbf16>) -> tensor<255x72xf32>
   %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<255x72xf32>) -> tensor<255x1xf32>
@@ -130,7 +135,7 @@ func.func @rows_255(%q: tensor<255x64xbf16>, %k: tensor<72x64xbf16>, %v: tensor<
 
 // 256 query rows (a prefill) over 72 keys: flash.
 // CHECK-LABEL: func.func @rows_256
-//       CHECK:   graph.fusion({{.*}}) attributes {attention
+//       CHECK:   graph.fusion({{.*}}) attributes {attention, attention_choice = "flash by shape
 //   CHECK-NOT:   graph.fusion
 func.func @rows_256(%q: tensor<256x64xbf16>, %k: tensor<72x64xbf16>, %v: tensor<72x32xbf16>) -> tensor<256x32xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<256x64xbf16>, tensor<72x64xbf16>) -> tensor<256x72xf32>

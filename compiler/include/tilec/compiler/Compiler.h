@@ -184,6 +184,9 @@ struct FusionReport {
   std::vector<std::string> ops; // graph op names in the fusion
   int64_t hbmBytesSaved = 0;
   std::string domain; // "[8192, 4096]"
+  /// Where the fusion computes an attention's output and the choice of
+  /// flash or three kernels was made by shape: which, and why.
+  std::string attentionChoice;
 };
 
 /// A graph compiled to PTX plus the launches that run it.
