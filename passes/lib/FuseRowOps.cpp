@@ -130,8 +130,10 @@ public:
       if (mergeMakesCycle({g2, g1, gs}))
         continue;
       if (attention == "auto") {
-        int64_t rows = llvm::cast<RankedTensorType>(qk.getLhs().getType()).getShape().drop_back().back();
-        int64_t keys = llvm::cast<RankedTensorType>(qk.getRhs().getType()).getShape().drop_back().back();
+        auto rowsOf = [](Value v) {
+          return llvm::cast<RankedTensorType>(v.getType()).getShape().drop_back().back();
+        };
+        int64_t rows = rowsOf(qk.getLhs()), keys = rowsOf(qk.getRhs());
         bool flash = flashMeasuredFaster(rows, keys);
         groups[g2].attentionChoice =
             (flash ? "flash by shape: " : "three kernels by shape: ") + std::to_string(rows) +
@@ -414,6 +416,8 @@ private:
     groups[g].ops.append(groups[h].ops);
     llvm::sort(groups[g].ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     groups[g].domain = domain;
+    if (groups[g].attentionChoice.empty())
+      groups[g].attentionChoice = std::move(groups[h].attentionChoice);
     groups[h].alive = false;
     groups[h].ops.clear();
   }
