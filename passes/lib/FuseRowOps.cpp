@@ -137,8 +137,10 @@ public:
         bool flash = flashMeasuredFaster(rows, keys);
         groups[g2].attentionChoice =
             (flash ? "flash by shape: " : "three kernels by shape: ") + std::to_string(rows) +
-            " query rows a batch over " + std::to_string(keys) +
-            " keys (flash from 256 rows, 4096 keys, or 2048 keys over 64 rows)";
+            " query rows a batch over " + std::to_string(keys) + " keys (flash from " +
+            std::to_string(kFlashRows) + " rows, " + std::to_string(kFlashKeys) + " keys, or " +
+            std::to_string(kFlashManyKeys) + " keys over " + std::to_string(kFlashManyKeysRows) +
+            " rows)";
         if (!flash)
           continue;
       }
@@ -229,8 +231,11 @@ public:
   /// and at 4 rows over 516-2052 (0.76-0.91x), where the scores fit L2
   /// and flash's CTAs are few; flash at 64 rows over 2064 keys (1.11x), 4
   /// over 4100 (1.10x), and prefills of 256-2048 rows (1.67-2.56x).
+  static constexpr int64_t kFlashRows = 256, kFlashKeys = 4096, kFlashManyKeys = 2048,
+                           kFlashManyKeysRows = 64;
   static bool flashMeasuredFaster(int64_t queryRows, int64_t keys) {
-    return queryRows >= 256 || keys >= 4096 || (keys >= 2048 && queryRows >= 64);
+    return queryRows >= kFlashRows || keys >= kFlashKeys ||
+           (keys >= kFlashManyKeys && queryRows >= kFlashManyKeysRows);
   }
 
   /// Two 16-bit GEMM kernels of at most 64 rows whose products read one

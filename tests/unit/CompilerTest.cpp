@@ -2351,29 +2351,26 @@ TEST(FusionTest, FlashAttentionByShapeByDefault) {
     SCOPED_TRACE(std::to_string(c.tokens) + " tokens after " + std::to_string(c.past));
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, c.tokens, 1024, DType::BF16, c.past).ok());
-    auto launches = [&](std::optional<bool> fuse) -> size_t {
+    // (Each mode compiled once: by shape, never, always.)
+    std::vector<CompiledProgram> programs;
+    for (std::optional<bool> fuse : {std::optional<bool>(), std::optional<bool>(false),
+                                     std::optional<bool>(true)}) {
       CompileOptions options;
       options.fuseAttention = fuse;
       auto p = compileGraph(g, options);
-      EXPECT_TRUE(p.ok()) << p.message();
-      return p.ok() ? p->launches.size() : 0;
-    };
-    size_t byShape = launches(std::nullopt), three = launches(false), flash = launches(true);
-    EXPECT_EQ(flash + 2, three);
-    EXPECT_EQ(byShape, c.flash ? flash : three);
+      ASSERT_TRUE(p.ok()) << p.message();
+      programs.push_back(p.take());
+    }
+    const CompiledProgram &byShape = programs[0], &three = programs[1], &flash = programs[2];
+    EXPECT_EQ(flash.launches.size() + 2, three.launches.size());
+    EXPECT_EQ(byShape.launches.size(), (c.flash ? flash : three).launches.size());
     // explainFusion says which and why (forced choices say nothing).
-    auto p = compileGraph(g);
-    ASSERT_TRUE(p.ok()) << p.message();
     std::string why = std::string(c.flash ? "flash" : "three kernels") + " by shape: " +
                       std::to_string(4 * c.tokens) + " query rows a batch over " +
                       std::to_string(c.past + c.tokens) + " keys";
-    EXPECT_NE(explainFusion(*p).find("    attention: " + why), std::string::npos)
-        << explainFusion(*p);
-    CompileOptions forced;
-    forced.fuseAttention = c.flash;
-    auto q = compileGraph(g, forced);
-    ASSERT_TRUE(q.ok()) << q.message();
-    EXPECT_EQ(explainFusion(*q).find("attention:"), std::string::npos);
+    EXPECT_NE(explainFusion(byShape).find("    attention: " + why), std::string::npos)
+        << explainFusion(byShape);
+    EXPECT_EQ(explainFusion(c.flash ? flash : three).find("attention:"), std::string::npos);
   }
 }
 
