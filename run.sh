@@ -12,6 +12,9 @@ BUILD=${TILEC_BUILD_DIR:-build}
 JOBS=${TILEC_JOBS:-$(nproc)}
 
 log() { printf '==> %s\n' "$*"; }
+# ccache keys relative to the checkout, so that the static bundle's build
+# (build-static) reuses the objects of build: only the link differs.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 install_deps() {
   local missing=()

@@ -71,6 +71,9 @@ struct GemmSchedule {
   // The k steps split over this many CTAs a tile (split_k; 1: none), with a
   // workspace of workspaceBytes (GemmSplitWorkspace) for their partial sums.
   int64_t splitK = 1, workspaceBytes = 0;
+  // wgmma flash attention (wgmma = 2): S of the next key block issued
+  // before the softmax of this one, k copied a block ahead of v.
+  bool sAhead = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -159,12 +162,19 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.groupM = 1;
   s.splitK = std::max<int64_t>(1, get("split_k"));
   s.workspaceBytes = get("workspace_bytes");
+  s.wgmma = get("wgmma") >= 1;
+  s.sAhead = get("wgmma") == 2;
+  s.tma = get("tma") == 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
     return fn.emitOpError("invalid attention tile.schedule ")
            << dict << " (block_m a multiple of 16, 16 a warp; block_n keys a multiple of 16; "
                       ">= 2 stages)";
+  if ((s.tma && (!s.wgmma || s.sAhead || s.splitK > 1)) ||
+      (s.wgmma && (s.blockM % 64 != 0 || keys % 64 != 0)))
+    return fn.emitOpError("invalid attention tile.schedule ")
+           << dict << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, no split)";
   return s;
 }
 
@@ -260,9 +270,11 @@ public:
       params.push_back(LLVM::LLVMPointerType::get(ctx, 1));
     if (s.tma) {
       tensorMaps = fn->getAttrOfType<ArrayAttr>("tile.tma");
-      if (!tensorMaps || tensorMaps.size() != mms.size() + 1 + (s.tmaStore ? 1 : 0))
+      size_t maps = fn->hasAttr("tile.attention") ? 3 : mms.size() + 1 + (s.tmaStore ? 1 : 0);
+      if (!tensorMaps || tensorMaps.size() != maps)
         return fn.emitOpError("a TMA GEMM schedule needs tile.tma with a tensor map for the "
-                              "lhs and each rhs (and the output, with tma_store)");
+                              "lhs and each rhs (and the output, with tma_store; attention: q, "
+                              "k and v)");
       params.append(tensorMaps.size(), LLVM::LLVMPointerType::get(ctx));
     }
     auto gfn = moduleBuilder.create<gpu::GPUFuncOp>(
@@ -491,24 +503,68 @@ public:
       return fn.emitOpError("attention kernel needs head dims and keys a step that are "
                             "multiples of 16, and k and v both batched or neither");
 
+    bool wg = s.wgmma;
+    if (wg && (dk % 64 != 0 || dv % 64 != 0 || bn % 64 != 0 || s.blockM % 64 != 0))
+      return fn.emitOpError("wgmma attention needs head dims, v's columns, keys a step and "
+                            "query rows a CTA that are multiples of 64");
+
     // ---- shared memory: the q rows, then `stages` k blocks, then v blocks ----
+    // (wgmma: 64-column blocks of 128-byte rows in the 128-byte swizzle,
+    // from a 1024-byte aligned base: q [dk / 64][block_m][64], k [stages *
+    // dk / 64][bn][64] (K-major), v [stages][dv / 64 * bn][64] (MN-major:
+    // row (column / 64) * bn + key), then P [warpgroups * bn / 64][64][64].)
     auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value pad = m.c(0), smemBase;
+    if (wg) {
+      Value raw = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, dyn);
+      pad = m.rem(m.sub(m.c(1024), m.rem(raw, 1024)), 1024);
+      smemBase = m.add(raw, pad);
+    }
     auto panelOf = [&](int64_t stages, int64_t rows, int64_t cols, int64_t byteOffset) {
       auto t = MemRefType::get({stages, rows, cols}, elem, AffineMap(), ws);
-      Value v = b.create<memref::ViewOp>(loc, t, dyn, m.c(byteOffset), ValueRange());
+      Value v = b.create<memref::ViewOp>(loc, t, dyn, wg ? m.add(pad, byteOffset) : m.c(byteOffset),
+                                         ValueRange());
       return Panel{v, rows, cols, kChunk};
     };
-    int64_t qBytes = s.blockM * dk * elemBytes, kBytes = s.stages * bn * dk * elemBytes;
-    Panel pq = panelOf(1, s.blockM, dk, 0), pk = panelOf(s.stages, bn, dk, qBytes),
-          pvPanel = panelOf(s.stages, bn, dv, qBytes + kBytes);
+    int64_t qBytes = s.blockM * dk * elemBytes, kBytes = s.stages * bn * dk * elemBytes,
+            vBytes = s.stages * bn * dv * elemBytes;
+    Panel pq = wg ? panelOf(dk / 64, s.blockM, 64, 0) : panelOf(1, s.blockM, dk, 0),
+          pk = wg ? panelOf(s.stages * dk / 64, bn, 64, qBytes) : panelOf(s.stages, bn, dk, qBytes),
+          pvPanel = wg ? panelOf(s.stages, dv / 64 * bn, 64, qBytes + kBytes)
+                       : panelOf(s.stages, bn, dv, qBytes + kBytes);
+    std::optional<Panel> pp;
+    if (wg)
+      pp = panelOf(s.blockM / 64 * bn / 64, 64, 64, qBytes + kBytes + vBytes);
     Value qMem = args.lookup(mm.getLhs()), kMem = args.lookup(mm.getRhs()),
           vMem = args.lookup(pvOp.getRhs());
     Value batchOf = rhsBatched ? batchIdx : Value();
-    auto loadBlock = [&](OpBuilder &bb, Value stage, Value block) {
+    auto loadK = [&](OpBuilder &bb, Value stage, Value block) {
       IndexMath bm{bb, loc};
       Value key0 = bm.mul(block, bn);
-      copyPanel(bb, tid, kMem, pk, stage, key0, nKeys, bm.c(0), dk, 0, Value(), batchOf);
-      copyPanel(bb, tid, vMem, pvPanel, stage, key0, nKeys, bm.c(0), dv, 0, Value(), batchOf);
+      if (!wg) {
+        copyPanel(bb, tid, kMem, pk, stage, key0, nKeys, bm.c(0), dk, 0, Value(), batchOf);
+        return;
+      }
+      for (int64_t kb = 0; kb < dk / 64; ++kb)
+        copyPanel(bb, tid, kMem, pk, bm.add(bm.mul(stage, dk / 64), kb), key0, nKeys,
+                  bm.c(kb * 64), dk, 0, Value(), batchOf);
+    };
+    auto loadV = [&](OpBuilder &bb, Value stage, Value block) {
+      IndexMath bm{bb, loc};
+      Value key0 = bm.mul(block, bn);
+      if (!wg) {
+        copyPanel(bb, tid, vMem, pvPanel, stage, key0, nKeys, bm.c(0), dv, 0, Value(), batchOf);
+        return;
+      }
+      Panel vBlock = pvPanel; // (bn rows of it a copy)
+      vBlock.rows = bn;
+      for (int64_t nb = 0; nb < dv / 64; ++nb)
+        copyPanel(bb, tid, vMem, vBlock, stage, key0, nKeys, bm.c(nb * 64), dv, nb * bn,
+                  Value(), batchOf);
+    };
+    auto loadBlock = [&](OpBuilder &bb, Value stage, Value block) {
+      loadK(bb, stage, block);
+      loadV(bb, stage, block);
     };
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
     // This CTA's key blocks: all, or (split keys) its split's share, none
@@ -522,18 +578,38 @@ public:
       firstBlock = m.mul(splitIdx, perSplit);
       blockCount = m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock));
     }
-    copyPanel(b, tid, qMem, pq, m.c(0), m0, M, m.c(0), dk, 0, batchRow0);
-    Value token;
-    for (int64_t st = 0; st < s.stages - 1; ++st) {
+    if (s.tma) {
+      // (q, k and v by TMA, below)
+    } else if (wg) {
+      for (int64_t kb = 0; kb < dk / 64; ++kb)
+        copyPanel(b, tid, qMem, pq, m.c(kb), m0, M, m.c(kb * 64), dk, 0, batchRow0);
+    } else {
+      copyPanel(b, tid, qMem, pq, m.c(0), m0, M, m.c(0), dk, 0, batchRow0);
+    }
+    // `load(builder, stage, block)` of this CTA's key block `st`, where it
+    // has one.
+    auto ifBlock = [&](int64_t st, llvm::function_ref<void(OpBuilder &, Value, Value)> load) {
       if (s.splitK > 1 && st < perSplit) {
         Value inRange =
             b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, m.c(st), blockCount);
         auto ifOp = b.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         IndexMath im{ib, loc};
-        loadBlock(ib, im.c(st), im.add(firstBlock, st));
+        load(ib, im.c(st % s.stages), im.add(firstBlock, st));
       } else if (s.splitK == 1 && st < kBlocks) {
-        loadBlock(b, m.c(st), m.c(st));
+        load(b, m.c(st % s.stages), m.c(st));
+      }
+    };
+    Value token;
+    // Copy group g: key block g (k and v), g < stages - 1; with sAhead, k of
+    // block g and v of block g - 1, g < stages.
+    for (int64_t st = 0; st < (s.tma ? 0 : s.stages - (s.sAhead ? 0 : 1)); ++st) {
+      if (!s.sAhead) {
+        ifBlock(st, loadBlock);
+      } else {
+        ifBlock(st, loadK);
+        if (st > 0)
+          ifBlock(st - 1, loadV);
       }
       token = b.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
     }
@@ -570,8 +646,141 @@ public:
       Value none = bb.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, m, negInf);
       return bb.create<arith::SelectOp>(loc, none, zeroF, m);
     };
+    // wgmma: S = q k^T of the k block in buffer `kStage`, m64n(bn)k16 of
+    // the warpgroup's 64 rows, issued and committed (not waited for);
+    // `sVectors`: accumulator element 4j + e is the mma.sync m16n8 layout
+    // of n8 tile j for the warp's 16 rows.
+    Value warpgroup = m.div(tileWarp, 4);
+    auto issueS = [&](OpBuilder &lb, Value kStage) -> Value {
+      IndexMath lm{lb, loc};
+      Value qWg = lm.add(smemBase, lm.mul(warpgroup, 64 * 128));
+      Value kAt = lm.add(smemBase, lm.add(lm.c(qBytes), lm.mul(kStage, dk / 64 * bn * 128)));
+      Value acc = lb.create<LLVM::UndefOp>(
+          loc, LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(bn / 2, lb.getF32Type())));
+      lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+      for (int64_t kk = 0; kk < dk / 16; ++kk) {
+        Value da = wgmmaDescriptor(lb, lm.add(qWg, (kk / 4) * s.blockM * 128 + (kk % 4) * 32), 16);
+        Value db = wgmmaDescriptor(lb, lm.add(kAt, (kk / 4) * bn * 128 + (kk % 4) * 32), 16);
+        acc = wgmmaOp(lb, acc, da, db, bn, /*bMN=*/false, /*zero=*/kk == 0);
+      }
+      lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+      return acc;
+    };
+    auto sVectors = [&](OpBuilder &lb, Value acc) {
+      SmallVector<Value> vecs;
+      for (int64_t jt = 0; jt < niS; ++jt) {
+        SmallVector<Value> four;
+        for (int64_t e = 0; e < 4; ++e)
+          four.push_back(lb.create<LLVM::ExtractValueOp>(loc, acc, ArrayRef<int64_t>{4 * jt + e}));
+        vecs.push_back(lb.create<vector::FromElementsOp>(loc, v4, four));
+      }
+      return vecs;
+    };
+    // TMA: mbarriers after P's tiles (q's, then full[stage], then
+    // empty[stage]); warpgroup 0 is the producer: its first thread copies
+    // q, then for each key block waits until its stage is empty (every
+    // consumer warp has arrived), arms `full` with the block's bytes and
+    // copies k's and v's 64-column boxes (zeros past the last key). The
+    // consumers wait on `full`, and after a block's P v each warp's lane 0
+    // arrives on `empty`: no CTA barrier in the loop.
+    scf::IfOp roleIf;
+    auto i32 = b.getI32Type();
+    auto c32 = [&](OpBuilder &bb, int64_t v) -> Value {
+      return bb.create<arith::ConstantOp>(loc, bb.getI32IntegerAttr(v));
+    };
+    auto toI32 = [&](OpBuilder &bb, Value v) -> Value {
+      return bb.create<arith::IndexCastOp>(loc, i32, v);
+    };
+    Value bars;
+    auto barAt = [&](OpBuilder &bb, int64_t slot, Value stage = Value()) {
+      IndexMath im{bb, loc};
+      Value at = im.add(bars, slot * 8);
+      return sharedPointer(bb, stage ? im.add(at, im.mul(stage, 8)) : at);
+    };
+    auto fullBar = [&](OpBuilder &bb, Value stage) { return barAt(bb, 1, stage); };
+    auto emptyBar = [&](OpBuilder &bb, Value stage) { return barAt(bb, 1 + s.stages, stage); };
+    Value ticks;
+    auto parityOf = [&](OpBuilder &bb, Value j, bool flip) {
+      IndexMath im{bb, loc};
+      Value p = toI32(bb, im.rem(im.div(j, s.stages), 2));
+      return flip ? bb.create<arith::XOrIOp>(loc, p, c32(bb, 1)).getResult() : p;
+    };
+    if (s.tma) {
+      bars = m.add(smemBase, qBytes + kBytes + vBytes + s.blockM * bn * elemBytes);
+      ticks = c32(b, 0x989680);
+      {
+        Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, m.c(0));
+        auto ifOp = b.create<scf::IfOp>(loc, first, false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath im{ib, loc};
+        ib.create<NVVM::MBarrierInitOp>(loc, barAt(ib, 0), c32(ib, 1), Value());
+        for (int64_t st = 0; st < s.stages; ++st) {
+          ib.create<NVVM::MBarrierInitOp>(loc, fullBar(ib, im.c(st)), c32(ib, 1), Value());
+          ib.create<NVVM::MBarrierInitOp>(loc, emptyBar(ib, im.c(st)), c32(ib, s.tileWarps()),
+                                          Value());
+        }
+        ib.create<NVVM::FenceMbarrierInitOp>(loc);
+      }
+      b.create<gpu::BarrierOp>(loc);
+      OpBuilder ib = splitProducer(b, tid, roleIf);
+      IndexMath im{ib, loc};
+      auto ptr7 = LLVM::LLVMPointerType::get(ctx, 7);
+      auto copy = [&](OpBuilder &cb, Value map, Value dst, ValueRange coords, Value bar) {
+        Value d = cb.create<LLVM::AddrSpaceCastOp>(loc, ptr7, sharedPointer(cb, dst));
+        cb.create<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+            loc, d, map, coords, bar, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
+            false, NVVM::CTAGroupKindAttr(), Value());
+      };
+      Value qBar = barAt(ib, 0);
+      ib.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), qBar, c32(ib, qBytes),
+                                                NVVM::MemScopeKind::CTA, false, Value());
+      for (int64_t kb = 0; kb < dk / 64; ++kb)
+        for (int64_t rb = 0; rb < s.blockM / 64; ++rb)
+          copy(ib, mapParams[0], im.add(smemBase, kb * s.blockM * 128 + rb * 64 * 128),
+               {c32(ib, kb * 64), toI32(ib, im.add(im.add(batchRow0, m0), rb * 64))}, qBar);
+      auto loop = ib.create<scf::ForOp>(loc, im.c(0), blockCount, im.c(1));
+      OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+      IndexMath lm{lb, loc};
+      Value j = loop.getInductionVar(), stage = lm.rem(j, s.stages);
+      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, emptyBar(lb, stage), parityOf(lb, j, true),
+                                               ticks);
+      Value bar = fullBar(lb, stage);
+      lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar,
+                                                c32(lb, bn * (dk + dv) * elemBytes),
+                                                NVVM::MemScopeKind::CTA, false, Value());
+      Value key0 = toI32(lb, lm.mul(lm.add(firstBlock, j), bn));
+      auto coords = [&](int64_t col) {
+        SmallVector<Value> c{c32(lb, col), key0};
+        if (rhsBatched)
+          c.push_back(toI32(lb, batchIdx));
+        return c;
+      };
+      Value kStage = lm.add(smemBase, lm.add(lm.c(qBytes), lm.mul(stage, dk / 64 * bn * 128)));
+      for (int64_t kb = 0; kb < dk / 64; ++kb)
+        copy(lb, mapParams[1], lm.add(kStage, kb * bn * 128), coords(kb * 64), bar);
+      Value vStage =
+          lm.add(smemBase, lm.add(lm.c(qBytes + kBytes), lm.mul(stage, dv / 64 * bn * 128)));
+      for (int64_t nb = 0; nb < dv / 64; ++nb)
+        copy(lb, mapParams[2], lm.add(vStage, nb * bn * 128), coords(nb * 64), bar);
+      // The consumers: the rest of the kernel, in the else branch.
+      b.setInsertionPoint(roleIf.getElseRegion().front().getTerminator());
+      b.create<NVVM::SetMaxRegisterOp>(loc, kMmaRegisters, NVVM::SetMaxRegisterAction::increase);
+      b.create<NVVM::MBarrierTryWaitParityOp>(loc, barAt(b, 0), c32(b, 0), ticks);
+    }
     SmallVector<Value> init(niO, zero4);
-    init.append({negInf, negInf, zeroF, zeroF, token});
+    init.append({negInf, negInf, zeroF, zeroF});
+    if (s.sAhead) {
+      // S of the first block before the loop (its copy group done).
+      b.create<nvgpu::DeviceAsyncWaitOp>(loc, token, b.getI32IntegerAttr(s.stages - 1));
+      b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
+                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      b.create<gpu::BarrierOp>(loc);
+      Value acc = issueS(b, m.c(0));
+      b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, b.getI64IntegerAttr(0));
+      init.append(sVectors(b, acc));
+    }
+    if (!s.tma)
+      init.push_back(token);
     auto loop = b.create<scf::ForOp>(loc, m.c(0), blockCount, m.c(1), init);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -580,25 +789,56 @@ public:
       auto iter = loop.getRegionIterArgs();
       SmallVector<Value> o(iter.begin(), iter.begin() + niO);
       Value mOld[2] = {iter[niO], iter[niO + 1]}, lOld[2] = {iter[niO + 2], iter[niO + 3]};
-      lb.create<nvgpu::DeviceAsyncWaitOp>(loc, iter.back(), lb.getI32IntegerAttr(s.stages - 2));
-      lb.create<gpu::BarrierOp>(loc);
-      // Refill the buffer the previous block used.
-      Value next = lm.add(i, s.stages - 1);
-      auto ifOp = lb.create<scf::IfOp>(
-          loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next, blockCount),
-          /*withElse=*/false);
-      {
-        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-        IndexMath im{ib, loc};
-        loadBlock(ib, im.rem(next, s.stages), im.add(firstBlock, next));
+      Value stage = lm.rem(i, s.stages), newToken;
+      if (s.tma) {
+        lb.create<NVVM::MBarrierTryWaitParityOp>(loc, fullBar(lb, stage), parityOf(lb, i, false),
+                                                 ticks);
+      } else {
+        lb.create<nvgpu::DeviceAsyncWaitOp>(loc, iter.back(), lb.getI32IntegerAttr(s.stages - 2));
+        if (wg) // (the copies, generic proxy, made visible to wgmma: async proxy)
+          lb.create<NVVM::FenceProxyOp>(
+              loc, NVVM::ProxyKind::async_shared,
+              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+        lb.create<gpu::BarrierOp>(loc);
+        // Refill the buffer the previous block used (sAhead: k of block i +
+        // stages into block i's buffer, whose S is done, and v of block i +
+        // stages - 1 into block i - 1's, whose P v is).
+        auto refill = [&](int64_t ahead,
+                          llvm::function_ref<void(OpBuilder &, Value, Value)> load) {
+          Value next = lm.add(i, ahead);
+          auto ifOp = lb.create<scf::IfOp>(
+              loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, next, blockCount),
+              /*withElse=*/false);
+          OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+          IndexMath im{ib, loc};
+          load(ib, im.rem(next, s.stages), im.add(firstBlock, next));
+        };
+        if (s.sAhead) {
+          refill(s.stages, loadK);
+          refill(s.stages - 1, loadV);
+        } else {
+          refill(s.stages - 1, loadBlock);
+        }
+        newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
       }
-      Value newToken = lb.create<nvgpu::DeviceAsyncCreateGroupOp>(loc, tokenType, ValueRange());
-      Value stage = lm.rem(i, s.stages);
 
       // S = q k^T: the warp's 16 rows x bn keys.
       SmallVector<Value> sAcc(niS, zero4);
       LaneCoords lc = laneCoords(lb);
-      for (int64_t kk = 0; kk < dk / 16; ++kk) {
+      Value sNext; // (sAhead: the next block's S, in flight)
+      if (s.sAhead) {
+        // This block's S came with the loop; the next block's is issued now
+        // and runs under this one's softmax. (After the last block it reads
+        // a buffer no copy writes; its result is dropped.)
+        for (int64_t jt = 0; jt < niS; ++jt)
+          sAcc[jt] = iter[niO + 4 + jt];
+        sNext = issueS(lb, lm.rem(lm.add(i, 1), s.stages));
+      } else if (wg) {
+        Value acc = issueS(lb, stage);
+        lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(0));
+        sAcc = sVectors(lb, acc);
+      }
+      for (int64_t kk = 0; kk < (wg ? 0 : dk / 16); ++kk) {
         SmallVector<Value, 4> a = loadAFragment(lb, lc, pq, lm.c(0), kk, warpM0, false);
         for (int64_t t = 0; t < niS / 2; ++t) {
           SmallVector<Value, 4> f = loadBFragments(lb, lc, pk, stage, kk, lm.c(t * 16), true);
@@ -644,25 +884,55 @@ public:
       SmallVector<Value> yields;
       Value mNew[2], lNew[2], alpha[2];
       SmallVector<Value> p[2];
+      // (The thread's maxima and sums pairwise, as trees: a chain of
+      // bn / 4 dependent ops a row half would be latency on the critical
+      // path, with few warps an SM.)
+      auto tree = [&](SmallVector<Value> xs, bool isMax) {
+        while (xs.size() > 1) {
+          SmallVector<Value> next;
+          for (size_t k = 0; k + 1 < xs.size(); k += 2)
+            next.push_back(isMax ? lb.create<arith::MaximumFOp>(loc, xs[k], xs[k + 1]).getResult()
+                                 : lb.create<arith::AddFOp>(loc, xs[k], xs[k + 1]).getResult());
+          if (xs.size() % 2)
+            next.push_back(xs.back());
+          xs = std::move(next);
+        }
+        return xs.front();
+      };
       for (int64_t h = 0; h < 2; ++h) {
-        Value mx = mOld[h];
+        SmallVector<Value> scoresOfRow;
         for (Value sv : sPair[h])
           for (int64_t e = 0; e < 2; ++e)
-            mx = lb.create<arith::MaximumFOp>(
-                loc, mx, lb.create<vector::ExtractOp>(loc, sv, ArrayRef<int64_t>{e}));
+            scoresOfRow.push_back(lb.create<vector::ExtractOp>(loc, sv, ArrayRef<int64_t>{e}));
+        Value mx = lb.create<arith::MaximumFOp>(loc, mOld[h], tree(scoresOfRow, true));
         mNew[h] = quadReduce(lb, mx, true);
         Value mUse = finiteOrZero(lb, mNew[h]);
         alpha[h] = expOf(lb, lb.create<arith::SubFOp>(loc, mOld[h], mUse));
         Value mVec = lb.create<vector::BroadcastOp>(loc, v2, mUse);
-        Value rowSum = lb.create<arith::MulFOp>(loc, lOld[h], alpha[h]);
+        // Approximate exps (afn) as 2^(s log2 e - m log2 e): one fma and
+        // ex2.approx an element (exp(s - m) is a subtraction, a
+        // multiplication and ex2.approx).
+        bool approx = bitEnumContainsAll(exp.getFastmath(), arith::FastMathFlags::afn);
+        Value log2e = fconst(lb, v2, static_cast<float>(M_LOG2E)), negMLog2e;
+        if (approx)
+          negMLog2e = lb.create<arith::NegFOp>(loc, lb.create<arith::MulFOp>(loc, mVec, log2e));
+        SmallVector<Value> exps;
         for (Value sv : sPair[h]) {
-          Value e = expOf(lb, lb.create<arith::SubFOp>(loc, sv, mVec));
+          Value e;
+          if (approx) {
+            auto e2 =
+                lb.create<math::Exp2Op>(loc, lb.create<math::FmaOp>(loc, sv, log2e, negMLog2e));
+            e2.setFastmathAttr(exp.getFastmathAttr());
+            e = e2;
+          } else {
+            e = expOf(lb, lb.create<arith::SubFOp>(loc, sv, mVec));
+          }
           p[h].push_back(e);
           for (int64_t i = 0; i < 2; ++i)
-            rowSum = lb.create<arith::AddFOp>(
-                loc, rowSum, lb.create<vector::ExtractOp>(loc, e, ArrayRef<int64_t>{i}));
+            exps.push_back(lb.create<vector::ExtractOp>(loc, e, ArrayRef<int64_t>{i}));
         }
-        lNew[h] = rowSum;
+        lNew[h] = lb.create<arith::AddFOp>(loc, lb.create<arith::MulFOp>(loc, lOld[h], alpha[h]),
+                                           tree(exps, false));
       }
       Value scale = lb.create<vector::FromElementsOp>(
           loc, v4, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
@@ -673,7 +943,61 @@ public:
       auto packed = [&](Value pair) {
         return asI32(lb, loc, lb.create<arith::TruncFOp>(loc, pType, pair));
       };
-      for (int64_t kk = 0; kk < bn / 16; ++kk) {
+      if (wg) {
+        // P (rounded to v's dtype) into the warpgroup's K-major tile: key
+        // 8t + pairCol of row r = (warp % 4) * 16 + quad + 8h goes to 64-key
+        // block t / 8, chunk (t % 8) ^ (r % 8) (r % 8 = quad); then the
+        // stores made visible to wgmma and the warpgroup synchronized
+        // (named barrier 1 + warpgroup) before m64n(dv)k16 over the keys.
+        Value rowInWg = lm.add(lm.mul(lm.rem(tileWarp, 4), 16), quad);
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t t = 0; t < niS; ++t) {
+            Value tileIdx = lm.add(lm.mul(warpgroup, bn / 64), t / 8);
+            Value col = lm.add(lm.mul(lm.xori(lm.c(t % 8), quad), 8), pairCol);
+            lb.create<vector::StoreOp>(loc, lb.create<arith::TruncFOp>(loc, pType, p[h][t]),
+                                       pp->smem, ValueRange{tileIdx, lm.add(rowInWg, h * 8), col});
+          }
+        lb.create<NVVM::FenceProxyOp>(
+            loc, NVVM::ProxyKind::async_shared,
+            NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+        Value barId = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), lm.add(warpgroup, 1));
+        Value count = lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(128));
+        lb.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count, NVVM::BarrierReductionAttr(),
+                                   Value());
+        Value acc = lb.create<LLVM::UndefOp>(
+            loc, LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(dv / 2, lb.getF32Type())));
+        for (int64_t jt = 0; jt < niO; ++jt)
+          for (int64_t e = 0; e < 4; ++e)
+            acc = lb.create<LLVM::InsertValueOp>(
+                loc, acc, lb.create<vector::ExtractOp>(loc, o[jt], ArrayRef<int64_t>{e}),
+                ArrayRef<int64_t>{4 * jt + e});
+        Value pWg = lm.add(smemBase, lm.add(lm.c(qBytes + kBytes + vBytes),
+                                            lm.mul(warpgroup, bn / 64 * 64 * 128)));
+        Value vStage =
+            lm.add(smemBase, lm.add(lm.c(qBytes + kBytes), lm.mul(stage, dv / 64 * bn * 128)));
+        lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+        for (int64_t kk = 0; kk < bn / 16; ++kk) {
+          Value da = wgmmaDescriptor(lb, lm.add(pWg, (kk / 4) * 64 * 128 + (kk % 4) * 32), 16);
+          Value db = wgmmaDescriptor(lb, lm.add(vStage, kk * 16 * 128), bn * 128);
+          acc = wgmmaOp(lb, acc, da, db, dv, /*bMN=*/true, /*zero=*/false);
+        }
+        lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+        lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(0));
+        for (int64_t jt = 0; jt < niO; ++jt) {
+          SmallVector<Value> four;
+          for (int64_t e = 0; e < 4; ++e)
+            four.push_back(
+                lb.create<LLVM::ExtractValueOp>(loc, acc, ArrayRef<int64_t>{4 * jt + e}));
+          o[jt] = lb.create<vector::FromElementsOp>(loc, v4, four);
+        }
+        if (s.tma) { // (the block's MMAs are done: its stage is free)
+          Value ok = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, lm.c(0));
+          auto ifOp = lb.create<scf::IfOp>(loc, ok, false);
+          OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+          ib.create<NVVM::MBarrierArriveOp>(loc, Type(), emptyBar(ib, stage), Value());
+        }
+      }
+      for (int64_t kk = 0; kk < (wg ? 0 : bn / 16); ++kk) {
         SmallVector<Value, 4> a{packed(p[0][2 * kk]), packed(p[1][2 * kk]),
                                 packed(p[0][2 * kk + 1]), packed(p[1][2 * kk + 1])};
         for (int64_t t = 0; t < niO / 2; ++t) {
@@ -684,7 +1008,11 @@ public:
         }
       }
       yields.append(o);
-      yields.append({mNew[0], mNew[1], lNew[0], lNew[1], newToken});
+      yields.append({mNew[0], mNew[1], lNew[0], lNew[1]});
+      if (s.sAhead) // (its group is done: the wait after P v)
+        yields.append(sVectors(lb, sNext));
+      if (!s.tma)
+        yields.push_back(newToken);
       lb.create<scf::YieldOp>(loc, yields);
     }
     b.setInsertionPointAfter(loop);
@@ -718,14 +1046,18 @@ public:
       rowProductPair = Value();
       return success();
     };
-    if (s.splitK == 1)
-      return finish(
+    if (s.splitK == 1) {
+      LogicalResult done = finish(
           b,
           [&](OpBuilder &eb, int64_t t, int64_t h) -> Value {
             Value acc = loop.getResult(t);
             return eb.create<vector::ShuffleOp>(loc, acc, acc, ArrayRef<int64_t>{2 * h, 2 * h + 1});
           },
           {loop.getResult(niO + 2), loop.getResult(niO + 3)});
+      if (roleIf) // (the kernel goes on after the producer / consumer branches)
+        b.setInsertionPointAfter(roleIf);
+      return done;
+    }
 
     // Split keys (flash decoding): each split hands over its unnormalized
     // outputs, maxima and sums (one more vector<4>: m0, m1, l0, l1); the
@@ -878,22 +1210,12 @@ private:
     if (chains > 1)
       warpM0 = m.add(m.mul(wg, 64 * chains), m.mul(m.rem(tileWarp, 4), 16));
 
-    auto i64 = b.getI64Type();
-    auto c64 = [&](OpBuilder &bb, int64_t v) -> Value {
-      return bb.create<arith::ConstantOp>(loc, bb.getI64IntegerAttr(v));
-    };
-    // Descriptor: start address >> 4 (bits 0-13), leading byte offset >> 4
-    // (bits 16-29), stride byte offset >> 4 (bits 32-45), layout 1 =
-    // 128-byte swizzle (bits 62-63). K-major: the leading offset is unused
+    // Descriptors (wgmmaDescriptor). K-major: the leading offset is unused
     // (16), the stride is 1024 (8-row groups). MN-major (a [K, N] rhs): the
     // leading offset steps between 64-column blocks (block_k * 128 bytes),
     // the stride between groups of 8 k rows (1024).
     auto descriptor = [&](OpBuilder &bb, Value address, int64_t lbo) -> Value {
-      Value a = bb.create<arith::IndexCastOp>(loc, i64, address);
-      Value lo = bb.create<arith::ShRUIOp>(loc, bb.create<arith::AndIOp>(loc, a, c64(bb, 0x3FFFF)),
-                                          c64(bb, 4));
-      int64_t fixed = ((lbo >> 4) << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
-      return bb.create<arith::OrIOp>(loc, lo, c64(bb, fixed));
+      return wgmmaDescriptor(bb, address, lbo);
     };
     int64_t lboB = blockedB ? s.blockK * 128 : 16;
     int64_t kStepB = blockedB ? 16 * 128 : 32; // bytes between k16 steps
@@ -1009,6 +1331,69 @@ private:
     return finish(b, loop.getResults().drop_back());
   }
 
+  /// Warp specialization of a TMA kernel: warpgroup 0 (tid < 128) is the
+  /// producer, the rest the consumers (`roleIf`'s else region). The
+  /// producer gives registers back (setmaxnreg) and its first thread
+  /// fetches the tensor maps (128-byte kernel parameters) into the TMA
+  /// unit's descriptor cache before the first copy needs them, as
+  /// CUTLASS's producers do: the first copies of a call no longer wait on a
+  /// parameter-space read. Returns a builder in that thread's branch.
+  OpBuilder splitProducer(OpBuilder &b, Value tid, scf::IfOp &roleIf) {
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    Value producer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, tid, m.c(128));
+    roleIf = b.create<scf::IfOp>(loc, producer, /*withElse=*/true);
+    OpBuilder pb = OpBuilder::atBlockBegin(&roleIf.getThenRegion().front());
+    pb.create<NVVM::SetMaxRegisterOp>(loc, kProducerRegisters,
+                                      NVVM::SetMaxRegisterAction::decrease);
+    IndexMath pm{pb, loc};
+    Value first = pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, pm.c(0));
+    auto ifOp = pb.create<scf::IfOp>(loc, first, false);
+    OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+    for (Value map : mapParams)
+      ib.create<NVVM::PrefetchOp>(loc, NVVM::PrefetchCacheLevelAttr(),
+                                  NVVM::CacheEvictionPriorityAttr(), map, Value(),
+                                  /*tensormap=*/true, /*uniform=*/false,
+                                  /*in_param_space=*/true);
+    return ib;
+  }
+
+  /// A wgmma shared-memory matrix descriptor of the 128-byte swizzle at
+  /// `address` (a shared-window byte address): start address >> 4 (bits
+  /// 0-13), leading byte offset >> 4 (bits 16-29), stride byte offset >> 4
+  /// (bits 32-45: 1024, 8-row groups), layout 1 = 128-byte swizzle (bits
+  /// 62-63).
+  Value wgmmaDescriptor(OpBuilder &bb, Value address, int64_t lbo) {
+    Location loc = fn.getLoc();
+    auto c64 = [&](int64_t v) -> Value {
+      return bb.create<arith::ConstantOp>(loc, bb.getI64IntegerAttr(v));
+    };
+    Value a = bb.create<arith::IndexCastOp>(loc, bb.getI64Type(), address);
+    Value lo = bb.create<arith::ShRUIOp>(loc, bb.create<arith::AndIOp>(loc, a, c64(0x3FFFF)),
+                                        c64(4));
+    int64_t fixed = ((lbo >> 4) << 16) | (int64_t(64) << 32) | (int64_t(1) << 62);
+    return bb.create<arith::OrIOp>(loc, lo, c64(fixed));
+  }
+
+  /// One wgmma.mma_async m64nNk16 of 16-bit operands into f32 accumulators
+  /// (an LLVM struct of N / 2 floats a thread): A K-major, B K-major or
+  /// (`bMN`) MN-major; `zero`: ignore the accumulators (scale-d 0).
+  Value wgmmaOp(OpBuilder &bb, Value acc, Value da, Value db, int64_t n, bool bMN, bool zero) {
+    MLIRContext *ctx = bb.getContext();
+    auto wtype = elem.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    return bb.create<NVVM::WgmmaMmaAsyncOp>(
+        fn.getLoc(), acc.getType(), acc, da, db, NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
+        NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, zero ? NVVM::WGMMAScaleOut::zero
+                                               : NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, bMN ? NVVM::MMALayout::row : NVVM::MMALayout::col),
+        NVVM::MMAIntOverflowAttr());
+  }
+
   /// The TMA pipeline (warp specialized): warpgroup 0 is the producer, one
   /// thread of it walks the k steps, waits until a stage is empty, arms the
   /// stage's `full` mbarrier with the bytes to come and issues the tensor
@@ -1118,26 +1503,10 @@ private:
       return im.add(cta, im.mulv(j, grid));
     };
 
-    Value producer = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, tid, m.c(128));
-    auto split = b.create<scf::IfOp>(loc, producer, /*withElse=*/true);
+    scf::IfOp split;
     {
-      OpBuilder pb = OpBuilder::atBlockBegin(&split.getThenRegion().front());
-      pb.create<NVVM::SetMaxRegisterOp>(loc, kProducerRegisters,
-                                        NVVM::SetMaxRegisterAction::decrease);
-      IndexMath pm{pb, loc};
-      Value first = pb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, pm.c(0));
-      auto ifOp = pb.create<scf::IfOp>(loc, first, false);
-      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      OpBuilder ib = splitProducer(b, tid, split);
       IndexMath im{ib, loc};
-      // Fetch the tensor maps (128-byte kernel parameters) into the TMA
-      // unit's descriptor cache before the first copy needs them, as
-      // CUTLASS's producers do: the first copies of a call no longer wait
-      // on a parameter-space read.
-      for (Value map : mapParams)
-        ib.create<NVVM::PrefetchOp>(loc, NVVM::PrefetchCacheLevelAttr(),
-                                    NVVM::CacheEvictionPriorityAttr(), map, Value(),
-                                    /*tensormap=*/true, /*uniform=*/false,
-                                    /*in_param_space=*/true);
       auto tileLoop = ib.create<scf::ForOp>(loc, im.c(0), myTiles, im.c(1));
       OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
       IndexMath tm{tb, loc};

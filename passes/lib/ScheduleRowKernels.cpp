@@ -505,9 +505,42 @@ struct ScheduleRowKernelsPass
     // registers and spilled none (a sweep of heads 96 and 128, 4-16
     // queries, masks, 520 and 4100 keys). The rows past a batch's are
     // zeros, their outputs not stored.
-    int64_t bm = attentionBlockM ? attentionBlockM : 64;
+    // wgmma (attention-wgmma, sm_90a, the default there): a warpgroup of
+    // 64 query rows, one a CTA; head dims, v's columns and the keys a step
+    // in whole 128-byte rows of the swizzled panels. Measured (runs s26a on
+    // an H200, s26b on an H100): 1.14-1.29x the mma.sync kernel at prefill,
+    // 1.00-1.04x at decode; 128 rows a CTA (two warpgroups in step, one CTA
+    // an SM) 0.90x of 64 (two CTAs an SM); the next S issued before the
+    // softmax (attention-wgmma=2) 0.93-1.03x of 1.
+    if (attentionWgmma < 0 || attentionWgmma > 2)
+      return fn.emitOpError("attention-wgmma must be 0, 1 or 2, got ")
+             << static_cast<int64_t>(attentionWgmma);
+    bool wgmma = attentionWgmma >= 1 && target == "sm_90a" && headDim % 64 == 0 &&
+                 valueDim % 64 == 0 && q.getElementTypeBitWidth() == 16;
     int64_t bn = attentionBlockN ? attentionBlockN : 64;
+    wgmma = wgmma && bn % 64 == 0;
+    int64_t bnNoTma = bn;
+    // TMA (attention-tma, wgmma=1): k, v and q copied by a producer
+    // warpgroup into stages the consumer warpgroups share through mbarriers
+    // (FlashAttention-3's structure); 128 rows a CTA (two consumers), 128
+    // keys a step where v has at most 128 columns, and only where the keys
+    // are not split (prefill). By default (-1) where the head dims are
+    // multiples of 128: measured (run s26c, H100) 1.12-1.50x the cp.async
+    // kernel at head dim 128 (0.94x at 32 x 512 x 512), 0.94x at head dim 64.
+    if (attentionTma < -1 || attentionTma > 1)
+      return fn.emitOpError("attention-tma must be -1, 0 or 1, got ")
+             << static_cast<int64_t>(attentionTma);
+    auto qArg = llvm::dyn_cast<BlockArgument>(qk.getLhs()),
+         kArg = llvm::dyn_cast<BlockArgument>(qk.getRhs()),
+         vArg = llvm::dyn_cast<BlockArgument>(pv.getRhs());
+    bool tma = wgmma && attentionWgmma == 1 && q.getRank() == 2 &&
+               (k.getRank() == 2 || k.getRank() == 3) && qArg && kArg && vArg &&
+               (attentionTma == 1 || (attentionTma == -1 && headDim % 128 == 0 &&
+                                      valueDim % 128 == 0 && !attentionBlockN));
+    int64_t bm = attentionBlockM ? attentionBlockM : tma ? 128 : 64;
     int64_t stages = attentionStages ? attentionStages : 2;
+    wgmma = wgmma && bm % 64 == 0;
+    tma = tma && wgmma;
     if (bm % 16 != 0 || bm < 16 || bm > 128 || bn % 16 != 0 || bn < 16 || bn > 128 ||
         stages < 2 || stages > 4)
       return fn.emitOpError("bad attention schedule: ")
@@ -517,12 +550,43 @@ struct ScheduleRowKernelsPass
     // A thread holds bn / 2 + valueDim / 2 f32 accumulators (a warp's 16
     // rows of the scores and of the output): at 128 keys and 128 columns
     // ptxas spilled 8 bytes at 255 registers.
-    if (bn + valueDim > 192)
+    // (wgmma: 232-255 registers a thread hold up to 256.)
+    if (bn + valueDim > (wgmma ? 256 : 192))
       return fn.emitOpError("bad attention schedule: ")
              << bn << " keys a step and " << valueDim
              << " output columns hold more accumulators than a thread's registers (keys a step "
-                "plus columns at most 192)";
-    int64_t shared = (bm * headDim + stages * bn * (headDim + valueDim)) * 2;
+                "plus columns at most 192, 256 with wgmma)";
+    // (wgmma: P's bf16 tile a warpgroup, and 1 KB to align the panels to
+    // the swizzle's 1024-byte atoms.)
+    auto sharedFor = [&](int64_t rowsACta, bool withTma) {
+      return (rowsACta * headDim + stages * bn * (headDim + valueDim)) * 2 +
+             (wgmma ? rowsACta * bn * 2 + 1024 : 0) + (withTma ? (1 + 2 * stages) * 8 : 0);
+    };
+    // (TMA where the keys would be split: the cp.async kernel instead, with
+    // its 64 rows a CTA.)
+    auto splitFor = [&](int64_t rowsACta) -> int64_t {
+      int64_t tiles = batch * llvm::divideCeil(m, rowsACta);
+      int64_t blocks =
+          llvm::divideCeil(llvm::cast<RankedTensorType>(qk.getType()).getDimSize(0), bn);
+      if (attentionSplit)
+        return std::min<int64_t>(attentionSplit, blocks);
+      return tiles * 2 <= kHopperSms
+                 ? std::min<int64_t>(std::max<int64_t>(1, kHopperSms / tiles), blocks)
+                 : 1;
+    };
+    // (TMA: 128 keys a step by default, where the stages fit; the split is
+    // judged with them: 128 keys are one block, not two.)
+    if (tma && !attentionBlockN && valueDim <= 128) {
+      bn = 128;
+      if (sharedFor(bm, true) > maxSharedBytes(target))
+        bn = bnNoTma;
+    }
+    if (tma && splitFor(bm) > 1) {
+      tma = false;
+      bm = attentionBlockM ? attentionBlockM : 64;
+      bn = bnNoTma;
+    }
+    int64_t shared = sharedFor(bm, tma);
     if (shared > maxSharedBytes(target))
       return fn.emitOpError("attention schedule needs ")
              << shared << " bytes of shared memory, more than " << target << "'s "
@@ -545,18 +609,37 @@ struct ScheduleRowKernelsPass
     split = llvm::divideCeil(blocks, llvm::divideCeil(blocks, split)); // (none empty)
     int64_t warps = bm / 16;
     tilec::GemmSplitWorkspace workspace{tiles, warps, split, (valueDim + 8) * bm};
+    if (tma) {
+      // Tensor maps (outer dims first): q's rows [rows, head dim] in boxes of
+      // 64 x 64, k [batch, keys, head dim] and v [batch, keys, columns] in
+      // boxes of the keys a step x 64 (the 128-byte swizzle's rows).
+      auto kvMap = [&](BlockArgument arg, int64_t cols) {
+        auto t = llvm::cast<MemRefType>(arg.getType());
+        return t.getRank() == 3
+                   ? tensorMapAttr(fn.getContext(), arg, {t.getDimSize(0), keys, cols}, {1, bn, 64})
+                   : tensorMapAttr(fn.getContext(), arg, {keys, cols}, {bn, 64});
+      };
+      fn->setAttr("tile.tma",
+                  ArrayAttr::get(fn.getContext(),
+                                 {tensorMapAttr(fn.getContext(), qArg, {rows, headDim}, {64, 64}),
+                                  kvMap(kArg, headDim), kvMap(vArg, valueDim)}));
+    }
     setGemmSchedule(fn,
                     {{"attention", 1},
+                     {"wgmma", wgmma ? static_cast<int64_t>(attentionWgmma) : -1},
                      {"block_m", bm},
                      {"block_n", bn},
                      {"stages", stages},
                      {"warps_m", warps},
                      {"grid", tiles * split},
-                     {"threads", warps * 32},
+                     {"threads", warps * 32 + (tma ? 128 : 0)},
+                     {"tma", tma ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},
                      {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},
-                    /*groupM=*/1, /*registers=*/255);
+                    // (TMA: 168 a thread at launch, as the TMA GEMMs; then
+                    // setmaxnreg, 40 for the producer, 232 for consumers.)
+                    /*groupM=*/1, /*registers=*/tma ? 168 : 255);
     return success();
   }
 

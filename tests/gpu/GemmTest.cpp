@@ -868,6 +868,55 @@ TEST(Attention, FlashMatchesReference) {
   }
 }
 
+// The Hopper flash kernel (attention-wgmma=1: S and O += P v by wgmma, P
+// through shared memory; 2: the next block's S under this one's softmax)
+// (3: wgmma 1 with TMA copies from a producer warpgroup) against the CPU
+// reference: prefill shapes with
+// causal masks, rows and keys past the tiles, 64 and 128 keys a step, head
+// dims 64 and 128, v's columns other than q's, f16 and bf16, 4-D heads,
+// keys split over CTAs (decode).
+TEST(Attention, WgmmaFlashMatchesReference) {
+  struct Case {
+    Shape q, k, v, mask;
+    DType dtype;
+    std::string schedule;
+  };
+  for (const Case &c : std::vector<Case>{
+           {{8, 130, 64}, {8, 200, 64}, {8, 200, 64}, {130, 200}, DType::BF16, ""},
+           {{2, 4, 300, 128}, {2, 4, 300, 128}, {2, 4, 300, 128}, {300, 300}, DType::BF16, ""},
+           {{4, 256, 128}, {4, 1000, 128}, {4, 1000, 64}, {256, 1000}, DType::F16,
+            "attention-block-n=128 attention-stages=3"},
+           {{2, 512, 128}, {2, 512, 128}, {2, 512, 128}, {512, 512}, DType::BF16,
+            "attention-block-m=64"},
+           {{8, 4, 128}, {8, 4100, 128}, {8, 4100, 128}, {4, 4100}, DType::BF16, ""},
+           // TMA copies (mode 3: attention-tma=1; the keys not split)
+           {{32, 512, 128}, {32, 512, 128}, {32, 512, 128}, {512, 512}, DType::BF16,
+            "attention-split=1 attention-stages=3"},
+           {{2, 1000, 128}, {2, 1000, 128}, {2, 1000, 64}, {1000, 1000}, DType::F16,
+            "attention-split=1 attention-block-n=128"}})
+   for (int mode : {1, 2, 3}) {
+    SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
+                 dtypeName(c.dtype) + " " + c.schedule +
+                 " attention-wgmma=" + std::to_string(mode));
+    Graph g("wgmma_flash_attention");
+    Tensor q = g.input("q", c.q, c.dtype);
+    Tensor k = g.input("k", c.k, c.dtype);
+    Tensor v = g.input("v", c.v, c.dtype);
+    double scale = 1.0 / std::sqrt(static_cast<double>(c.q.back()));
+    g.output(nn::attention(q, k, v, scale, g.input("mask", c.mask, DType::F32)));
+    FixedInputs fixed{{3, causalMask(c.mask[0], c.mask[1], DType::F32)}};
+    CompileOptions options;
+    options.fuseAttention = true;
+    options.scheduleOptions =
+        (mode == 3 ? std::string("attention-wgmma=1 attention-tma=1")
+                   : "attention-wgmma=" + std::to_string(mode)) + " " + c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos);
+    expectGraphMatches(g, 2e-2, 1, options, fixed);
+  }
+}
+
 // Programmatic dependent launch: a chain of four kernels (row, GEMM, row,
 // GEMM) that hand results over through the executable's temporaries, run
 // six times back to back on one stream (fresh inputs and outputs each

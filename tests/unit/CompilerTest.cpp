@@ -2284,10 +2284,15 @@ TEST(TileStageTest, FlashAttentionMatchesTheReference) {
             std::string::npos)
       << bad.message();
   options.target = "sm_90a";
-  options.scheduleOptions = "attention-block-n=128";
+  options.scheduleOptions = "attention-wgmma=0 attention-block-n=128";
   bad = compileGraph(g, options);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("at most 192"), std::string::npos) << bad.message();
+  // (wgmma: up to 256 keys a step plus columns)
+  options.scheduleOptions = "attention-block-n=128";
+  auto wide = compileGraph(g, options);
+  ASSERT_TRUE(wide.ok()) << wide.message();
+  EXPECT_NE(wide->ptx.find("wgmma.mma_async.sync.aligned.m64n128k16"), std::string::npos);
 }
 
 // What flash attention leaves as three kernels: scores or probabilities

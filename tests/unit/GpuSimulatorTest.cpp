@@ -120,6 +120,70 @@ TEST(GpuSimTest, FlashAttentionMatchesTheReference) {
   }
 }
 
+// The Hopper flash kernel (attention-wgmma=1 and 2, sm_90a): S = q k^T and
+// O += P v by wgmma from the 128-byte-swizzled panels, P through shared
+// memory a warpgroup (2: the next block's S issued before this one's
+// softmax, k copied a block ahead of v); rows past a batch's, keys past
+// the last block, masks,
+// f16 and bf16, 64 and 128 rows a CTA, 64 and 128 keys a step, 2-3 stages,
+// the keys split over CTAs, and an epilogue that reads q's row. Each case's
+// PTX must carry wgmma (and ptxas assemble it without spills).
+TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
+  struct Case {
+    Shape q, k, v, mask;
+    DType dtype;
+    std::string schedule;
+    bool residual = false;
+  };
+  std::string ptxas = ptxtest::ptxasPath();
+  for (const Case &c : std::vector<Case>{
+           {{2, 130, 64}, {2, 200, 64}, {2, 200, 64}, {130, 200}, DType::BF16, "", true},
+           {{1, 70, 128}, {1, 300, 128}, {1, 300, 128}, {}, DType::F16, ""},
+           {{3, 128, 64}, {3, 128, 64}, {3, 128, 64}, {128, 128}, DType::BF16,
+            "attention-block-n=128 attention-stages=3"},
+           {{2, 64, 128}, {2, 260, 128}, {2, 260, 64}, {1, 260}, DType::BF16,
+            "attention-block-m=64 attention-block-n=128"},
+           {{4, 16, 128}, {4, 1000, 128}, {4, 1000, 128}, {16, 1000}, DType::BF16,
+            "attention-split=5"},
+           // TMA (mode 3; the keys not split): 128 and 64 rows a CTA, 2-4
+           // stages, more key blocks than stages, a 2-D k and v.
+           {{2, 200, 128}, {2, 700, 128}, {2, 700, 128}, {200, 700}, DType::BF16,
+            "attention-split=1 attention-stages=4"},
+           {{150, 64}, {333, 64}, {333, 128}, {150, 333}, DType::F16,
+            "attention-split=1 attention-block-m=64 attention-block-n=128"}})
+   for (int mode : {1, 2, 3}) { // (3: wgmma 1 with TMA, attention-tma=1)
+    SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
+                 c.schedule + " attention-wgmma=" + std::to_string(mode));
+    Graph g("attention");
+    Tensor q = g.input("q", c.q, c.dtype);
+    Tensor k = g.input("k", c.k, c.dtype);
+    Tensor v = g.input("v", c.v, c.dtype);
+    double scale = 1.0 / std::sqrt(static_cast<double>(c.q.back()));
+    Tensor o = c.mask.empty()
+                   ? nn::attention(q, k, v, scale)
+                   : nn::attention(q, k, v, scale, g.input("mask", c.mask, DType::F32));
+    g.output(c.residual ? o + q : o);
+    CompileOptions options = simOptions();
+    options.target = "sm_90a";
+    options.fuseAttention = true;
+    options.scheduleOptions =
+        (mode == 3 ? std::string("attention-wgmma=1 attention-tma=1") :
+                     "attention-wgmma=" + std::to_string(mode)) + " " + c.schedule;
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 37);
+    if (c.mask.size() == 2 && c.mask[0] == c.q[1] && c.q[1] <= c.k[1] && c.mask[0] != 1)
+      inputs.back() = causalMask(c.mask[0], c.mask[1]);
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos);
+    if (mode == 3 && c.schedule.find("attention-split=1") != std::string::npos) {
+      EXPECT_NE(p->ptx.find("cp.async.bulk.tensor"), std::string::npos);
+    }
+    if (!ptxas.empty())
+      ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+    ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
+  }
+}
+
 // An output epilogue that reads q's row as a residual (random graph seed
 // 594: the row's load sat between the softmax and p @ v in the program,
 // which runFlash first refused) and one that reduces the output; the
@@ -219,6 +283,27 @@ TEST(GpuSimTest, DecoderLayerMatchesTheReference) {
     }
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
   }
+}
+
+// The decoder layer's flash attention with TMA copies (its keys not split:
+// attention-split=1, so the head dim 128 takes attention-tma's default):
+// the kernel binds q, k and v (the rope'd, cache-appended tensors) through
+// tensor maps, and the layer still matches the reference.
+TEST(GpuSimTest, DecoderLayerWithTmaFlashMatchesTheReference) {
+  Graph g("layer");
+  ASSERT_TRUE(examples::build("decoder_layer", g, 72, 1024, DType::BF16, 5).ok());
+  std::vector<HostTensor> inputs = tiletest::decoderLayerInputs(g, 72, 5, 17);
+  CompileOptions options = simOptions();
+  options.target = "sm_90a";
+  options.fuseAttention = true;
+  options.scheduleOptions = "attention-split=1";
+  auto p = compileGraph(g, options);
+  ASSERT_TRUE(p.ok()) << p.message();
+  int tmaFlash = 0;
+  for (const KernelLaunchPlan &l : p->launches)
+    tmaFlash += l.attention && l.tensorMaps.size() == 3;
+  EXPECT_EQ(tmaFlash, 1) << explainFusion(*p);
+  ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
 }
 
 // The random graphs (RandomGraphs.h) the fuzz test compiles, simulated
@@ -578,6 +663,47 @@ TEST(GpuSimTest, ClusteredRowKernelsMatchTheReference) {
   EXPECT_GE(clustered, 200);
 }
 
+namespace {
+// One case of the random attention tests: q [batch..., sq, dk], k and v
+// [batch..., sk, dk | dv], mask kind 0 none, 1 causal (a random mask where
+// sq > sk), 2 [sq, sk], 3 [1, sk]; q added back to the output (residual).
+struct RandomAttention {
+  Shape batch;
+  int64_t sq, sk, dk, dv;
+  DType dtype;
+  int maskKind;
+  bool residual;
+  Shape withBatch(int64_t a, int64_t b) const {
+    Shape s = batch;
+    s.push_back(a);
+    s.push_back(b);
+    return s;
+  }
+  std::string describe() const {
+    return "q " + shapeString(withBatch(sq, dk)) + ", " + std::to_string(sk) +
+           " keys, v columns " + std::to_string(dv) + ", " + dtypeName(dtype) + ", mask kind " +
+           std::to_string(maskKind) + (residual ? ", + q" : "");
+  }
+  /// The graph, and its random inputs (seed) with the causal mask in place.
+  std::vector<HostTensor> build(Graph &g, uint64_t seed) const {
+    Tensor q = g.input("q", withBatch(sq, dk), dtype);
+    Tensor k = g.input("k", withBatch(sk, dk), dtype);
+    Tensor v = g.input("v", withBatch(sk, dv), dtype);
+    double scale = 1.0 / std::sqrt(static_cast<double>(dk));
+    Tensor o = maskKind == 0 ? nn::attention(q, k, v, scale)
+                             : nn::attention(q, k, v, scale,
+                                             g.input("mask",
+                                                     maskKind == 3 ? Shape{1, sk} : Shape{sq, sk},
+                                                     DType::F32));
+    g.output(residual ? o + q : o);
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, seed);
+    if (maskKind == 1 && sq <= sk) // (causal needs a key for each query; else random)
+      inputs.back() = causalMask(sq, sk);
+    return inputs;
+  }
+};
+} // namespace
+
 // Random attentions (TILEC_SIM_ATTENTION=N cases, default 40, from fixed
 // seeds): batch dims of rank 0-2, 1-200 queries, 1-300 keys, head dims and
 // v's columns multiples of 16 up to 128, bf16 or f16, no mask or a causal
@@ -608,31 +734,10 @@ TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
                            " attention-block-n=" + std::to_string(bn) +
                            " attention-stages=" + std::to_string(2 + pick(3)) +
                            " attention-split=" + std::to_string(pick(4));
-    auto withBatch = [&](int64_t a, int64_t b) {
-      Shape s = batch;
-      s.push_back(a);
-      s.push_back(b);
-      return s;
-    };
-    SCOPED_TRACE("case " + std::to_string(c) + ": q " + shapeString(withBatch(sq, dk)) + ", " +
-                 std::to_string(sk) + " keys, v columns " + std::to_string(dv) + ", " +
-                 dtypeName(dtype) + ", mask kind " + std::to_string(maskKind) +
-                 (residual ? ", + q" : "") + ", " + schedule);
+    RandomAttention a{batch, sq, sk, dk, dv, dtype, maskKind, residual};
+    SCOPED_TRACE("case " + std::to_string(c) + ": " + a.describe() + ", " + schedule);
     Graph g("attention");
-    Tensor q = g.input("q", withBatch(sq, dk), dtype);
-    Tensor k = g.input("k", withBatch(sk, dk), dtype);
-    Tensor v = g.input("v", withBatch(sk, dv), dtype);
-    double scale = 1.0 / std::sqrt(static_cast<double>(dk));
-    Tensor o;
-    if (maskKind == 0)
-      o = nn::attention(q, k, v, scale);
-    else
-      o = nn::attention(q, k, v, scale,
-                        g.input("mask", maskKind == 3 ? Shape{1, sk} : Shape{sq, sk}, DType::F32));
-    g.output(residual ? o + q : o);
-    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 1000 + c);
-    if (maskKind == 1 && sq <= sk) // (causal needs a key for each query; else random)
-      inputs.back() = causalMask(sq, sk);
+    std::vector<HostTensor> inputs = a.build(g, 1000 + c);
     CompileOptions options = simOptions();
     options.fuseAttention = true;
     options.scheduleOptions = schedule;
@@ -657,6 +762,52 @@ TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
       ASSERT_TRUE(hopper.ok()) << hopper.message();
       ptxtest::expectAssemblesWithoutSpills(ptxas, hopper->ptx, "sm_90a");
     }
+  }
+}
+
+// Random attentions for the Hopper flash kernel (attention-wgmma=1 or 2,
+// sm_90a; TILEC_SIM_WGMMA_ATTENTION=N cases, default 16, fixed seeds):
+// batch dims of rank 0-2, 1-300 queries and keys, head dims and v's
+// columns of 64 or 128, 64 or 128 rows a CTA and keys a step, 2-3 stages,
+// 0-3 splits, no mask, a causal one or a random one, bf16 or f16, sometimes
+// q added back; each must compile to wgmma, assemble without spills and
+// match the reference in the simulator.
+TEST(GpuSimTest, RandomWgmmaFlashAttentionsMatchTheReference) {
+  const char *env = std::getenv("TILEC_SIM_WGMMA_ATTENTION");
+  int cases = env && std::atoi(env) > 0 ? std::atoi(env) : 16;
+  std::mt19937_64 rng(2026);
+  std::string ptxas = ptxtest::ptxasPath();
+  auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
+  for (int c = 0; c < cases; ++c) {
+    Shape batch;
+    for (int64_t r = pick(3); r > 0; --r)
+      batch.push_back(1 + pick(3));
+    int64_t sq = 1 + pick(300), sk = 2 + pick(299);
+    int64_t dk = 64 * (1 + pick(2)), dv = 64 * (1 + pick(2)), bn = 64 * (1 + pick(2));
+    if (bn + dv > 192)
+      bn = 64;
+    DType dtype = pick(2) ? DType::BF16 : DType::F16;
+    int maskKind = static_cast<int>(pick(3)); // none, causal, random [sq, sk]
+    bool residual = dv == dk && pick(2);
+    std::string schedule = "attention-wgmma=" + std::to_string(1 + pick(2)) +
+                           " attention-block-m=" + std::to_string(64 * (1 + pick(2))) +
+                           " attention-block-n=" + std::to_string(bn) +
+                           " attention-stages=" + std::to_string(2 + pick(2)) +
+                           " attention-split=" + std::to_string(pick(4));
+    RandomAttention a{batch, sq, sk, dk, dv, dtype, maskKind, residual};
+    SCOPED_TRACE("case " + std::to_string(c) + ": " + a.describe() + ", " + schedule);
+    Graph g("attention");
+    std::vector<HostTensor> inputs = a.build(g, 3000 + c);
+    CompileOptions options = simOptions();
+    options.target = "sm_90a";
+    options.fuseAttention = true;
+    options.scheduleOptions = schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos) << explainFusion(*p);
+    if (!ptxas.empty())
+      ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+    ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
   }
 }
 

@@ -102,3 +102,122 @@ func.func @attention_split(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>
   tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
   return
 }
+
+// -----
+
+// The Hopper flash kernel (wgmma = 1): panels aligned to 1024 bytes; q and
+// k in 64-column blocks (K-major), v MN-major; in the loop the copies are
+// fenced for the async proxy before the barrier, S = q k^T is one
+// m64n64k16 wgmma a k16 step of the head dim (4), the first of them
+// ignoring the accumulators; the online softmax as with mma.sync; P stored
+// to the warpgroup's tile, fenced, a named barrier of the warpgroup's 128
+// threads, then O += P v by m64n64k16 wgmma over the keys (4 k16 steps),
+// B MN-major (layout row). No mma.sync anywhere.
+// CHECK-LABEL: gpu.func @attention_wgmma
+//  CHECK-SAME:   known_block_size = array<i32: 128, 1, 1>
+//       CHECK:   memref.extract_aligned_pointer_as_index
+//       CHECK:   nvgpu.device_async_copy
+//       CHECK:   scf.for
+//       CHECK:     nvgpu.device_async_wait
+//       CHECK:     nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+//       CHECK:     gpu.barrier
+//       CHECK:     nvvm.wgmma.fence.aligned
+//       CHECK:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+//  CHECK-COUNT-3:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+//       CHECK:     nvvm.wgmma.commit.group.sync.aligned
+//       CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:     gpu.shuffle  xor
+//       CHECK:     math.exp
+//       CHECK:     vector.store {{.*}} : memref<1x64x64xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+//       CHECK:     nvvm.fence.proxy
+//       CHECK:     nvvm.barrier id = {{.*}} number_of_threads = {{.*}}
+//  CHECK-COUNT-4:     nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+//       CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:     scf.yield
+//       CHECK:   arith.divf
+//   CHECK-NOT:   nvvm.mma.sync
+//       CHECK:   gpu.return
+func.func @attention_wgmma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 50176 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64}} {
+  %c40 = arith.constant 40 : index
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %1, %2 : tensor<72xf32>
+  %4 = arith.remui %0, %c40 : index
+  %5 = tile.load %arg2[%4] : memref<?x72xf32> -> tensor<72xf32>
+  %6 = arith.addf %3, %5 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x64xbf16> -> tensor<64xf32>
+  %16 = arith.truncf %15 : tensor<64xf32> to tensor<64xbf16>
+  tile.store %16, %arg4[%0] : tensor<64xbf16> -> memref<?x64xbf16>
+  return
+}
+
+// -----
+
+// TMA copies (tma = 1): three tensor maps after the buffers; thread 0
+// initializes the mbarriers (q's, full and empty a stage); warpgroup 0 is
+// the producer (setmaxnreg down): its first thread copies q, then for each
+// key block waits on the stage's `empty`, arms `full` with the block's
+// bytes and copies k's and v's boxes. The consumers (setmaxnreg up) wait on
+// q's barrier, then in the loop on `full` (no cp.async, no CTA barrier),
+// and after P v each warp's lane 0 arrives on `empty`.
+// CHECK-LABEL: gpu.func @attention_tma
+//  CHECK-SAME:   %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
+//  CHECK-SAME:   known_block_size = array<i32: 256, 1, 1>
+//  CHECK-SAME:   tile.tma_params = 3
+//   CHECK-NOT:   nvgpu.device_async_copy
+//       CHECK:   nvvm.mbarrier.init
+//       CHECK:   nvvm.fence.mbarrier.init
+//       CHECK:   gpu.barrier
+//       CHECK:   scf.if
+//       CHECK:     nvvm.setmaxregister  decrease 40
+//       CHECK:     nvvm.mbarrier.arrive.expect_tx
+//       CHECK:     nvvm.cp.async.bulk.tensor.shared.cluster.global
+//       CHECK:     scf.for
+//       CHECK:       nvvm.mbarrier.try_wait.parity
+//       CHECK:       nvvm.mbarrier.arrive.expect_tx
+//  CHECK-COUNT-2:       nvvm.cp.async.bulk.tensor.shared.cluster.global
+//       CHECK:   } else {
+//       CHECK:     nvvm.setmaxregister  increase 232
+//       CHECK:     nvvm.mbarrier.try_wait.parity
+//       CHECK:     scf.for
+//       CHECK:       nvvm.mbarrier.try_wait.parity
+//   CHECK-NOT:       gpu.barrier
+//       CHECK:       nvvm.wgmma.mma_async
+//       CHECK:       nvvm.barrier id
+//       CHECK:       nvvm.wgmma.mma_async
+//       CHECK:       nvvm.mbarrier.arrive
+//       CHECK:       scf.yield
+//       CHECK:   gpu.return
+func.func @attention_tma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 168 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 50216 : i64, stages = 2 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 80, 64>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}, {arg = 3 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}]} {
+  %c40 = arith.constant 40 : index
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %1, %2 : tensor<72xf32>
+  %4 = arith.remui %0, %c40 : index
+  %5 = tile.load %arg2[%4] : memref<?x72xf32> -> tensor<72xf32>
+  %6 = arith.addf %3, %5 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x64xbf16> -> tensor<64xf32>
+  %16 = arith.truncf %15 : tensor<64xf32> to tensor<64xbf16>
+  tile.store %16, %arg4[%0] : tensor<64xbf16> -> memref<?x64xbf16>
+  return
+}

@@ -305,6 +305,18 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Flash-attention kernels: keys a step (16 to 128, a multiple of 16; 0: 64)">,
     Option<"attentionStages", "attention-stages", "int64_t", "0",
            "Flash-attention kernels: shared-memory buffers of k and v blocks (2 to 4; 0: 2)">,
+    Option<"attentionWgmma", "attention-wgmma", "int64_t", "1",
+           "Flash-attention kernels on sm_90a: 1 (default): S = q k^T and O += P v by warpgroup "
+           "MMA (wgmma; 64 query rows a warpgroup, P through shared memory) where head dims, "
+           "v's columns and keys a step are multiples of 64, else mma.sync; 2: the same, with S "
+           "of the next key block issued before the softmax of this one (k copied a block "
+           "ahead of v); 0: mma.sync">,
+    Option<"attentionTma", "attention-tma", "int64_t", "-1",
+           "wgmma flash-attention kernels (attention-wgmma=1) whose keys are not split: 1: q, "
+           "k and v copied by TMA from a producer warpgroup into stages that the consumer "
+           "warpgroups (128 query rows a CTA, 128 keys a step by default) share through "
+           "mbarriers, no CTA barrier a key block; 0: cp.async by every thread; -1 (default): "
+           "1 where the head dims are multiples of 128 and attention-block-n is not set">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "

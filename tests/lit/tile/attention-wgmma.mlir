@@ -1,0 +1,69 @@
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a" %s | FileCheck %s
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-block-m=128" %s | FileCheck %s --check-prefix=W128
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=2" %s | FileCheck %s --check-prefix=AHEAD
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_80" %s | FileCheck %s --check-prefix=SYNC
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=0" %s | FileCheck %s --check-prefix=SYNC
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-block-n=32" %s | FileCheck %s --check-prefix=N32
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=1" %s | FileCheck %s
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1" %s | FileCheck %s --check-prefix=TMA
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=1 attention-split=1 attention-block-n=64" %s | FileCheck %s --check-prefix=TMA64
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=0 attention-split=1" %s | FileCheck %s --check-prefix=NOTMA
+// RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=2" %s 2>&1 | FileCheck %s --check-prefix=BADTMA
+// RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=3" %s 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The Hopper flash kernel's schedule (attention-wgmma=1, the default on
+// sm_90a): 64 query rows a CTA (one warpgroup), 64 keys a step, shared
+// memory for q (16 KB), two stages of k and v blocks (64 KB), P's bf16
+// tile (8 KB) and 1 KB to align the panels; the split of the key blocks as
+// for mma.sync (8 tiles: 4 ways).
+// CHECK-LABEL: func.func @attention_kernel0
+//  CHECK-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 32 : i64, group_m = 1 : i64, shared_bytes = 91136 : i64, split_k = 4 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64, workspace_bytes = 1114368 : i64}
+// 128 rows a CTA: two warpgroups (P's tile each).
+// W128-LABEL: func.func @attention_kernel0
+//  W128-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 16 : i64, group_m = 1 : i64, shared_bytes = 115712 : i64, split_k = 4 : i64, stages = 2 : i64, threads = 256 : i64, warps_m = 8 : i64, wgmma = 1 : i64, workspace_bytes = 1114368 : i64}
+// The next block's S issued before this one's softmax:
+// AHEAD-LABEL: func.func @attention_kernel0
+//  AHEAD-SAME:   wgmma = 2 : i64
+// No wgmma before sm_90a or when off: the mma.sync kernel's schedule.
+// SYNC-LABEL: func.func @attention_kernel0
+//  SYNC-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 32 : i64, group_m = 1 : i64, shared_bytes = 81920 : i64, split_k = 4 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, workspace_bytes = 1114368 : i64}
+// Nor for keys a step that are not whole 128-byte rows (32).
+// N32-LABEL: func.func @attention_kernel0
+//  N32-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 32 : i64
+//   N32-NOT:   wgmma
+// BAD: attention-wgmma must be 0, 1 or 2, got 3
+// TMA copies (attention-tma; by default at head dim 128) where the keys
+// are not split: 128 rows a CTA (two consumer warpgroups), 128 keys a step,
+// and a producer warpgroup (384 threads, 168 registers a thread at
+// launch); 40 bytes of mbarriers (q's, 2 full, 2 empty) after the panels;
+// tensor maps of q's rows (boxes 64 x 64), k and v (boxes of 128 keys x 64
+// columns). Where the keys split (4 tiles: the default RUN line, and
+// attention-tma=1 on the line after it), the cp.async kernel's schedule.
+// TMA-LABEL: func.func @attention_kernel0
+//  TMA-SAME:   tile.max_registers = 168
+//  TMA-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 197672 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 512, 128>}, {arg = 1 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 2, 256, 128>}, {arg = 2 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 2, 256, 128>}]
+// 64 keys a step when asked for:
+// TMA64-LABEL: func.func @attention_kernel0
+//  TMA64-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 115752 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
+//  TMA64-SAME:   box = array<i64: 1, 64, 64>
+// Without TMA copies, the cp.async kernel (64 rows a CTA).
+// NOTMA-LABEL: func.func @attention_kernel0
+//  NOTMA-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 1 : i64, shared_bytes = 91136 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64}
+// BADTMA: attention-tma must be -1, 0 or 1, got 2
+func.func @attention(%q: tensor<2x256x128xbf16>, %k: tensor<2x256x128xbf16>, %v: tensor<2x256x128xbf16>) -> tensor<2x256x128xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<2x256x128xbf16>, tensor<2x256x128xbf16>) -> tensor<2x256x256xf32>
+  %c = graph.constant 0.088 : tensor<f32>
+  %cb = graph.broadcast %c : (tensor<f32>) -> tensor<2x256x256xf32>
+  %ss = graph.mul %s, %cb : (tensor<2x256x256xf32>, tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %mx = graph.reduce_max %ss {axis = 2 : i64} : (tensor<2x256x256xf32>) -> tensor<2x256x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<2x256x1xf32>) -> tensor<2x256x256xf32>
+  %d = graph.sub %ss, %mxb : (tensor<2x256x256xf32>, tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %e = graph.exp %d : (tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %l = graph.reduce_sum %e {axis = 2 : i64} : (tensor<2x256x256xf32>) -> tensor<2x256x1xf32>
+  %lb = graph.broadcast %l : (tensor<2x256x1xf32>) -> tensor<2x256x256xf32>
+  %p = graph.div %e, %lb : (tensor<2x256x256xf32>, tensor<2x256x256xf32>) -> tensor<2x256x256xf32>
+  %p16 = graph.cast %p : (tensor<2x256x256xf32>) -> tensor<2x256x256xbf16>
+  %o = graph.matmul %p16, %v : (tensor<2x256x256xbf16>, tensor<2x256x128xbf16>) -> tensor<2x256x128xbf16>
+  return %o : tensor<2x256x128xbf16>
+}
