@@ -550,12 +550,14 @@ struct ScheduleRowKernelsPass
     // A thread holds bn / 2 + valueDim / 2 f32 accumulators (a warp's 16
     // rows of the scores and of the output): at 128 keys and 128 columns
     // ptxas spilled 8 bytes at 255 registers.
-    // (wgmma: 232-255 registers a thread hold up to 256.)
-    if (bn + valueDim > (wgmma ? 256 : 192))
+    // (wgmma: 232-255 registers a thread hold up to 256; attention-wgmma=2
+    // holds two blocks' scores: 192 again, 256 spilled 24 bytes.)
+    int64_t accLimit = wgmma && attentionWgmma == 1 ? 256 : 192;
+    if (bn + valueDim > accLimit)
       return fn.emitOpError("bad attention schedule: ")
              << bn << " keys a step and " << valueDim
              << " output columns hold more accumulators than a thread's registers (keys a step "
-                "plus columns at most 192, 256 with wgmma)";
+                "plus columns at most " << accLimit << ")";
     // (wgmma: P's bf16 tile a warpgroup, and 1 KB to align the panels to
     // the swizzle's 1024-byte atoms.)
     auto sharedFor = [&](int64_t rowsACta, bool withTma) {

@@ -9,6 +9,7 @@
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=1 attention-split=1 attention-block-n=64" %s | FileCheck %s --check-prefix=TMA64
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=0 attention-split=1" %s | FileCheck %s --check-prefix=NOTMA
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=2" %s 2>&1 | FileCheck %s --check-prefix=BADTMA
+// RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=2 attention-block-n=128" %s 2>&1 | FileCheck %s --check-prefix=AHEAD128
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=3" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The Hopper flash kernel's schedule (attention-wgmma=1, the default on
@@ -51,6 +52,9 @@
 // NOTMA-LABEL: func.func @attention_kernel0
 //  NOTMA-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 1 : i64, shared_bytes = 91136 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64}
 // BADTMA: attention-tma must be -1, 0 or 1, got 2
+// attention-wgmma=2 holds two blocks' scores: 128 keys and 128 columns do
+// not fit a thread's registers (ptxas spilled 24 bytes).
+// AHEAD128: 128 keys a step and 128 output columns hold more accumulators than a thread's registers (keys a step plus columns at most 192)
 func.func @attention(%q: tensor<2x256x128xbf16>, %k: tensor<2x256x128xbf16>, %v: tensor<2x256x128xbf16>) -> tensor<2x256x128xbf16> {
   %s = graph.matmul %q, %k {transpose_b = true} : (tensor<2x256x128xbf16>, tensor<2x256x128xbf16>) -> tensor<2x256x256xf32>
   %c = graph.constant 0.088 : tensor<f32>
