@@ -651,10 +651,19 @@ public:
     // `sVectors`: accumulator element 4j + e is the mma.sync m16n8 layout
     // of n8 tile j for the warp's 16 rows.
     Value warpgroup = m.div(tileWarp, 4);
+    // (wgmma: the byte addresses of buffer `stage` of k and of v.)
+    auto kStageAt = [&](OpBuilder &bb, Value stage) {
+      IndexMath im{bb, loc};
+      return im.add(smemBase, im.add(im.c(qBytes), im.mul(stage, dk / 64 * bn * 128)));
+    };
+    auto vStageAt = [&](OpBuilder &bb, Value stage) {
+      IndexMath im{bb, loc};
+      return im.add(smemBase, im.add(im.c(qBytes + kBytes), im.mul(stage, dv / 64 * bn * 128)));
+    };
     auto issueS = [&](OpBuilder &lb, Value kStage) -> Value {
       IndexMath lm{lb, loc};
       Value qWg = lm.add(smemBase, lm.mul(warpgroup, 64 * 128));
-      Value kAt = lm.add(smemBase, lm.add(lm.c(qBytes), lm.mul(kStage, dk / 64 * bn * 128)));
+      Value kAt = kStageAt(lb, kStage);
       Value acc = lb.create<LLVM::UndefOp>(
           loc, LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(bn / 2, lb.getF32Type())));
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
@@ -666,16 +675,7 @@ public:
       lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
       return acc;
     };
-    auto sVectors = [&](OpBuilder &lb, Value acc) {
-      SmallVector<Value> vecs;
-      for (int64_t jt = 0; jt < niS; ++jt) {
-        SmallVector<Value> four;
-        for (int64_t e = 0; e < 4; ++e)
-          four.push_back(lb.create<LLVM::ExtractValueOp>(loc, acc, ArrayRef<int64_t>{4 * jt + e}));
-        vecs.push_back(lb.create<vector::FromElementsOp>(loc, v4, four));
-      }
-      return vecs;
-    };
+    auto sVectors = [&](OpBuilder &lb, Value acc) { return accumulatorTiles(lb, acc, niS); };
     // TMA: mbarriers after P's tiles (q's, then full[stage], then
     // empty[stage]); warpgroup 0 is the producer: its first thread copies
     // q, then for each key block waits until its stage is empty (every
@@ -755,11 +755,10 @@ public:
           c.push_back(toI32(lb, batchIdx));
         return c;
       };
-      Value kStage = lm.add(smemBase, lm.add(lm.c(qBytes), lm.mul(stage, dk / 64 * bn * 128)));
+      Value kStage = kStageAt(lb, stage);
       for (int64_t kb = 0; kb < dk / 64; ++kb)
         copy(lb, mapParams[1], lm.add(kStage, kb * bn * 128), coords(kb * 64), bar);
-      Value vStage =
-          lm.add(smemBase, lm.add(lm.c(qBytes + kBytes), lm.mul(stage, dv / 64 * bn * 128)));
+      Value vStage = vStageAt(lb, stage);
       for (int64_t nb = 0; nb < dv / 64; ++nb)
         copy(lb, mapParams[2], lm.add(vStage, nb * bn * 128), coords(nb * 64), bar);
       // The consumers: the rest of the kernel, in the else branch.
@@ -772,8 +771,7 @@ public:
     if (s.sAhead) {
       // S of the first block before the loop (its copy group done).
       b.create<nvgpu::DeviceAsyncWaitOp>(loc, token, b.getI32IntegerAttr(s.stages - 1));
-      b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
-                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      fenceAsyncShared(b);
       b.create<gpu::BarrierOp>(loc);
       Value acc = issueS(b, m.c(0));
       b.create<NVVM::WgmmaWaitGroupSyncOp>(loc, b.getI64IntegerAttr(0));
@@ -796,9 +794,7 @@ public:
       } else {
         lb.create<nvgpu::DeviceAsyncWaitOp>(loc, iter.back(), lb.getI32IntegerAttr(s.stages - 2));
         if (wg) // (the copies, generic proxy, made visible to wgmma: async proxy)
-          lb.create<NVVM::FenceProxyOp>(
-              loc, NVVM::ProxyKind::async_shared,
-              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+          fenceAsyncShared(lb);
         lb.create<gpu::BarrierOp>(loc);
         // Refill the buffer the previous block used (sAhead: k of block i +
         // stages into block i's buffer, whose S is done, and v of block i +
@@ -957,9 +953,7 @@ public:
             lb.create<vector::StoreOp>(loc, lb.create<arith::TruncFOp>(loc, pType, p[h][t]),
                                        pp->smem, ValueRange{tileIdx, lm.add(rowInWg, h * 8), col});
           }
-        lb.create<NVVM::FenceProxyOp>(
-            loc, NVVM::ProxyKind::async_shared,
-            NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+        fenceAsyncShared(lb);
         Value barId = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), lm.add(warpgroup, 1));
         Value count = lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(128));
         lb.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count, NVVM::BarrierReductionAttr(),
@@ -973,8 +967,7 @@ public:
                 ArrayRef<int64_t>{4 * jt + e});
         Value pWg = lm.add(smemBase, lm.add(lm.c(qBytes + kBytes + vBytes),
                                             lm.mul(warpgroup, bn / 64 * 64 * 128)));
-        Value vStage =
-            lm.add(smemBase, lm.add(lm.c(qBytes + kBytes), lm.mul(stage, dv / 64 * bn * 128)));
+        Value vStage = vStageAt(lb, stage);
         lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
         for (int64_t kk = 0; kk < bn / 16; ++kk) {
           Value da = wgmmaDescriptor(lb, lm.add(pWg, (kk / 4) * 64 * 128 + (kk % 4) * 32), 16);
@@ -983,13 +976,7 @@ public:
         }
         lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
         lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(0));
-        for (int64_t jt = 0; jt < niO; ++jt) {
-          SmallVector<Value> four;
-          for (int64_t e = 0; e < 4; ++e)
-            four.push_back(
-                lb.create<LLVM::ExtractValueOp>(loc, acc, ArrayRef<int64_t>{4 * jt + e}));
-          o[jt] = lb.create<vector::FromElementsOp>(loc, v4, four);
-        }
+        o = accumulatorTiles(lb, acc, niO);
         if (s.tma) { // (the block's MMAs are done: its stage is free)
           Value ok = lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, lm.c(0));
           auto ifOp = lb.create<scf::IfOp>(loc, ok, false);
@@ -1289,14 +1276,7 @@ private:
       SmallVector<Value> vecs;
       for (int64_t t = 0; t < nm; ++t)
         for (int64_t c = 0; c < chains; ++c)
-          for (int64_t j = 0; j < s.blockN / 8; ++j) {
-            SmallVector<Value> four;
-            for (int64_t e = 0; e < 4; ++e)
-              four.push_back(eb.create<LLVM::ExtractValueOp>(loc, results[t * chains + c],
-                                                             ArrayRef<int64_t>{4 * j + e}));
-            vecs.push_back(
-                eb.create<vector::FromElementsOp>(loc, VectorType::get({4}, f32), four));
-          }
+          vecs.append(accumulatorTiles(eb, results[t * chains + c], s.blockN / 8));
       return withSplitSums(eb, vecs, [&](OpBuilder &sb, ArrayRef<Value> sums) {
         return emitEpilogue(sb, chains, s.blockN / 8, sums, /*tileRows=*/64);
       });
@@ -1317,8 +1297,7 @@ private:
       Value carried = loop.getRegionIterArgs().back();
       lb.create<nvgpu::DeviceAsyncWaitOp>(loc, carried, lb.getI32IntegerAttr(ahead - 1));
       // Make the copies (generic proxy) visible to wgmma (async proxy).
-      lb.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
-                                    NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      fenceAsyncShared(lb);
       lb.create<gpu::BarrierOp>(loc);
       Value newToken = issueAhead(lb, tid, kt, ahead, kTiles);
       SmallVector<Value> results =
@@ -1356,6 +1335,30 @@ private:
                                   /*tensormap=*/true, /*uniform=*/false,
                                   /*in_param_space=*/true);
     return ib;
+  }
+
+  /// A wgmma accumulator (an LLVM struct, element 4j + e of n8 tile j) as
+  /// `tiles` vector<4xf32>: the mma.sync m16n8 layout of each n8 tile for
+  /// the warp's 16 rows, which the epilogues and the online softmax take.
+  SmallVector<Value> accumulatorTiles(OpBuilder &bb, Value acc, int64_t tiles) {
+    Location loc = fn.getLoc();
+    SmallVector<Value> vecs;
+    for (int64_t j = 0; j < tiles; ++j) {
+      SmallVector<Value> four;
+      for (int64_t e = 0; e < 4; ++e)
+        four.push_back(bb.create<LLVM::ExtractValueOp>(loc, acc, ArrayRef<int64_t>{4 * j + e}));
+      vecs.push_back(
+          bb.create<vector::FromElementsOp>(loc, VectorType::get({4}, bb.getF32Type()), four));
+    }
+    return vecs;
+  }
+
+  /// Shared-memory writes of the generic proxy (cp.async, st.shared) made
+  /// visible to the async proxy (wgmma, TMA) of this CTA.
+  void fenceAsyncShared(OpBuilder &bb) {
+    bb.create<NVVM::FenceProxyOp>(
+        fn.getLoc(), NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(bb.getContext(), NVVM::SharedSpace::shared_cta));
   }
 
   /// A wgmma shared-memory matrix descriptor of the 128-byte swizzle at
@@ -2218,8 +2221,7 @@ private:
         return failure();
       }
       // The writes (generic proxy) visible to the TMA copy (async proxy).
-      b.create<NVVM::FenceProxyOp>(loc, NVVM::ProxyKind::async_shared,
-                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      fenceAsyncShared(b);
       wgBarrier();
       auto ifOp = b.create<scf::IfOp>(loc, electedStorer(b), false);
       OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());

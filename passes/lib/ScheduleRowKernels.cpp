@@ -564,18 +564,26 @@ struct ScheduleRowKernelsPass
       return (rowsACta * headDim + stages * bn * (headDim + valueDim)) * 2 +
              (wgmma ? rowsACta * bn * 2 + 1024 : 0) + (withTma ? (1 + 2 * stages) * 8 : 0);
     };
+    // Flash decoding: few tiles (decode's few query rows a kv head) leave
+    // SMs idle while each walks every key; the key blocks split over CTAs
+    // (each its share, at least one block) while the tiles fill at most
+    // half the SMs, up to a wave. The splits hand their partials to the
+    // last one through a workspace (GemmSplitWorkspace: a slot of each
+    // thread's output accumulators, max and sum a split and tile).
+    if (attentionSplit < 0)
+      return fn.emitOpError("attention-split must be >= 0, got ")
+             << static_cast<int64_t>(attentionSplit);
+    int64_t keys = llvm::cast<RankedTensorType>(qk.getType()).getDimSize(0);
+    auto splitFor = [&](int64_t rowsACta) -> int64_t {
+      int64_t tiles = batch * llvm::divideCeil(m, rowsACta), blocks = llvm::divideCeil(keys, bn);
+      int64_t split = attentionSplit ? attentionSplit
+                      : tiles * 2 <= kHopperSms ? std::max<int64_t>(1, kHopperSms / tiles)
+                                                : 1;
+      split = std::min(split, blocks);
+      return llvm::divideCeil(blocks, llvm::divideCeil(blocks, split)); // (none empty)
+    };
     // (TMA where the keys would be split: the cp.async kernel instead, with
     // its 64 rows a CTA.)
-    auto splitFor = [&](int64_t rowsACta) -> int64_t {
-      int64_t tiles = batch * llvm::divideCeil(m, rowsACta);
-      int64_t blocks =
-          llvm::divideCeil(llvm::cast<RankedTensorType>(qk.getType()).getDimSize(0), bn);
-      if (attentionSplit)
-        return std::min<int64_t>(attentionSplit, blocks);
-      return tiles * 2 <= kHopperSms
-                 ? std::min<int64_t>(std::max<int64_t>(1, kHopperSms / tiles), blocks)
-                 : 1;
-    };
     // (TMA: 128 keys a step by default, where the stages fit; the split is
     // judged with them: 128 keys are one block, not two.)
     if (tma && !attentionBlockN && valueDim <= 128) {
@@ -593,22 +601,7 @@ struct ScheduleRowKernelsPass
       return fn.emitOpError("attention schedule needs ")
              << shared << " bytes of shared memory, more than " << target << "'s "
              << maxSharedBytes(target);
-    int64_t tiles = batch * llvm::divideCeil(m, bm);
-    // Flash decoding: few tiles (decode's few query rows a kv head) leave
-    // SMs idle while each walks every key; the key blocks split over CTAs
-    // (each its share, at least one block) while the tiles fill at most
-    // half the SMs, up to a wave. The splits hand their partials to the
-    // last one through a workspace (GemmSplitWorkspace: a slot of each
-    // thread's output accumulators, max and sum a split and tile).
-    int64_t keys = llvm::cast<RankedTensorType>(qk.getType()).getDimSize(0);
-    int64_t blocks = llvm::divideCeil(keys, bn);
-    if (attentionSplit < 0)
-      return fn.emitOpError("attention-split must be >= 0, got ") << static_cast<int64_t>(attentionSplit);
-    int64_t split = attentionSplit ? attentionSplit
-                    : tiles * 2 <= kHopperSms ? std::max<int64_t>(1, kHopperSms / tiles)
-                                              : 1;
-    split = std::min(split, blocks);
-    split = llvm::divideCeil(blocks, llvm::divideCeil(blocks, split)); // (none empty)
+    int64_t tiles = batch * llvm::divideCeil(m, bm), split = splitFor(bm);
     int64_t warps = bm / 16;
     tilec::GemmSplitWorkspace workspace{tiles, warps, split, (valueDim + 8) * bm};
     if (tma) {
