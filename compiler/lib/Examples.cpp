@@ -74,9 +74,9 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
     kCache = g.input("k_cache", {kvHeads, past, headDim}, dtype);
     vCache = g.input("v_cache", {kvHeads, past, headDim}, dtype);
   }
-  // Additive mask of the grouped query rows (group x tokens) over the keys:
-  // causal across the new tokens, 0 or -inf.
-  Tensor mask = g.input("mask", {group * tokens, keys}, DType::F32);
+  // The causal mask of the grouped query rows (group x tokens, runs of
+  // `tokens` positions) over the keys: computed in the kernels, not read.
+  Tensor mask = g.causal_mask({kvHeads, group * tokens, keys}, tokens);
 
   Tensor h = nn::rms_norm(x, attnNorm, 1e-5);
   // [tokens, heads, head_dim], rotated, then heads first.

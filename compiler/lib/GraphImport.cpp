@@ -100,6 +100,9 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
     case OpKind::Constant:
       v = b.create<graph::ConstantOp>(nodeLoc, t, b.getF64FloatAttr(n.value));
       break;
+    case OpKind::CausalMask:
+      v = b.create<graph::CausalMaskOp>(nodeLoc, t, b.getI64IntegerAttr(n.period));
+      break;
 #define TILEC_CASE(KIND, OP)                                                   \
   case OpKind::KIND:                                                           \
     v = build<graph::OP>(b, nodeLoc, t, ops);                                  \

@@ -237,6 +237,8 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
       os << '[' << n.start << ':' << n.end << ']';
     if (n.kind == OpKind::Matmul)
       os << 'T' << n.transposeA << n.transposeB;
+    if (n.kind == OpKind::CausalMask)
+      os << 'P' << n.period;
     os << ';';
   }
   os << "in";

@@ -128,6 +128,20 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+LogicalResult CausalMaskOp::verify() {
+  auto t = ranked(getResult().getType());
+  if (!t || t.getRank() < 2 || !t.getElementType().isF32())
+    return emitOpError("result must be an f32 tensor [..., rows, keys], got ")
+           << getResult().getType();
+  int64_t rows = t.getDimSize(t.getRank() - 2), keys = t.getDimSize(t.getRank() - 1),
+          period = getPeriod();
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(keys) || period < 1 ||
+      rows % period != 0 || period > keys)
+    return emitOpError("period ") << period << " must divide the rows and be at most the keys of "
+                                  << t;
+  return success();
+}
+
 LogicalResult SliceOp::verify() {
   auto in = ranked(getInput().getType());
   auto res = ranked(getResult().getType());

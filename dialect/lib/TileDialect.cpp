@@ -77,6 +77,14 @@ LogicalResult SplatOp::verify() {
   return success();
 }
 
+LogicalResult CausalMaskOp::verify() {
+  if (!getType().getElementType().isF32())
+    return emitOpError("result must be an f32 row tile, got ") << getType();
+  if (getPeriod() < 1)
+    return emitOpError("period ") << getPeriod() << " must be positive";
+  return success();
+}
+
 LogicalResult SelectColsOp::verify() {
   int64_t split = static_cast<int64_t>(getSplit()), cols = getType().getDimSize(0);
   if (split < 0 || split > cols)

@@ -139,6 +139,8 @@ const char *opKindName(OpKind kind) {
     return "input";
   case OpKind::Constant:
     return "constant";
+  case OpKind::CausalMask:
+    return "causal_mask";
   case OpKind::Add:
     return "add";
   case OpKind::Sub:
@@ -260,6 +262,30 @@ Tensor Graph::constant(double value, DType dtype) {
   node.kind = OpKind::Constant;
   node.dtype = dtype;
   node.value = value;
+  return addNode(std::move(node));
+}
+
+Tensor Graph::causal_mask(Shape shape, int64_t period) {
+  checkDims("causal_mask: shape", shape);
+  if (shape.size() < 2)
+    throw Error("causal_mask: need a shape [..., rows, keys] of rank >= 2, got " +
+                shapeString(shape));
+  int64_t rows = shape[shape.size() - 2], keys = shape.back();
+  if (isSymbolic(rows) || isSymbolic(keys))
+    throw Error("causal_mask: the rows and keys of " + shapeString(shape) +
+                " must not be symbolic: bind them first (Graph::bind)");
+  if (period == 0)
+    period = rows;
+  if (period < 1 || rows % period != 0 || period > keys)
+    throw Error("causal_mask: period " + std::to_string(period) + " must divide the " +
+                std::to_string(rows) + " rows and be at most the " + std::to_string(keys) +
+                " keys (shape " + shapeString(shape) + ")");
+  checkSize("causal_mask", shape, DType::F32);
+  Node node;
+  node.kind = OpKind::CausalMask;
+  node.shape = std::move(shape);
+  node.dtype = DType::F32;
+  node.period = period;
   return addNode(std::move(node));
 }
 
@@ -397,6 +423,12 @@ bool broadcastShapes(const Shape &a, const Shape &b, Shape &result) {
 }
 
 Tensor broadcastNode(Tensor a, const Shape &shape) {
+  // A causal mask over more leading dims is the mask of that shape: no
+  // broadcast to map its rows through.
+  const Node &src = a.graph()->node(a.id());
+  if (src.kind == OpKind::CausalMask &&
+      Shape(shape.end() - 2, shape.end()) == Shape(src.shape.end() - 2, src.shape.end()))
+    return a.graph()->causal_mask(shape, src.period);
   Node node;
   node.kind = OpKind::Broadcast;
   node.operands = {a.id()};

@@ -230,5 +230,16 @@ Tensor attention(Tensor q, Tensor k, Tensor v, double scale, Tensor mask) {
   return attentionWith(q, k, v, scale, mask);
 }
 
+Tensor causal_attention(Tensor q, Tensor k, Tensor v, double scale, int64_t period) {
+  if (!q.valid() || !k.valid())
+    throw Error("causal_attention: invalid (default-constructed) tensor");
+  if (q.rank() < 2 || k.rank() < 2)
+    throw Error("causal_attention: q and k must have rank >= 2, got q " + describe(q) +
+                ", k " + describe(k));
+  Shape scores(q.shape().begin(), q.shape().end() - 1);
+  scores.push_back(k.dim(-2));
+  return attentionWith(q, k, v, scale, q.graph()->causal_mask(scores, period));
+}
+
 } // namespace nn
 } // namespace tilec

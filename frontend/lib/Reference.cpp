@@ -276,6 +276,15 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
     std::vector<float> &out = values[id];
     if (node.kind == OpKind::Constant) {
       out.assign(1, store(node.dtype, node.value));
+    } else if (node.kind == OpKind::CausalMask) {
+      // Row r (of R, in every leading index) sees keys c <= r % period +
+      // C - period.
+      int64_t rows = node.shape[node.shape.size() - 2], keys = node.shape.back();
+      out.resize(static_cast<size_t>(numElements(node.shape)));
+      for (size_t i = 0; i < out.size(); ++i) {
+        int64_t c = static_cast<int64_t>(i) % keys, r = static_cast<int64_t>(i) / keys % rows;
+        out[i] = c <= r % node.period + keys - node.period ? 0.0f : -INFINITY;
+      }
     } else if (node.kind == OpKind::Broadcast) {
       const Node &src = nodes[node.operands[0]];
       out = broadcastValues(values[node.operands[0]], src.shape, node.shape);

@@ -322,6 +322,7 @@ public:
     }
     tileWarp = warp;
     Value warpRow = m.div(warp, s.warpsN), warpCol = m.rem(warp, s.warpsN);
+    heavyRowsFirst = fn->hasAttr("tile.attention") && !fn.getOps<tile::CausalMaskOp>().empty();
     setTile(b, pid);
     warpM0 = m.mul(warpRow, s.warpM());
     warpN0 = m.mul(warpCol, s.warpN());
@@ -578,6 +579,29 @@ public:
       firstBlock = m.mul(splitIdx, perSplit);
       blockCount = m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock));
     }
+    // A causal mask added to the scores (-inf past row r's limit, r % period
+    // + offset) removes every key past the limit of the CTA's last row of
+    // its run of `period` (of the run's last row where the CTA's rows cross
+    // into the next run): the loop ends at the block holding that key, and
+    // a split past it has no block. (A key it skips is -inf for every row
+    // of the CTA: exp 0, whatever its score.)
+    tile::CausalMaskOp causal = causalMaskOfScores(scores);
+    if (causal) {
+      int64_t period = causal.getPeriod(), offset = static_cast<int64_t>(causal.getOffset());
+      Value last = m.minv(m.add(m0, s.blockM - 1), m.c(M - 1));
+      Value sameRun = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, m.div(m0, period),
+                                              m.div(last, period));
+      Value lastPos = b.create<arith::SelectOp>(loc, sameRun, m.rem(last, period), m.c(period - 1));
+      // (offset >= 0: row 0 of a run sees key 0 at least.)
+      Value end = m.minv(m.add(m.div(m.add(lastPos, offset), bn), 1), m.c(kBlocks));
+      Value past = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, end, firstBlock);
+      blockCount = m.minv(blockCount, b.create<arith::SelectOp>(loc, past, m.c(0),
+                                                                 m.sub(end, firstBlock)));
+      // The least limit of the CTA's rows: its first row's, or where the
+      // rows cross into the next run, that run's first row's (offset).
+      causalLeastLimit = m.add(
+          b.create<arith::SelectOp>(loc, sameRun, m.rem(m0, period), m.c(0)), offset);
+    }
     if (s.tma) {
       // (q, k and v by TMA, below)
     } else if (wg) {
@@ -589,14 +613,14 @@ public:
     // `load(builder, stage, block)` of this CTA's key block `st`, where it
     // has one.
     auto ifBlock = [&](int64_t st, llvm::function_ref<void(OpBuilder &, Value, Value)> load) {
-      if (s.splitK > 1 && st < perSplit) {
+      if ((s.splitK > 1 || causal) && st < perSplit) {
         Value inRange =
             b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, m.c(st), blockCount);
         auto ifOp = b.create<scf::IfOp>(loc, inRange, /*withElse=*/false);
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         IndexMath im{ib, loc};
         load(ib, im.c(st % s.stages), im.add(firstBlock, st));
-      } else if (s.splitK == 1 && st < kBlocks) {
+      } else if (s.splitK == 1 && !causal && st < kBlocks) {
         load(b, m.c(st % s.stages), m.c(st));
       }
     };
@@ -846,35 +870,69 @@ public:
       Value quad = lm.div(lane, 4), pairCol = lm.mul(lm.rem(lane, 4), 2);
       Value rowBase = lm.add(lm.add(m0, warpM0), quad), key0 = lm.mul(j, bn);
       SmallVector<Value> sPair[2];
-      loadCache.clear();
-      fragmentOps = scoresOps;
-      captureTile = scores;
       int64_t outN = N;
-      N = nKeys; // (the scores' columns: masks and loads of their rows)
-      for (int64_t h = 0; h < 2; ++h)
-        for (int64_t t = 0; t < niS; ++t) {
-          Value pair = lb.create<vector::ShuffleOp>(loc, sAcc[t], sAcc[t],
-                                                    ArrayRef<int64_t>{2 * h, 2 * h + 1});
-          Value col = lm.add(key0, lm.add(pairCol, t * 8));
-          captured = Value();
-          if (failed(emitFragment(lb, lm.add(rowBase, h * 8), col, {pair}, t, h, Emit::All)))
-            return failure();
-          Value sv = captured;
-          if (!sv || sv.getType() != v2)
-            return fn.emitOpError("internal error: attention scores of type ")
-                   << (sv ? sv.getType() : Type()) << " in registers";
-          if (nKeys % bn != 0) {
-            Value ok = lb.create<vector::FromElementsOp>(
-                loc, VectorType::get({2}, lb.getI1Type()),
-                ValueRange{lm.lt(col, nKeys), lm.lt(lm.add(col, 1), nKeys)});
-            sv = lb.create<arith::SelectOp>(loc, ok, sv, fconst(lb, v2, -INFINITY));
+      // The scores of row half h, n8 tile t in sPair[h][t], emitted at `eb`.
+      auto emitScores = [&](OpBuilder &eb) -> LogicalResult {
+        IndexMath em{eb, loc};
+        loadCache.clear();
+        fragmentOps = scoresOps;
+        captureTile = scores;
+        N = nKeys; // (the scores' columns: masks and loads of their rows)
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t t = 0; t < niS; ++t) {
+            Value pair = eb.create<vector::ShuffleOp>(loc, sAcc[t], sAcc[t],
+                                                      ArrayRef<int64_t>{2 * h, 2 * h + 1});
+            Value col = em.add(key0, em.add(pairCol, t * 8));
+            captured = Value();
+            if (failed(emitFragment(eb, em.add(rowBase, h * 8), col, {pair}, t, h, Emit::All)))
+              return failure();
+            Value sv = captured;
+            if (!sv || sv.getType() != v2)
+              return fn.emitOpError("internal error: attention scores of type ")
+                     << (sv ? sv.getType() : Type()) << " in registers";
+            if (nKeys % bn != 0) {
+              Value ok = eb.create<vector::FromElementsOp>(
+                  loc, VectorType::get({2}, eb.getI1Type()),
+                  ValueRange{em.lt(col, nKeys), em.lt(em.add(col, 1), nKeys)});
+              sv = eb.create<arith::SelectOp>(loc, ok, sv, fconst(eb, v2, -INFINITY));
+            }
+            sPair[h].push_back(sv);
           }
-          sPair[h].push_back(sv);
+        N = outN;
+        fragmentOps = {};
+        captureTile = Value();
+        loadCache.clear();
+        return success();
+      };
+      if (!causal || !causal->hasOneUse()) {
+        if (failed(emitScores(lb)))
+          return failure();
+      } else {
+        // Causal: a block whose last key every row of the CTA sees (the
+        // least limit, of its first row or of a run's first) takes the
+        // scores without the mask; one that crosses a row's limit, with it.
+        Value lastKey = lm.add(key0, bn - 1);
+        Value masked =
+            lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, lastKey, causalLeastLimit);
+        auto ifOp = lb.create<scf::IfOp>(loc, SmallVector<Type>(2 * niS, v2), masked,
+                                         /*withElseRegion=*/true);
+        for (bool withMask : {true, false}) {
+          OpBuilder eb = OpBuilder::atBlockBegin(withMask ? &ifOp.getThenRegion().front()
+                                                          : &ifOp.getElseRegion().front());
+          unmaskedCausal = withMask ? tile::CausalMaskOp() : causal;
+          sPair[0].clear();
+          sPair[1].clear();
+          if (failed(emitScores(eb)))
+            return failure();
+          SmallVector<Value> both(sPair[0]);
+          both.append(sPair[1]);
+          eb.create<scf::YieldOp>(loc, both);
         }
-      N = outN;
-      fragmentOps = {};
-      captureTile = Value();
-      loadCache.clear();
+        unmaskedCausal = {};
+        for (int64_t h = 0; h < 2; ++h)
+          sPair[h].assign(ifOp.getResults().begin() + h * niS,
+                          ifOp.getResults().begin() + (h + 1) * niS);
+      }
 
       // Online softmax: running max, exps, running sum, rescaled output.
       SmallVector<Value> yields;
@@ -1102,6 +1160,20 @@ public:
         {sums[0], sums[1]});
   }
 
+  /// The causal mask (tile.causal_mask of the row's own id) added last to
+  /// attention's `scores`, or null.
+  static tile::CausalMaskOp causalMaskOfScores(Value scores) {
+    auto add = scores.getDefiningOp<arith::AddFOp>();
+    if (!add)
+      return {};
+    for (Value v : add->getOperands())
+      if (auto mask = v.getDefiningOp<tile::CausalMaskOp>();
+          mask && mask.getRow().getDefiningOp<tile::RowIdOp>() &&
+          static_cast<int64_t>(mask.getOffset()) >= 0)
+        return mask;
+    return {};
+  }
+
 private:
   /// Sets the output tile (m0, n0; batchIdx, batchRow0) of tile index `pid`.
   /// Batches are consecutive runs of blocksM * blocksN tiles; within one,
@@ -1123,6 +1195,16 @@ private:
       tileIdx = rank ? m.add(m.mul(pid, s.clusterM), rank) : pid;
     }
     batchRow0 = m.c(0);
+    if (heavyRowsFirst && batched && blocksN == 1 && s.splitK == 1 && s.clusterM == 1) {
+      // Causal attention: a row block's keys grow with its rows, so the
+      // last row blocks of every batch go first (the longest work first:
+      // the last wave is the shortest).
+      batchIdx = m.rem(pid, batch);
+      batchRow0 = m.mul(batchIdx, M);
+      m0 = m.mul(m.sub(m.c(blocksM - 1), m.div(pid, batch)), s.blockM);
+      n0 = m.c(0);
+      return;
+    }
     if (batched) {
       batchIdx = m.div(pid, blocksM * blocksN);
       batchRow0 = m.mul(batchIdx, M);
@@ -2558,6 +2640,32 @@ private:
         storePair(b, v, mem, {storeRow}, col, rowOk, colOk);
         continue;
       }
+      if (unmaskedCausal && &op == unmaskedCausal.getOperation())
+        continue;
+      if (auto add = dyn_cast<arith::AddFOp>(op); add && unmaskedCausal) {
+        Value maskValue = unmaskedCausal.getResult();
+        if (add.getLhs() == maskValue || add.getRhs() == maskValue) {
+          map.map(add.getResult(),
+                  map.lookup(add.getLhs() == maskValue ? add.getRhs() : add.getLhs()));
+          continue;
+        }
+      }
+      if (auto mask = dyn_cast<tile::CausalMaskOp>(op)) {
+        // 0 for the pair's keys up to row % period + offset, -inf past.
+        Value limit = m.add(m.rem(map.lookup(mask.getRow()), mask.getPeriod()),
+                            static_cast<int64_t>(mask.getOffset()));
+        SmallVector<Value> sees;
+        for (int64_t j = 0; j < 2; ++j)
+          sees.push_back(
+              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, m.add(col, j), limit));
+        auto v2 = VectorType::get({2}, b.getF32Type());
+        map.map(op.getResult(0),
+                b.create<arith::SelectOp>(
+                    loc, b.create<vector::FromElementsOp>(loc, VectorType::get({2}, b.getI1Type()), sees),
+                    b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(v2, 0.0f)),
+                    b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(v2, -INFINITY))));
+        continue;
+      }
       if (isa<tile::ReduceSumOp, tile::ReduceMaxOp, tile::SelectColsOp>(op))
         return op.emitOpError("is not supported in a GEMM epilogue");
       if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
@@ -2623,6 +2731,13 @@ private:
   bool rhsBatched = false; // a 3-D rhs (else one rhs for every batch)
   int64_t batch = 1;
   Value batchIdx, batchRow0;
+  // Causal attention: CTAs take the last row blocks first (setTile).
+  bool heavyRowsFirst = false;
+  // Causal flash attention: the least key limit of the CTA's rows, and
+  // (set while a key block every row sees all of is emitted) the mask that
+  // emitFragment leaves out: its sum with the scores is the scores.
+  Value causalLeastLimit;
+  tile::CausalMaskOp unmaskedCausal;
   int64_t M = 0, N = 0, K = 0;
   // k steps of one split (split_k; else of the whole product).
   int64_t kSteps = 0;

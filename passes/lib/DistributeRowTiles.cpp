@@ -775,6 +775,8 @@ private:
       return lowerReduce(op);
     if (auto select = dyn_cast<tile::SelectColsOp>(op))
       return lowerSelectCols(select);
+    if (auto mask = dyn_cast<tile::CausalMaskOp>(op))
+      return lowerCausalMask(mask);
     if (isa<func::ReturnOp>(op)) {
       // No CTA may exit (freeing its shared memory) while another of the
       // cluster may still read it: this waits on the arrival that followed
@@ -1059,6 +1061,32 @@ private:
       cond = andI1(cond, b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult,
                                                   chunkCol[k], index(width - shift)));
     return cond;
+  }
+
+  /// Chunk k's elements are 0 at columns up to row % period + offset and
+  /// -inf past it.
+  LogicalResult lowerCausalMask(tile::CausalMaskOp op) {
+    auto indexVec = VectorType::get({s.vec}, b->getIndexType());
+    Value limit = b->create<arith::AddIOp>(
+        loc(), b->create<arith::RemUIOp>(loc(), scalars.lookup(op.getRow()), index(op.getPeriod())),
+        index(static_cast<int64_t>(op.getOffset())));
+    Value limitVec = b->create<vector::BroadcastOp>(loc(), indexVec, limit);
+    SmallVector<int64_t> steps;
+    for (int64_t i = 0; i < s.vec; ++i)
+      steps.push_back(i);
+    Value step = b->create<arith::ConstantOp>(loc(), b->getIndexVectorAttr(steps));
+    VectorType type = vecType(b->getF32Type());
+    Value zero = b->create<arith::ConstantOp>(loc(), DenseElementsAttr::get(type, 0.0f));
+    Value none = b->create<arith::ConstantOp>(loc(), DenseElementsAttr::get(type, -INFINITY));
+    SmallVector<Value> out;
+    for (int64_t k = 0; k < s.chunks; ++k) {
+      Value cols = b->create<arith::AddIOp>(
+          loc(), b->create<vector::BroadcastOp>(loc(), indexVec, chunkCol[k]), step);
+      Value sees = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::sle, cols, limitVec);
+      out.push_back(b->create<arith::SelectOp>(loc(), sees, zero, none));
+    }
+    tiles[op.getResult()] = std::move(out);
+    return success();
   }
 
   LogicalResult lowerSelectCols(tile::SelectColsOp op) {

@@ -39,12 +39,25 @@ int64_t byteSize(Value v) {
   return t.getNumElements() * t.getElementTypeBitWidth() / 8;
 }
 
+/// Ops every kernel that uses them computes again, with no buffer between:
+/// constants, and causal masks whose every user is elementwise (computed
+/// from the row and column indices, in the user's own rows). A causal mask
+/// with another user (a graph result, a reduction, a broadcast) is an op
+/// of the plan: a kernel stores it.
+bool clonedIntoUsers(Operation *op) {
+  if (isa<graph::ConstantOp>(op))
+    return true;
+  return isa<graph::CausalMaskOp>(op) && llvm::all_of(op->getUsers(), [](Operation *u) {
+           return u->hasTrait<OpTrait::Elementwise>() && isa<graph::GraphDialect>(u->getDialect());
+         });
+}
+
 class FusionPlanner {
 public:
   /// `attention`: the pass's option (auto, true or false).
   FusionPlanner(func::FuncOp fn, StringRef attention) : attention(attention) {
     for (Operation &op : fn.getBody().front())
-      if (isa<graph::GraphDialect>(op.getDialect()) && !isa<graph::ConstantOp>(op))
+      if (isa<graph::GraphDialect>(op.getDialect()) && !clonedIntoUsers(&op))
         ops.push_back(&op);
   }
 
@@ -597,9 +610,9 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     // Erase the originals, users first.
     for (Operation *op : llvm::reverse(planner.ops))
       op->erase();
-    for (auto c : llvm::make_early_inc_range(fn.getOps<graph::ConstantOp>()))
-      if (c->use_empty())
-        c->erase();
+    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front()))
+      if (isa<graph::ConstantOp, graph::CausalMaskOp>(op) && op.use_empty())
+        op.erase();
     return success();
   }
 
@@ -611,7 +624,7 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     for (Operation *op : group.ops) {
       for (Value v : op->getOperands()) {
         Operation *def = v.getDefiningOp();
-        if ((def && (members.count(def) || isa<graph::ConstantOp>(def))) ||
+        if ((def && (members.count(def) || clonedIntoUsers(def))) ||
             llvm::is_contained(inputs, v))
           continue;
         inputs.push_back(v);
@@ -693,7 +706,7 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     OpBuilder inner = OpBuilder::atBlockEnd(body);
     for (Operation *op : group.ops) {
       for (Value v : op->getOperands())
-        if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && !map.contains(v))
+        if (Operation *c = v.getDefiningOp(); c && clonedIntoUsers(c) && !map.contains(v))
           map.map(v, inner.clone(*c)->getResult(0));
       inner.clone(*op, map);
     }

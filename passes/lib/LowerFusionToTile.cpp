@@ -533,6 +533,16 @@ private:
             .Case([&](graph::ConstantOp c) {
               return constant(b, loc, tileType(c.getType()), c.getValue().convertToDouble());
             })
+            .Case([&](graph::CausalMaskOp c) -> Value {
+              // (Seen `shift` columns on: element j is key j + shift.)
+              Type t = tileType(c.getType());
+              auto shape = llvm::cast<RankedTensorType>(c.getType()).getShape();
+              int64_t period = c.getPeriod(), offset = shape.back() - period - shift;
+              if (!llvm::isa<RankedTensorType>(t)) // (one key: every row sees it)
+                return constant(b, loc, t, 0.0);
+              return b.create<tile::CausalMaskOp>(loc, t, row, b.getI64IntegerAttr(period),
+                                                  b.getI64IntegerAttr(offset));
+            })
             .Case([&](graph::AddOp) { return binary(arith::AddFOp()); })
             .Case([&](graph::SubOp) { return binary(arith::SubFOp()); })
             .Case([&](graph::MulOp) { return binary(arith::MulFOp()); })

@@ -203,7 +203,7 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
       return std::nullopt; // a view between kernels
     return RowDomain::fromFullShape(shapeOf(view.getInput()));
   }
-  if (isElementwise(op) || isa<graph::BroadcastOp>(op)) {
+  if (isElementwise(op) || isa<graph::BroadcastOp, graph::CausalMaskOp>(op)) {
     ArrayRef<int64_t> out = shapeOf(op->getResult(0));
     if (out.empty()) // rank-0 math: a scalar in any domain
       return RowDomain{{}, 1};
@@ -272,7 +272,9 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
     ArrayRef<int64_t> out = shapeOf(mm.getResult());
     return naturalRowDomain(op) == d && d.classify(out) == RowRole::Full && !d.mapsRows(out);
   }
-  if (isa<graph::ConstantOp>(op) || isElementwise(op))
+  // (A causal mask is computed from the domain's row and its own columns:
+  // its rows must be the domain's own, which computable requires.)
+  if (isa<graph::ConstantOp, graph::CausalMaskOp>(op) || isElementwise(op))
     return computable(d, op->getResult(0));
   if (isa<graph::BroadcastOp>(op)) {
     Value result = op->getResult(0);

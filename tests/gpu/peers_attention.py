@@ -1,11 +1,14 @@
 """Peers of tilec-bench --attention on the GPU machine: nn::attention (bf16,
 no mask, scale 1/sqrt(D)) of q [B, Sq, D] over k, v [B, Sk, D] as PyTorch
-runs it:
+runs it (a shape ending in c: nn::causal_attention, query i seeing keys up
+to i + Sk - Sq):
 
   sdpa     torch.nn.functional.scaled_dot_product_attention (its flash or
-           memory-efficient kernels for bf16 without a mask)
-  eager    softmax(q @ k^T * s) @ v written out, f32 scores, as tilec's
-           nn::attention builds it
+           memory-efficient kernels for bf16 without a mask; causal:
+           is_causal where Sq == Sk, else the causal_lower_right bias,
+           which its flash kernels take too)
+  eager    softmax(q @ k^T * s (+ mask)) @ v written out, f32 scores, as
+           tilec's nn::attention builds it
   compile  torch.compile of that (default mode, Inductor)
 
 Timed like tilec-bench's GEMMs: triton.testing.do_bench (median, its L2
@@ -24,19 +27,34 @@ import torch
 from peers_layer import bench  # (do_bench after a cooldown, as the layer's peers)
 
 
-def sdpa(q, k, v):
+def sdpa(q, k, v, causal=False):
     # [1, B, S, D]: the batch dims as heads. SDPA's flash and
     # memory-efficient kernels take 4-D inputs only; given 3-D [B, S, D]
     # (the twenty-fourth session's run) PyTorch 2.11 ran its math backend,
     # 2.9 ms at 32x2048x2048x128.
+    sq, sk = q.shape[-2], k.shape[-2]
+    kw = {}
+    if causal and sq == sk:
+        kw["is_causal"] = True
+    elif causal:
+        from torch.nn.attention.bias import causal_lower_right
+        kw["attn_mask"] = causal_lower_right(sq, sk)
     return torch.nn.functional.scaled_dot_product_attention(
         q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0),
-        scale=1.0 / math.sqrt(q.shape[-1])).squeeze(0)
+        scale=1.0 / math.sqrt(q.shape[-1]), **kw).squeeze(0)
 
 
-def written(q, k, v):
+def written(q, k, v, mask=None):
     s = (q @ k.transpose(-1, -2)).float() * (1.0 / math.sqrt(q.shape[-1]))
+    if mask is not None:
+        s = s + mask
     return torch.softmax(s, dim=-1).to(q.dtype) @ v
+
+
+def causal_mask(sq, sk, dev):
+    rows = torch.arange(sq, device=dev)[:, None]
+    cols = torch.arange(sk, device=dev)[None, :]
+    return torch.where(cols <= rows + (sk - sq), 0.0, float("-inf")).to(torch.float32)
 
 
 def main():
@@ -50,20 +68,23 @@ def main():
     compiled = torch.compile(written)
     rows = []
     for shape in args.attention.split(","):
-        b, sq, sk, d = map(int, shape.split("x"))
+        causal = shape.endswith("c")
+        b, sq, sk, d = map(int, shape.rstrip("c").split("x"))
         dev, dt = "cuda", torch.bfloat16
         q = torch.randn(b, sq, d, device=dev, dtype=dt)
         k = torch.randn(b, sk, d, device=dev, dtype=dt)
         v = torch.randn(b, sk, d, device=dev, dtype=dt)
         xs = (q, k, v)
+        written_xs = xs + ((causal_mask(sq, sk, dev),) if causal else ())
+        sdpa_f = (lambda q, k, v: sdpa(q, k, v, True)) if causal else sdpa
         with torch.no_grad():
-            want = written(*xs).float()
-            err = max(((f(*xs).float() - want).norm() / want.norm()).item()
-                      for f in (sdpa, compiled))
-            t_sdpa = bench(sdpa, xs, args.cooldown_ms, args.rep_ms)
-            t_eager = bench(written, xs, args.cooldown_ms, args.rep_ms)
-            t_comp = bench(compiled, xs, args.cooldown_ms, args.rep_ms)
-        row = dict(op="attention", dtype="bf16", b=b, sq=sq, sk=sk, d=d,
+            want = written(*written_xs).float()
+            err = max(((sdpa_f(*xs).float() - want).norm() / want.norm()).item(),
+                      ((compiled(*written_xs).float() - want).norm() / want.norm()).item())
+            t_sdpa = bench(sdpa_f, xs, args.cooldown_ms, args.rep_ms)
+            t_eager = bench(written, written_xs, args.cooldown_ms, args.rep_ms)
+            t_comp = bench(compiled, written_xs, args.cooldown_ms, args.rep_ms)
+        row = dict(op="attention", dtype="bf16", b=b, sq=sq, sk=sk, d=d, causal=int(causal),
                    sdpa_us=round(t_sdpa, 2), eager_us=round(t_eager, 2),
                    compile_us=round(t_comp, 2), peers_vs_written_err=f"{err:.2e}")
         rows.append(row)
@@ -78,16 +99,17 @@ def main():
         tilec = {}
         with open(args.tilec_csv) as f:
             for r in csv.DictReader(f):
-                tilec[(r["op"], r["b"], r["sq"], r["sk"], r["d"])] = r
+                tilec[(r["op"], r["b"], r["sq"], r["sk"], r["d"], r.get("causal", "0"))] = r
         print(f"{'BxSqxSkxD':18s} {'3 kernels':>9s} {'flash':>9s} {'sdpa':>9s} {'eager':>9s}"
               f" {'compile':>9s} {'best/flash':>10s}")
         for r in rows:
-            key = (str(r["b"]), str(r["sq"]), str(r["sk"]), str(r["d"]))
+            key = (str(r["b"]), str(r["sq"]), str(r["sk"]), str(r["d"]), str(r["causal"]))
             three, flash = tilec.get(("attention",) + key), tilec.get(("attention_flash",) + key)
             if not three or not flash:
                 continue
             best = min(r["sdpa_us"], r["eager_us"], r["compile_us"])
-            print(f"{'x'.join(key):18s} {float(three['us']):9.1f} {float(flash['us']):9.1f}"
+            name = "x".join(key[:4]) + ("c" if r["causal"] else "")
+            print(f"{name:18s} {float(three['us']):9.1f} {float(flash['us']):9.1f}"
                   f" {r['sdpa_us']:9.1f} {r['eager_us']:9.1f} {r['compile_us']:9.1f}"
                   f" {best / float(flash['us']):10.2f}")
 

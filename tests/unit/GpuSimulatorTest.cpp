@@ -192,6 +192,163 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
   }
 }
 
+// Causal attention (nn::causal_attention: the mask computed in the
+// kernels, no input) in every flash kernel: mma.sync on sm_80, wgmma with
+// cp.async and with TMA on sm_90a; fewer queries than keys (aligned to
+// the lower right), grouped-query rows (period: the tokens), CTAs whose
+// rows cross into the next run, and keys split over CTAs where whole
+// splits lie past a CTA's last key (their max -inf, their sum 0).
+TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
+  struct Case {
+    Shape q, k;
+    int64_t period;
+    std::string target, schedule;
+  };
+  std::string ptxas = ptxtest::ptxasPath();
+  for (const Case &c : std::vector<Case>{
+           {{2, 200, 64}, {2, 200, 64}, 0, "sm_80", ""},
+           {{2, 130, 64}, {2, 130, 64}, 0, "sm_80", "attention-split=3"},
+           {{1, 96, 32}, {1, 150, 32}, 0, "sm_80", "attention-block-m=32 attention-block-n=32"},
+           {{2, 4 * 48, 64}, {2, 48 + 37, 64}, 48, "sm_80", "attention-split=1"},
+           {{2, 100, 128}, {2, 300, 128}, 0, "sm_90a", "attention-tma=0"},
+           {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a", "attention-tma=1 attention-split=1"},
+           {{2, 4 * 40, 128}, {2, 40 + 90, 128}, 40, "sm_90a",
+            "attention-tma=1 attention-split=1"},
+           {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5"},
+           {{2, 130, 64}, {2, 130, 64}, 0, "sm_90a", "attention-split=3"}}) {
+    SCOPED_TRACE(shapeString(c.q) + " over " + shapeString(c.k) + " period " +
+                 std::to_string(c.period) + " " + c.target + " " + c.schedule);
+    Graph g("causal");
+    Tensor q = g.input("q", c.q, DType::BF16);
+    Tensor k = g.input("k", c.k, DType::BF16);
+    Tensor v = g.input("v", c.k, DType::BF16);
+    g.output(nn::causal_attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(c.q.back())),
+                                  c.period));
+    CompileOptions options = simOptions();
+    options.target = c.target;
+    options.fuseAttention = true;
+    options.scheduleOptions = c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
+    EXPECT_TRUE(p->launches[0].attention);
+    if (!ptxas.empty())
+      ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, c.target);
+    ASSERT_NO_FATAL_FAILURE(
+        expectSimulatedMatches(g, tiletest::randomInputs(g, 43), 3e-2, options));
+  }
+}
+
+// Causal masks outside flash attention, simulated and interpreted against
+// the reference: returned (a row kernel stores it), added to scores in a
+// GEMM's epilogue (attention as three kernels), in a row kernel's softmax
+// of f32 and bf16 rows (the mask's columns shifted: the second piece of a
+// concatenation), and
+// reduced (a kernel of its own, read by the next).
+TEST(GpuSimTest, CausalMasksInRowAndGemmKernels) {
+  for (int kind = 0; kind < 5; ++kind)
+    for (const char *target : {"sm_80", "sm_90a"}) {
+      SCOPED_TRACE(std::to_string(kind) + " " + target);
+      Graph g("masks");
+      if (kind == 0) {
+        g.output(g.causal_mask({3, 40, 70}, 20));
+      } else if (kind == 1) {
+        Tensor q = g.input("q", {2, 100, 64}, DType::BF16);
+        Tensor k = g.input("k", {2, 130, 64}, DType::BF16);
+        g.output(nn::causal_attention(q, k, g.input("v", {2, 130, 32}, DType::BF16), 0.125, 50));
+      } else if (kind == 2) {
+        Tensor x = g.input("x", {2, 33, 1000}, DType::F32);
+        g.output(nn::softmax(x + g.causal_mask({33, 1000}, 11)));
+      } else if (kind == 3) {
+        Tensor x = g.input("x", {64, 100}, DType::BF16), y = g.input("y", {64, 200}, DType::BF16);
+        Tensor masked = cast(cast(y, DType::F32) + g.causal_mask({64, 200}, 16), DType::BF16);
+        g.output(nn::softmax(concat({x, masked}, 1)));
+      } else {
+        Tensor m = g.causal_mask({48, 64}, 24);
+        g.output(max(m, -1) + g.input("y", {48, 1}, DType::F32));
+        g.output(exp(m));
+      }
+      CompileOptions options = simOptions();
+      options.target = target;
+      options.fuseAttention = false;
+      auto p = compileGraph(g, options);
+      ASSERT_TRUE(p.ok()) << p.message();
+      // (No kernel of its own where its users compute it: the three
+      // attention kernels, the one softmax.)
+      if (kind <= 3)
+        EXPECT_EQ(p->launches.size(), kind == 1 ? 3u : 1u) << explainFusion(*p);
+      std::vector<HostTensor> inputs = tiletest::randomInputs(g, 53);
+      ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, kind == 3 || kind == 1 ? 3e-2 : 1e-5,
+                                                     options));
+      auto interpreted = tiletest::runAtTileStage(g, inputs, options);
+      ASSERT_TRUE(interpreted.ok()) << interpreted.message();
+      std::vector<HostTensor> ref = evaluateReference(g, inputs);
+      for (size_t j = 0; j < ref.size(); ++j)
+        EXPECT_LT(relativeError((*interpreted)[j], ref[j]), kind == 3 || kind == 1 ? 3e-2 : 1e-5)
+            << "interpreted output " << j;
+    }
+}
+
+// The key blocks a causal mask removes whole for every row of a CTA are
+// not read: keys from 192 on are NaN, so a row below 192 that read them
+// would be NaN (NaN + -inf is NaN), while rows from 192 on see them. With
+// 64 rows and 64 keys a block, rows below 192 must match the reference of
+// finite keys. (The same graph with the mask as an input reads every
+// block: its rows are NaN, which shows the check can fail.)
+TEST(GpuSimTest, CausalFlashAttentionSkipsMaskedBlocks) {
+  for (auto [target, schedule] : std::vector<std::pair<std::string, std::string>>{
+           {"sm_80", "attention-block-m=64 attention-block-n=64 attention-split=1"},
+           {"sm_90a", "attention-block-m=64 attention-block-n=64 attention-split=1 "
+                      "attention-tma=0"},
+           {"sm_90a", "attention-block-m=64 attention-block-n=64 attention-split=1 "
+                      "attention-tma=1"}}) {
+    for (bool maskInput : {false, true}) {
+      SCOPED_TRACE(target + " " + schedule + (maskInput ? ", mask as an input" : ""));
+      Graph g("causal");
+      Tensor q = g.input("q", {2, 256, 128}, DType::BF16);
+      Tensor k = g.input("k", {2, 256, 128}, DType::BF16);
+      Tensor v = g.input("v", {2, 256, 128}, DType::BF16);
+      double scale = 1.0 / std::sqrt(128.0);
+      g.output(maskInput ? nn::attention(q, k, v, scale, g.input("mask", {256, 256}, DType::F32))
+                         : nn::causal_attention(q, k, v, scale));
+      CompileOptions options = simOptions();
+      options.target = target;
+      options.fuseAttention = true;
+      options.scheduleOptions = schedule;
+      std::vector<HostTensor> inputs = tiletest::randomInputs(g, 47);
+      if (maskInput)
+        inputs.back() = causalMask(256, 256);
+      std::vector<HostTensor> ref = evaluateReference(g, inputs);
+      for (int input : {1, 2})
+        for (int64_t b = 0; b < 2; ++b)
+          for (int64_t key = 192; key < 256; ++key)
+            for (int64_t d = 0; d < 128; ++d)
+              inputs[input].values[(b * 256 + key) * 128 + d] = NAN;
+      auto got = gpusim::runAtGpuStage(g, inputs, options, 132);
+      ASSERT_TRUE(got.ok()) << got.message();
+      int64_t nanRows = 0;
+      double worst = 0;
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t r = 0; r < 192; ++r) {
+          bool nan = false;
+          for (int64_t d = 0; d < 128; ++d) {
+            size_t i = (b * 256 + r) * 128 + d;
+            float x = (*got)[0].values[i], want = ref[0].values[i];
+            nan |= std::isnan(x);
+            worst = std::max(worst, static_cast<double>(std::fabs(x - want)));
+          }
+          nanRows += nan;
+        }
+      if (maskInput) {
+        EXPECT_GT(nanRows, 0) << "the input mask's kernel read no NaN key";
+      } else {
+        EXPECT_EQ(nanRows, 0);
+        EXPECT_LT(worst, 3e-2);
+      }
+    }
+  }
+}
+
 // An output epilogue that reads q's row as a residual (random graph seed
 // 594: the row's load sat between the softmax and p @ v in the program,
 // which runFlash first refused) and one that reduces the output; the

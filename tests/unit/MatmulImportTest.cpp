@@ -57,6 +57,21 @@ TEST(MatmulImportTest, FingerprintIncludesTransposes) {
   EXPECT_EQ(f01, graphFingerprint(g01again, options));
 }
 
+// Causal masks of one shape and different periods are different graphs:
+// the fingerprint (the program cache's key) names the period.
+TEST(MatmulImportTest, FingerprintIncludesTheCausalPeriod) {
+  auto build = [](Graph &g, int64_t period) {
+    g.output(g.input("x", {8, 12}, DType::F32) + g.causal_mask({8, 12}, period));
+  };
+  CompileOptions options;
+  Graph g2("mask"), g4("mask"), g4again("mask");
+  build(g2, 2);
+  build(g4, 4);
+  build(g4again, 4);
+  EXPECT_NE(graphFingerprint(g2, options), graphFingerprint(g4, options));
+  EXPECT_EQ(graphFingerprint(g4, options), graphFingerprint(g4again, options));
+}
+
 // Transposes of a cube swap different dims into the same result shape: the
 // fingerprint (the program cache's key) names both dims, so that one graph
 // never runs the other's program.

@@ -473,6 +473,43 @@ TEST(MatmulTest, AttentionStructureAndErrors) {
   expectMentions(errorOf([] { causalMask(4, 3); }), {"causalMask", "sq 4", "sk 3"});
 }
 
+// Graph::causal_mask: f32 [..., R, C], checked as built; a broadcast over
+// more leading dims is the mask of that shape (no broadcast node); the
+// reference gives row r the keys up to r % period + C - period, the
+// runs of `period` rows each causalMask(period, C).
+TEST(MatmulTest, GraphCausalMask) {
+  Graph g("mask");
+  Tensor m = g.causal_mask({4, 3, 5});
+  EXPECT_EQ(m.dtype(), DType::F32);
+  EXPECT_EQ(g.node(m.id()).kind, OpKind::CausalMask);
+  EXPECT_EQ(g.node(m.id()).period, 3);
+  Tensor wide = broadcast_to(g.causal_mask({6, 5}, 2), {2, 6, 5});
+  EXPECT_EQ(g.node(wide.id()).kind, OpKind::CausalMask);
+  EXPECT_EQ(g.node(wide.id()).period, 2);
+  EXPECT_EQ(wide.shape(), (Shape{2, 6, 5}));
+  Tensor x = g.input("x", {3, 6, 5}, DType::F32);
+  Tensor sum = x + g.causal_mask({6, 5}, 3); // (the mask broadcast by the add)
+  EXPECT_EQ(g.node(g.node(sum.id()).operands[1]).kind, OpKind::CausalMask);
+  expectMentions(errorOf([&] { g.causal_mask({5}); }), {"causal_mask", "rank >= 2", "[5]"});
+  expectMentions(errorOf([&] { g.causal_mask({6, 5}, 4); }),
+                 {"causal_mask", "period 4", "6 rows", "5 keys"});
+  expectMentions(errorOf([&] { g.causal_mask({6, 4}); }), {"causal_mask", "period 6", "4 keys"});
+  expectMentions(errorOf([&] { g.causal_mask({symbolDim("tokens"), 4}); }),
+                 {"causal_mask", "symbolic"});
+  expectMentions(errorOf([&] { g.causal_mask({0, 4}); }), {"causal_mask", "positive"});
+
+  Graph h("mask");
+  h.output(h.causal_mask({2, 6, 7}, 3));
+  HostTensor got = evaluateReference(h, {}).at(0);
+  HostTensor run = causalMask(3, 7);
+  ASSERT_EQ(got.shape, (Shape{2, 6, 7}));
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t r = 0; r < 6; ++r)
+      for (int64_t c = 0; c < 7; ++c)
+        EXPECT_EQ(got.values[(b * 6 + r) * 7 + c], run.values[(r % 3) * 7 + c])
+            << b << "," << r << "," << c;
+}
+
 // causalMask: query i sees keys up to i + (sk - sq).
 TEST(MatmulTest, CausalMaskIsBottomRightAligned) {
   HostTensor m = causalMask(3, 5);
@@ -488,8 +525,8 @@ TEST(MatmulTest, CausalMaskIsBottomRightAligned) {
 // Masked: a causal mask [Sq, Sk] (-inf past the diagonal) and a random
 // additive one per batch [b, 1, Sk] (broadcast over the queries).
 TEST(MatmulTest, ReferenceAttentionMatchesNaive) {
-  for (int maskKind : {0, 1, 2}) {
-  SCOPED_TRACE(maskKind == 0 ? "no mask" : maskKind == 1 ? "causal" : "additive per batch");
+  for (int maskKind : {0, 1, 2, 3}) {
+  SCOPED_TRACE(maskKind == 0 ? "no mask" : maskKind == 1 ? "causal" : maskKind == 2 ? "additive per batch" : "causal_attention");
   const int64_t b = 3, sq = 5, sk = 9, d = 16, dv = 7;
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
   Graph g("attention");
@@ -502,7 +539,7 @@ TEST(MatmulTest, ReferenceAttentionMatchesNaive) {
   std::vector<HostTensor> inputs{hq, hk, hv};
   HostTensor hm;
   auto maskAt = [&](int64_t p, int64_t i, int64_t j) -> double {
-    if (maskKind == 1)
+    if (maskKind == 1 || maskKind == 3)
       return hm.values[i * sk + j];
     if (maskKind == 2)
       return hm.values[p * sk + j];
@@ -510,6 +547,9 @@ TEST(MatmulTest, ReferenceAttentionMatchesNaive) {
   };
   if (maskKind == 0) {
     g.output(nn::attention(q, k, v, scale));
+  } else if (maskKind == 3) { // (the graph's own mask against causalMask's)
+    hm = causalMask(sq, sk);
+    g.output(nn::causal_attention(q, k, v, scale));
   } else {
     hm = maskKind == 1 ? causalMask(sq, sk) : HostTensor::random({b, 1, sk}, DType::F32, 703, -3.0f, 3.0f);
     g.output(nn::attention(q, k, v, scale, g.input("mask", hm.shape, DType::F32)));

@@ -29,9 +29,9 @@ std::vector<HostTensor> randomInputs(const Graph &graph, uint64_t firstSeed);
 
 /// Inputs for examples::buildDecoderLayer's graph of `tokens` new tokens
 /// after `past`: random (randomInputs), the weights scaled by 1 / sqrt(fan-in)
-/// as a model's are, and the mask causal over the new tokens (row j of a
-/// group's rows is token j % tokens, which sees the past and the new
-/// tokens up to itself).
+/// as a model's are. (The graph's causal mask is computed, not an input:
+/// row j of a group's rows is token j % tokens, which sees the past and
+/// the new tokens up to itself.)
 std::vector<HostTensor> decoderLayerInputs(const Graph &graph, int64_t tokens, int64_t past,
                                            uint64_t firstSeed);
 

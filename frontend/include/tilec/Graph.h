@@ -55,7 +55,8 @@ public:
 
 enum class OpKind {
   Input,
-  Constant, // rank-0 splat value
+  Constant,   // rank-0 splat value
+  CausalMask, // [..., R, C] f32: 0 where a query row sees a key, -inf past it
   // binary elementwise (operands of equal shape and dtype)
   Add,
   Sub,
@@ -106,6 +107,7 @@ struct Node {
   int axis2 = -1;   // Transpose: the dim swapped with `axis` (axis < axis2)
   int64_t start = 0, end = 0; // Slice: the kept range [start, end)
   bool transposeA = false, transposeB = false; // Matmul: operand transposes
+  int64_t period = 0; // CausalMask: rows a run of query positions
 };
 
 class Graph;
@@ -143,6 +145,17 @@ public:
   Tensor input(const std::string &name, Shape shape, DType dtype);
   /// A rank-0 constant of the given dtype.
   Tensor constant(double value, DType dtype);
+  /// A causal attention mask, f32 of `shape` [..., R, C] (rank >= 2, R and
+  /// C not symbolic): element [..., r, c] is 0 where c <= r % period + C -
+  /// period and -inf past it. The R rows are runs of `period` query
+  /// positions (0: period R), each run the last `period` of the C keys:
+  /// FlashAttention's causal=True, aligned to the lower right (PyTorch's
+  /// causal_lower_right; for R == C the same as is_causal=True), with
+  /// grouped-query heads stacked as runs of rows. Needs period to divide
+  /// R and period <= C (else a row would see no key). No memory holds it:
+  /// kernels compute it from the indices, and flash attention skips the
+  /// key blocks it removes whole.
+  Tensor causal_mask(Shape shape, int64_t period = 0);
   /// Marks t as a graph result (in call order). Each result has its own
   /// buffer: a tensor returned twice, or an input returned as is, is copied.
   void output(Tensor t);
@@ -290,6 +303,13 @@ Tensor attention(Tensor q, Tensor k, Tensor v, double scale);
 /// no defined softmax (NaN, as in PyTorch). It joins the scores GEMM's
 /// epilogue: still three kernels.
 Tensor attention(Tensor q, Tensor k, Tensor v, double scale, Tensor mask);
+/// Causal attention: the same with Graph::causal_mask over the scores
+/// [..., Sq, Sk] (query row r sees keys up to r % period + Sk - period;
+/// period 0: Sq, i.e. FlashAttention's causal=True, PyTorch's
+/// causal_lower_right). Grouped-query heads stacked as rows of one batch
+/// take period = the tokens. No mask is read: the kernels compute it, and
+/// flash attention skips the key blocks it removes whole.
+Tensor causal_attention(Tensor q, Tensor k, Tensor v, double scale, int64_t period = 0);
 } // namespace nn
 
 } // namespace tilec

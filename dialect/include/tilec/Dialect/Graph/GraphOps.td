@@ -186,6 +186,20 @@ def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike]> {
   let assemblyFormat = "$value attr-dict `:` type($result)";
 }
 
+def Graph_CausalMaskOp : Graph_Op<"causal_mask", [Pure]> {
+  let summary = "a causal attention mask computed from the indices";
+  let description = [{
+    tensor<... x R x C x f32>: element [..., r, c] is 0 where
+    c <= r % period + C - period, else -inf (runs of `period` query rows,
+    each the last `period` positions of the C keys; Graph::causal_mask).
+    No buffer holds it: kernels compute it where it is used.
+  }];
+  let arguments = (ins I64Attr:$period);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Graph_FusionOp : Graph_Op<"fusion", [IsolatedFromAbove,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "a group of operators compiled into one kernel";

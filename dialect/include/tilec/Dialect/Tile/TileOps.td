@@ -87,6 +87,19 @@ def Tile_SelectColsOp : Tile_Op<"select_cols", [Pure, AllTypesMatch<["low", "hig
   let hasVerifier = 1;
 }
 
+def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure]> {
+  let summary = "a row of a causal attention mask: 0 for the keys the row sees, -inf past them";
+  let description = [{
+    Element j is 0 where j <= row % period + offset, else -inf (graph's
+    causal_mask, offset = keys - period, less any column shift it is read
+    at). Flash attention bounds its key loop by it.
+  }];
+  let arguments = (ins Index:$row, I64Attr:$period, I64Attr:$offset);
+  let results = (outs Tile_RowTile:$result);
+  let assemblyFormat = "$row attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 class Tile_ReduceOp<string mnemonic, string desc> : Tile_Op<mnemonic, [Pure]> {
   let summary = desc;
   let arguments = (ins Tile_RowTile:$input);

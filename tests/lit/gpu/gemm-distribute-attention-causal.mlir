@@ -1,0 +1,71 @@
+// RUN: tilec-opt --tilec-distribute-gemm-tiles %s | FileCheck %s
+
+// Causal flash attention: the scores are the product plus a tile.causal_mask
+// of the row (offset 0: a square mask). The CTAs take the last row blocks
+// first (block id b: batch b % 2, row block 3 - b / 2), and the key loop
+// ends at the block holding the CTA's last row's last key: that row is
+// min(m0 + 63, 199), its position in its run of 200 rows (or 199 where
+// the CTA's rows cross into the next run), over 64 keys a block, plus one,
+// at most the 4 blocks. A block whose last key is past the CTA's least
+// limit (its first row's, m0 % 200, or 0 where the rows cross into the
+// next run) takes the scores with the mask's compares (the diagonal);
+// the others without (the other branch of an scf.if of the 16 score
+// pairs).
+// CHECK-LABEL: gpu.func @causal_kernel0
+//       CHECK:   %[[BID:.+]] = gpu.block_id  x
+//       CHECK:   arith.remui %[[BID]], %c2
+//       CHECK:   %[[BLK:.+]] = arith.divui %[[BID]], %c2
+//       CHECK:   %[[ROWBLK:.+]] = arith.subi %c3, %[[BLK]]
+//       CHECK:   %[[M0:.+]] = arith.muli %[[ROWBLK]], %c64
+//       CHECK:   %[[LAST0:.+]] = arith.addi %[[M0]], %c63
+//       CHECK:   %[[LAST:.+]] = arith.minui %[[LAST0]], %c199
+//       CHECK:   %[[RUN1:.+]] = arith.divui %[[LAST]], %c200
+//       CHECK:   %[[RUN0:.+]] = arith.divui %[[M0]], %c200
+//       CHECK:   %[[SAME:.+]] = arith.cmpi eq, %[[RUN0]], %[[RUN1]]
+//       CHECK:   %[[POS:.+]] = arith.remui %[[LAST]], %c200
+//       CHECK:   %[[LASTPOS:.+]] = arith.select %[[SAME]], %[[POS]], %c199
+//       CHECK:   %[[B:.+]] = arith.divui %[[LASTPOS]], %c64
+//       CHECK:   %[[B1:.+]] = arith.addi %[[B]], %c1
+//       CHECK:   %[[END:.+]] = arith.minui %[[B1]], %c4
+//       CHECK:   %[[PAST:.+]] = arith.cmpi ule, %[[END]]
+//       CHECK:   %[[LEFT:.+]] = arith.subi %[[END]]
+//       CHECK:   %[[NONE:.+]] = arith.select %[[PAST]], %{{.+}}, %[[LEFT]]
+//       CHECK:   %[[COUNT:.+]] = arith.minui %c4, %[[NONE]]
+//       CHECK:   %[[FIRSTPOS:.+]] = arith.remui %[[M0]], %c200
+//       CHECK:   %[[LEAST:.+]] = arith.select %[[SAME]], %[[FIRSTPOS]], %c0
+//       CHECK:   scf.for %{{.+}} = %{{.+}} to %[[COUNT]] step
+//       CHECK:     nvvm.mma.sync
+//       CHECK:     %[[LASTKEY:.+]] = arith.addi %{{.+}}, %c63
+//       CHECK:     %[[MASKED:.+]] = arith.cmpi sgt, %[[LASTKEY]], %[[LEAST]]
+//       CHECK:     scf.if %[[MASKED]] -> (vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>, vector<2xf32>)
+//       CHECK:       arith.cmpi sle
+//       CHECK:       arith.select
+//       CHECK:     } else {
+//   CHECK-NOT:       arith.cmpi sle
+//       CHECK:     }
+//       CHECK:     gpu.shuffle  xor
+//       CHECK:     scf.yield
+//       CHECK:   gpu.return
+module {
+  func.func @causal_kernel0(%arg0: memref<?x64xbf16>, %arg1: memref<2x200x64xbf16>, %arg3: memref<2x200x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 200, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 1 : i64, shared_bytes = 32768 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64}} {
+    %cst = arith.constant 1.250000e-01 : f32
+    %0 = tile.row_id
+    %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x200x64xbf16> -> tensor<200xf32>
+    %2 = tile.splat %cst : f32 -> tensor<200xf32>
+    %3 = arith.mulf %1, %2 : tensor<200xf32>
+    %5 = tile.causal_mask %0 {period = 200 : i64, offset = 0 : i64} : tensor<200xf32>
+    %6 = arith.addf %3, %5 : tensor<200xf32>
+    %7 = tile.reduce_max %6 : tensor<200xf32> -> f32
+    %8 = tile.splat %7 : f32 -> tensor<200xf32>
+    %9 = arith.subf %6, %8 : tensor<200xf32>
+    %10 = math.exp %9 : tensor<200xf32>
+    %11 = tile.reduce_sum %10 : tensor<200xf32> -> f32
+    %12 = tile.splat %11 : f32 -> tensor<200xf32>
+    %13 = arith.divf %10, %12 : tensor<200xf32>
+    %14 = arith.truncf %13 : tensor<200xf32> to tensor<200xbf16>
+    %15 = tile.row_matmul %14, %arg3[%0] : tensor<200xbf16>, memref<2x200x32xbf16> -> tensor<32xf32>
+    %16 = arith.truncf %15 : tensor<32xf32> to tensor<32xbf16>
+    tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
+    return
+  }
+}
