@@ -101,7 +101,8 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
       v = b.create<graph::ConstantOp>(nodeLoc, t, b.getF64FloatAttr(n.value));
       break;
     case OpKind::CausalMask:
-      v = b.create<graph::CausalMaskOp>(nodeLoc, t, b.getI64IntegerAttr(n.period));
+      v = b.create<graph::CausalMaskOp>(nodeLoc, t, b.getI64IntegerAttr(n.period),
+                                        b.getI64IntegerAttr(n.window));
       break;
 #define TILEC_CASE(KIND, OP)                                                   \
   case OpKind::KIND:                                                           \

@@ -139,6 +139,8 @@ LogicalResult CausalMaskOp::verify() {
       rows % period != 0 || period > keys)
     return emitOpError("period ") << period << " must divide the rows and be at most the keys of "
                                   << t;
+  if (static_cast<int64_t>(getWindow()) < 0)
+    return emitOpError("window ") << static_cast<int64_t>(getWindow()) << " must be >= 0";
   return success();
 }
 

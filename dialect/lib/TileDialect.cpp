@@ -82,6 +82,8 @@ LogicalResult CausalMaskOp::verify() {
     return emitOpError("result must be an f32 row tile, got ") << getType();
   if (getPeriod() < 1)
     return emitOpError("period ") << getPeriod() << " must be positive";
+  if (static_cast<int64_t>(getWindow()) < 0)
+    return emitOpError("window ") << static_cast<int64_t>(getWindow()) << " must be >= 0";
   return success();
 }
 

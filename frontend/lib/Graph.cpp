@@ -265,7 +265,7 @@ Tensor Graph::constant(double value, DType dtype) {
   return addNode(std::move(node));
 }
 
-Tensor Graph::causal_mask(Shape shape, int64_t period) {
+Tensor Graph::causal_mask(Shape shape, int64_t period, int64_t window) {
   checkDims("causal_mask: shape", shape);
   if (shape.size() < 2)
     throw Error("causal_mask: need a shape [..., rows, keys] of rank >= 2, got " +
@@ -280,12 +280,16 @@ Tensor Graph::causal_mask(Shape shape, int64_t period) {
     throw Error("causal_mask: period " + std::to_string(period) + " must divide the " +
                 std::to_string(rows) + " rows and be at most the " + std::to_string(keys) +
                 " keys (shape " + shapeString(shape) + ")");
+  if (window < 0)
+    throw Error("causal_mask: the window must be >= 0 keys (0: no window), got " +
+                std::to_string(window));
   checkSize("causal_mask", shape, DType::F32);
   Node node;
   node.kind = OpKind::CausalMask;
   node.shape = std::move(shape);
   node.dtype = DType::F32;
   node.period = period;
+  node.window = window;
   return addNode(std::move(node));
 }
 
@@ -428,7 +432,7 @@ Tensor broadcastNode(Tensor a, const Shape &shape) {
   const Node &src = a.graph()->node(a.id());
   if (src.kind == OpKind::CausalMask &&
       Shape(shape.end() - 2, shape.end()) == Shape(src.shape.end() - 2, src.shape.end()))
-    return a.graph()->causal_mask(shape, src.period);
+    return a.graph()->causal_mask(shape, src.period, src.window);
   Node node;
   node.kind = OpKind::Broadcast;
   node.operands = {a.id()};

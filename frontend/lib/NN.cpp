@@ -230,7 +230,8 @@ Tensor attention(Tensor q, Tensor k, Tensor v, double scale, Tensor mask) {
   return attentionWith(q, k, v, scale, mask);
 }
 
-Tensor causal_attention(Tensor q, Tensor k, Tensor v, double scale, int64_t period) {
+Tensor causal_attention(Tensor q, Tensor k, Tensor v, double scale, int64_t period,
+                        int64_t window) {
   if (!q.valid() || !k.valid())
     throw Error("causal_attention: invalid (default-constructed) tensor");
   if (q.rank() < 2 || k.rank() < 2)
@@ -238,7 +239,7 @@ Tensor causal_attention(Tensor q, Tensor k, Tensor v, double scale, int64_t peri
                 ", k " + describe(k));
   Shape scores(q.shape().begin(), q.shape().end() - 1);
   scores.push_back(k.dim(-2));
-  return attentionWith(q, k, v, scale, q.graph()->causal_mask(scores, period));
+  return attentionWith(q, k, v, scale, q.graph()->causal_mask(scores, period, window));
 }
 
 } // namespace nn

@@ -278,12 +278,14 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
       out.assign(1, store(node.dtype, node.value));
     } else if (node.kind == OpKind::CausalMask) {
       // Row r (of R, in every leading index) sees keys c <= r % period +
-      // C - period.
+      // C - period (the limit), with a window W only those > limit - W.
       int64_t rows = node.shape[node.shape.size() - 2], keys = node.shape.back();
       out.resize(static_cast<size_t>(numElements(node.shape)));
       for (size_t i = 0; i < out.size(); ++i) {
         int64_t c = static_cast<int64_t>(i) % keys, r = static_cast<int64_t>(i) / keys % rows;
-        out[i] = c <= r % node.period + keys - node.period ? 0.0f : -INFINITY;
+        int64_t limit = r % node.period + keys - node.period;
+        bool sees = c <= limit && (node.window == 0 || c > limit - node.window);
+        out[i] = sees ? 0.0f : -INFINITY;
       }
     } else if (node.kind == OpKind::Broadcast) {
       const Node &src = nodes[node.operands[0]];

@@ -74,6 +74,9 @@ struct GemmSchedule {
   // wgmma flash attention (wgmma = 2): S of the next key block issued
   // before the softmax of this one, k copied a block ahead of v.
   bool sAhead = false;
+  // TMA flash attention with two consumer warpgroups: they take turns
+  // issuing S (named barriers 3 and 4).
+  bool attentionTurns = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -165,6 +168,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.wgmma = get("wgmma") >= 1;
   s.sAhead = get("wgmma") == 2;
   s.tma = get("tma") == 1;
+  s.attentionTurns = get("pingpong") == 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -172,9 +176,12 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
            << dict << " (block_m a multiple of 16, 16 a warp; block_n keys a multiple of 16; "
                       ">= 2 stages)";
   if ((s.tma && (!s.wgmma || s.sAhead || s.splitK > 1)) ||
-      (s.wgmma && (s.blockM % 64 != 0 || keys % 64 != 0)))
+      (s.wgmma && (s.blockM % 64 != 0 || keys % 64 != 0)) ||
+      (s.attentionTurns && (!s.tma || s.blockM != 128)))
     return fn.emitOpError("invalid attention tile.schedule ")
-           << dict << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, no split)";
+           << dict
+           << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, no split; "
+              "pingpong: tma, block_m 128)";
   return s;
 }
 
@@ -601,6 +608,21 @@ public:
       // rows cross into the next run, that run's first row's (offset).
       causalLeastLimit = m.add(
           b.create<arith::SelectOp>(loc, sameRun, m.rem(m0, period), m.c(0)), offset);
+      // A sliding window of W keys: a row sees none before its limit - W +
+      // 1, so the loop starts at the block holding the least of those (the
+      // least limit's), and the blocks before it are skipped too.
+      if (int64_t window = static_cast<int64_t>(causal.getWindow()); window > 0) {
+        Value leastFirst = m.add(causalLeastLimit, 1 - window);
+        Value before = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, leastFirst, m.c(0));
+        Value low = m.div(b.create<arith::SelectOp>(loc, before, m.c(0), leastFirst), bn);
+        Value stop = m.add(firstBlock, blockCount);
+        Value start = b.create<arith::MaxUIOp>(loc, firstBlock, low);
+        Value none = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, stop, start);
+        firstBlock = start;
+        blockCount = b.create<arith::SelectOp>(loc, none, m.c(0), m.sub(stop, start));
+        // (The greatest first key a row sees: a block before it is masked.)
+        causalGreatestFirst = m.add(m.add(lastPos, offset), 1 - window);
+      }
     }
     if (s.tma) {
       // (q, k and v by TMA, below)
@@ -789,6 +811,19 @@ public:
       b.setInsertionPoint(roleIf.getElseRegion().front().getTerminator());
       b.create<NVVM::SetMaxRegisterOp>(loc, kMmaRegisters, NVVM::SetMaxRegisterAction::increase);
       b.create<NVVM::MBarrierTryWaitParityOp>(loc, barAt(b, 0), c32(b, 0), ticks);
+      if (s.attentionTurns) {
+        // Turns (ping-pong): warpgroup w issues a block's S at named
+        // barrier 3 + w, which the other's arrival completes, and after
+        // issuing it arrives at the other's. Warpgroup 1 lets 0 go first;
+        // it skips its arrival after its last S, so that each barrier
+        // gets as many arrivals as it has syncs.
+        Value second = b.create<arith::AndIOp>(
+            loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warpgroup, m.c(1)),
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, blockCount, m.c(0)));
+        auto ifOp = b.create<scf::IfOp>(loc, second, /*withElse=*/false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        ib.create<NVVM::BarrierArriveOp>(loc, c32(ib, 3), c32(ib, 256));
+      }
     }
     SmallVector<Value> init(niO, zero4);
     init.append({negInf, negInf, zeroF, zeroF});
@@ -854,7 +889,20 @@ public:
           sAcc[jt] = iter[niO + 4 + jt];
         sNext = issueS(lb, lm.rem(lm.add(i, 1), s.stages));
       } else if (wg) {
+        if (s.attentionTurns) // (this warpgroup's turn)
+          lb.create<NVVM::BarrierOp>(loc, TypeRange{}, toI32(lb, lm.add(warpgroup, 3)),
+                                     c32(lb, 256), NVVM::BarrierReductionAttr(), Value());
         Value acc = issueS(lb, stage);
+        if (s.attentionTurns) { // (the other's turn, but after warpgroup 1's last S)
+          Value pass = lb.create<arith::OrIOp>(
+              loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warpgroup, lm.c(0)),
+              lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, lm.add(i, 1), blockCount));
+          auto ifOp = lb.create<scf::IfOp>(loc, pass, /*withElse=*/false);
+          OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+          IndexMath im{ib, loc};
+          ib.create<NVVM::BarrierArriveOp>(loc, toI32(ib, im.sub(im.c(4), warpgroup)),
+                                           c32(ib, 256));
+        }
         lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(0));
         sAcc = sVectors(lb, acc);
       }
@@ -914,6 +962,10 @@ public:
         Value lastKey = lm.add(key0, bn - 1);
         Value masked =
             lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, lastKey, causalLeastLimit);
+        if (causalGreatestFirst) // (a window: a block before some row's first key)
+          masked = lb.create<arith::OrIOp>(
+              loc, masked,
+              lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, key0, causalGreatestFirst));
         auto ifOp = lb.create<scf::IfOp>(loc, SmallVector<Type>(2 * niS, v2), masked,
                                          /*withElseRegion=*/true);
         for (bool withMask : {true, false}) {
@@ -2655,9 +2707,15 @@ private:
         Value limit = m.add(m.rem(map.lookup(mask.getRow()), mask.getPeriod()),
                             static_cast<int64_t>(mask.getOffset()));
         SmallVector<Value> sees;
-        for (int64_t j = 0; j < 2; ++j)
-          sees.push_back(
-              b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, m.add(col, j), limit));
+        int64_t window = static_cast<int64_t>(mask.getWindow());
+        for (int64_t j = 0; j < 2; ++j) {
+          Value key = m.add(col, j);
+          sees.push_back(b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, key, limit));
+          if (window > 0) // (and past the window's first: key > limit - window)
+            sees.back() = m.andi(sees.back(),
+                                 b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, key,
+                                                         m.add(limit, -window)));
+        }
         auto v2 = VectorType::get({2}, b.getF32Type());
         map.map(op.getResult(0),
                 b.create<arith::SelectOp>(
@@ -2736,7 +2794,7 @@ private:
   // Causal flash attention: the least key limit of the CTA's rows, and
   // (set while a key block every row sees all of is emitted) the mask that
   // emitFragment leaves out: its sum with the scores is the scores.
-  Value causalLeastLimit;
+  Value causalLeastLimit, causalGreatestFirst;
   tile::CausalMaskOp unmaskedCausal;
   int64_t M = 0, N = 0, K = 0;
   // k steps of one split (split_k; else of the whole product).

@@ -1063,8 +1063,9 @@ private:
     return cond;
   }
 
-  /// Chunk k's elements are 0 at columns up to row % period + offset and
-  /// -inf past it.
+  /// Chunk k's elements are 0 at columns up to row % period + offset (the
+  /// limit) and -inf past it (with a window W, also at limit - W and
+  /// before).
   LogicalResult lowerCausalMask(tile::CausalMaskOp op) {
     auto indexVec = VectorType::get({s.vec}, b->getIndexType());
     Value limit = b->create<arith::AddIOp>(
@@ -1083,6 +1084,13 @@ private:
       Value cols = b->create<arith::AddIOp>(
           loc(), b->create<vector::BroadcastOp>(loc(), indexVec, chunkCol[k]), step);
       Value sees = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::sle, cols, limitVec);
+      if (int64_t window = static_cast<int64_t>(op.getWindow()); window > 0)
+        sees = b->create<arith::AndIOp>(
+            loc(), sees,
+            b->create<arith::CmpIOp>(
+                loc(), arith::CmpIPredicate::sgt, cols,
+                b->create<vector::BroadcastOp>(
+                    loc(), indexVec, b->create<arith::SubIOp>(loc(), limit, index(window)))));
       out.push_back(b->create<arith::SelectOp>(loc(), sees, zero, none));
     }
     tiles[op.getResult()] = std::move(out);

@@ -541,7 +541,8 @@ private:
               if (!llvm::isa<RankedTensorType>(t)) // (one key: every row sees it)
                 return constant(b, loc, t, 0.0);
               return b.create<tile::CausalMaskOp>(loc, t, row, b.getI64IntegerAttr(period),
-                                                  b.getI64IntegerAttr(offset));
+                                                  b.getI64IntegerAttr(offset),
+                                                  b.getI64IntegerAttr(c.getWindow()));
             })
             .Case([&](graph::AddOp) { return binary(arith::AddFOp()); })
             .Case([&](graph::SubOp) { return binary(arith::SubFOp()); })

@@ -530,6 +530,9 @@ struct ScheduleRowKernelsPass
     if (attentionTma < -1 || attentionTma > 1)
       return fn.emitOpError("attention-tma must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionTma);
+    if (attentionPingpong < 0 || attentionPingpong > 1)
+      return fn.emitOpError("attention-pingpong must be 0 or 1, got ")
+             << static_cast<int64_t>(attentionPingpong);
     auto qArg = llvm::dyn_cast<BlockArgument>(qk.getLhs()),
          kArg = llvm::dyn_cast<BlockArgument>(qk.getRhs()),
          vArg = llvm::dyn_cast<BlockArgument>(pv.getRhs());
@@ -629,6 +632,8 @@ struct ScheduleRowKernelsPass
                      {"grid", tiles * split},
                      {"threads", warps * 32 + (tma ? 128 : 0)},
                      {"tma", tma ? 1 : -1},
+                     // (Turns need two consumers: TMA at 128 rows.)
+                     {"pingpong", tma && bm == 128 && attentionPingpong == 1 ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},
                      {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},

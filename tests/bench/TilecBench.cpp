@@ -315,8 +315,9 @@ int main(int argc, char **argv) {
                 "--fuse-attention: flash attention always; --no-fuse-attention: never;\n"
                 "default: by shape (256+ query rows a batch, 4096+ keys, or 2048+ over 64+ rows).\n"
                 "--attention: nn::attention (bf16, no mask, scale 1/sqrt(D)) of q [B, Sq, D]\n"
-                "over k, v [B, Sk, D] (a shape ending in c: nn::causal_attention, TFLOP/s of\n"
-                "the query-key pairs the mask keeps), as three kernels and as one flash-attention kernel\n"
+                "over k, v [B, Sk, D] (a shape ending in c: nn::causal_attention, cW: with a\n"
+                "sliding window of W keys; TFLOP/s of the query-key pairs the mask keeps), as three\n"
+                "kernels and as one flash-attention kernel\n"
                 "(both forced), timed as the GEMMs are; TFLOP/s counts 4 B Sq Sk D,\n"
                 "GB/s q, k, v and the output once (tests/gpu/peers_attention.py: SDPA).");
       return 0;
@@ -496,15 +497,17 @@ int main(int argc, char **argv) {
   // Attention: three kernels against one flash-attention kernel, same run.
   FILE *aout = attentionCsv.empty() ? nullptr : std::fopen(attentionCsv.c_str(), "w");
   if (aout)
-    std::fprintf(aout, "op,dtype,b,sq,sk,d,causal,kernels,us,tflops,gbs,pct_copy\n");
+    std::fprintf(aout, "op,dtype,b,sq,sk,d,causal,window,kernels,us,tflops,gbs,pct_copy\n");
   if (!attention.empty())
     std::printf("%-18s %-5s %-18s %7s %10s %9s %9s %7s\n", "op", "dtype", "BxSqxSkxD", "kernels",
                 "time_us", "TFLOP/s", "GB/s", "%copy");
   for (const std::string &shape : split(attention, ',')) {
-    bool causal = !shape.empty() && shape.back() == 'c';
-    auto dims = split(causal ? shape.substr(0, shape.size() - 1) : shape, 'x');
-    if (dims.size() != 4)
-      return fail("bad attention shape '" + shape + "' (expected BxSqxSkxD or BxSqxSkxDc)");
+    size_t cAt = shape.find('c');
+    bool causal = cAt != std::string::npos;
+    int64_t window = causal && cAt + 1 < shape.size() ? std::atoll(shape.c_str() + cAt + 1) : 0;
+    auto dims = split(shape.substr(0, cAt), 'x');
+    if (dims.size() != 4 || window < 0)
+      return fail("bad attention shape '" + shape + "' (expected BxSqxSkxD, BxSqxSkxDc or BxSqxSkxDcW)");
     int64_t b = std::atoll(dims[0].c_str()), sq = std::atoll(dims[1].c_str()),
             sk = std::atoll(dims[2].c_str()), d = std::atoll(dims[3].c_str());
     if (b < 1 || sq < 1 || sk < 1 || d < 1)
@@ -513,16 +516,19 @@ int main(int argc, char **argv) {
       return fail("causal attention needs Sq <= Sk, got '" + shape + "'");
     // The query-key pairs computed: all, or (causal, aligned to the lower
     // right) row r's r + Sk - Sq + 1 keys.
-    double pairs = static_cast<double>(sq) * sk;
-    if (causal)
-      pairs = static_cast<double>(sq) * (sk - sq) + static_cast<double>(sq) * (sq + 1) / 2;
+    double pairs = 0;
+    for (int64_t r = 0; r < sq; ++r) {
+      int64_t seen = causal ? r + sk - sq + 1 : sk;
+      pairs += static_cast<double>(window ? std::min(seen, window) : seen);
+    }
     for (bool flash : {false, true}) {
       Graph g("attention");
       Tensor q = g.input("q", {b, sq, d}, DType::BF16);
       Tensor k = g.input("k", {b, sk, d}, DType::BF16);
       Tensor v = g.input("v", {b, sk, d}, DType::BF16);
       double scale = 1.0 / std::sqrt(static_cast<double>(d));
-      g.output(causal ? nn::causal_attention(q, k, v, scale) : nn::attention(q, k, v, scale));
+      g.output(causal ? nn::causal_attention(q, k, v, scale, 0, window)
+                      : nn::attention(q, k, v, scale));
       CompileOptions o = options;
       o.fuseAttention = flash;
       int64_t inBytes = 0, outBytes = 0;
@@ -537,9 +543,9 @@ int main(int argc, char **argv) {
       std::printf("%-18s %-5s %-18s %7zu %10.2f %9.1f %9.0f %6.1f%%\n", name, "bf16",
                   shape.c_str(), kernels, *ms * 1e3, tflops, gbs, 100.0 * gbs / copyGBs);
       if (aout)
-        std::fprintf(aout, "%s,bf16,%lld,%lld,%lld,%lld,%d,%zu,%.3f,%.2f,%.1f,%.2f\n", name,
+        std::fprintf(aout, "%s,bf16,%lld,%lld,%lld,%lld,%d,%lld,%zu,%.3f,%.2f,%.1f,%.2f\n", name,
                      (long long)b, (long long)sq, (long long)sk, (long long)d, causal ? 1 : 0,
-                     kernels,
+                     (long long)window, kernels,
                      *ms * 1e3, tflops, gbs, 100.0 * gbs / copyGBs);
     }
   }

@@ -866,7 +866,8 @@ TEST(Attention, FlashMatchesReference) {
 
 // The Hopper flash kernel (attention-wgmma=1: S and O += P v by wgmma, P
 // through shared memory; 2: the next block's S under this one's softmax)
-// (3: wgmma 1 with TMA copies from a producer warpgroup) against the CPU
+// (3: wgmma 1 with TMA copies from a producer warpgroup; 4: the same with
+// the two consumers taking turns at named barriers) against the CPU
 // reference: prefill shapes with
 // causal masks, rows and keys past the tiles, 64 and 128 keys a step, head
 // dims 64 and 128, v's columns other than q's, f16 and bf16, 4-D heads,
@@ -890,7 +891,7 @@ TEST(Attention, WgmmaFlashMatchesReference) {
             "attention-split=1 attention-stages=3"},
            {{2, 1000, 128}, {2, 1000, 128}, {2, 1000, 64}, {1000, 1000}, DType::F16,
             "attention-split=1 attention-block-n=128"}})
-   for (int mode : {1, 2, 3}) {
+   for (int mode : {1, 2, 3, 4}) { // (3: TMA; 4: TMA, the consumers taking turns)
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
                  dtypeName(c.dtype) + " " + c.schedule +
                  " attention-wgmma=" + std::to_string(mode));
@@ -904,8 +905,10 @@ TEST(Attention, WgmmaFlashMatchesReference) {
     CompileOptions options;
     options.fuseAttention = true;
     options.scheduleOptions =
-        (mode == 3 ? std::string("attention-wgmma=1 attention-tma=1")
-                   : "attention-wgmma=" + std::to_string(mode)) + " " + c.schedule;
+        (mode == 4   ? std::string("attention-wgmma=1 attention-tma=1 attention-pingpong=1")
+         : mode == 3 ? std::string("attention-wgmma=1 attention-tma=1")
+                     : "attention-wgmma=" + std::to_string(mode)) +
+        " " + c.schedule;
     auto p = compileGraph(g, options);
     ASSERT_TRUE(p.ok()) << p.message();
     EXPECT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos);
@@ -917,12 +920,14 @@ TEST(Attention, WgmmaFlashMatchesReference) {
 // kernel, the key blocks past each CTA's last row skipped, the last row
 // blocks first) on the device: square and lower-right (Sq < Sk), grouped
 // rows (period: the tokens), the keys split (decode), mma.sync (wgmma 0),
-// wgmma with cp.async and with TMA.
+// wgmma with cp.async and with TMA (the consumers taking turns too);
+// sliding windows.
 TEST(Attention, CausalFlashMatchesReference) {
   struct Case {
     Shape q, k;
     int64_t period;
     std::string schedule;
+    int64_t window = 0;
   };
   for (const Case &c : std::vector<Case>{
            {{8, 1000, 128}, {8, 1000, 128}, 0, ""},
@@ -931,15 +936,21 @@ TEST(Attention, CausalFlashMatchesReference) {
            {{8, 4 * 16, 128}, {8, 16 + 4000, 128}, 16, ""},
            {{4, 512, 64}, {4, 512, 64}, 0, "attention-wgmma=0"},
            {{4, 700, 128}, {4, 700, 128}, 0, "attention-tma=0 attention-split=1"},
-           {{16, 1024, 128}, {16, 1024, 128}, 0, "attention-tma=1 attention-split=1"}}) {
+           {{16, 1024, 128}, {16, 1024, 128}, 0, "attention-tma=1 attention-split=1"},
+           {{16, 1024, 128}, {16, 1024, 128}, 0,
+            "attention-tma=1 attention-split=1 attention-pingpong=1"},
+           // Sliding windows (prefill, and decode with the keys split).
+           {{8, 2048, 128}, {8, 2048, 128}, 0, "", 512},
+           {{8, 4 * 16, 128}, {8, 16 + 4000, 128}, 16, "", 1024}}) {
     SCOPED_TRACE(shapeString(c.q) + " over " + shapeString(c.k) + " period " +
-                 std::to_string(c.period) + " " + c.schedule);
+                 std::to_string(c.period) + " window " + std::to_string(c.window) + " " +
+                 c.schedule);
     Graph g("causal_flash_attention");
     Tensor q = g.input("q", c.q, DType::BF16);
     Tensor k = g.input("k", c.k, DType::BF16);
     Tensor v = g.input("v", c.k, DType::BF16);
     g.output(nn::causal_attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(c.q.back())),
-                                  c.period));
+                                  c.period, c.window));
     CompileOptions options;
     options.fuseAttention = true;
     options.scheduleOptions = c.schedule;

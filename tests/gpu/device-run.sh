@@ -79,7 +79,19 @@ if [ "${TILEC_SKIP_LAYERS:-0}" != 1 ]; then
   fi
 fi
 
+# Attention (one flash kernel by default; shapes ending in c: causal)
+# beside SDPA, eager and torch.compile.
+ATTENTION=${TILEC_ATTENTION:-32x2048x2048x128c,32x2048x2048x128,8x64x4112x128}
+if [ "${TILEC_SKIP_ATTENTION:-0}" != 1 ]; then
+  step "attention"
+  timeout 120 "$B/bin/tilec-bench" --ops= --attention="$ATTENTION" --cooldown-ms=100 --attention-csv="$OUT/attention.csv" 2>&1 | grep -E "^attention|error"
+  if [ "${TILEC_SKIP_PEERS:-0}" != 1 ]; then
+    timeout 200 python3 tests/gpu/peers_attention.py --attention="$ATTENTION" --cooldown-ms 100 --csv "$OUT/peers_attention.csv" --tilec-csv "$OUT/attention.csv" > "$OUT/table_attention.txt" 2>&1
+  fi
+fi
+
 step "summary (GPU tests rc=$tests_rc)"
 grep -E "^GPU tests:|^skipped" "$OUT/gpu_tests.log"
 python3 tests/gpu/table.py "$OUT/bench.csv" "$OUT/peers.csv"
-[ -f "$OUT/table_layer.txt" ] && tail -5 "$OUT/table_layer.txt"
+if [ -f "$OUT/table_layer.txt" ]; then tail -5 "$OUT/table_layer.txt"; fi
+if [ -f "$OUT/table_attention.txt" ]; then tail -4 "$OUT/table_attention.txt"; fi

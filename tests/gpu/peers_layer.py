@@ -14,7 +14,11 @@ H / 512 kv heads), P past tokens in the kv cache, an MLP of 3.5 H:
   returns out, k_all, v_all
 
 Attention is torch's scaled_dot_product_attention with the additive mask
-(bf16; causal over the new tokens), what a PyTorch user writes. Timed like
+(bf16; causal over the new tokens), what a PyTorch user writes, and (the
+"causal" peers, since tilec computes its causal mask rather than reading
+one) SDPA's own causal kernels over the query heads with enable_gqa:
+is_causal without a cache, the causal_lower_right bias with one (falling
+back to the mask where PyTorch refuses, said in the output). Timed like
 tilec-bench --layers: triton.testing.do_bench (median, its L2 flush), after
 --cooldown-ms idle. With --tilec-csv (tilec-bench --layer-csv) it prints the
 three side by side: best peer's time over tilec's (> 1: tilec faster).
@@ -43,24 +47,54 @@ def rope(x, cos, sin):
     return (xf * cos.float() + rot * sin.float()).to(x.dtype)
 
 
-def layer(x, attn_norm, wq, wk, wv, wo, mlp_norm, wg, wu, wd, cos, sin, k_cache, v_cache, mask):
-    t, hidden = x.shape
-    heads = hidden // HEAD
-    kv = heads // 4
-    h = rms_norm(x, attn_norm)
-    q = rope((h @ wq.t()).view(t, heads, HEAD), cos, sin)
-    k = rope((h @ wk.t()).view(t, kv, HEAD), cos, sin)
-    v = (h @ wv.t()).view(t, kv, HEAD)
-    k_all = torch.cat([k_cache, k.transpose(0, 1)], dim=1)
-    v_all = torch.cat([v_cache, v.transpose(0, 1)], dim=1)
+def layer_with(attend):
+    """The layer, its attention `attend(q [T, heads, 128], k_all, v_all, mask)` -> [T, hidden]."""
+    def run(x, attn_norm, wq, wk, wv, wo, mlp_norm, wg, wu, wd, cos, sin, k_cache, v_cache,
+            mask):
+        t, hidden = x.shape
+        heads = hidden // HEAD
+        kv = heads // 4
+        h = rms_norm(x, attn_norm)
+        q = rope((h @ wq.t()).view(t, heads, HEAD), cos, sin)
+        k = rope((h @ wk.t()).view(t, kv, HEAD), cos, sin)
+        v = (h @ wv.t()).view(t, kv, HEAD)
+        k_all = torch.cat([k_cache, k.transpose(0, 1)], dim=1)
+        v_all = torch.cat([v_cache, v.transpose(0, 1)], dim=1)
+        o = attend(q, k_all, v_all, mask)
+        x1 = x + o @ wo.t()
+        h2 = rms_norm(x1, mlp_norm)
+        mlp = (torch.nn.functional.silu(h2 @ wg.t()) * (h2 @ wu.t())) @ wd.t()
+        return mlp + x1, k_all, v_all
+    return run
+
+
+def masked_attention(q, k_all, v_all, mask):
+    # Grouped-query heads as the rows of their kv head: [kv heads, 4 T, 128].
+    t, heads, _ = q.shape
+    kv = k_all.shape[0]
     qg = q.transpose(0, 1).reshape(kv, 4 * t, HEAD)
     o = torch.nn.functional.scaled_dot_product_attention(
-        qg, k_all, v_all, attn_mask=mask.to(x.dtype), scale=1.0 / math.sqrt(HEAD))
-    o = o.reshape(heads, t, HEAD).transpose(0, 1).reshape(t, hidden)
-    x1 = x + o @ wo.t()
-    h2 = rms_norm(x1, mlp_norm)
-    mlp = (torch.nn.functional.silu(h2 @ wg.t()) * (h2 @ wu.t())) @ wd.t()
-    return mlp + x1, k_all, v_all
+        qg, k_all, v_all, attn_mask=mask.to(q.dtype), scale=1.0 / math.sqrt(HEAD))
+    return o.reshape(heads, t, HEAD).transpose(0, 1).reshape(t, heads * HEAD)
+
+
+def causal_attention(q, k_all, v_all, mask):
+    # (The mask is not read: SDPA's causal kernels over the query heads.)
+    t, heads, _ = q.shape
+    past = k_all.shape[1] - t
+    kw = dict(scale=1.0 / math.sqrt(HEAD), enable_gqa=True)
+    if past == 0:
+        kw["is_causal"] = True
+    else:
+        from torch.nn.attention.bias import causal_lower_right
+        kw["attn_mask"] = causal_lower_right(t, past + t)
+    o = torch.nn.functional.scaled_dot_product_attention(
+        q.transpose(0, 1)[None], k_all[None], v_all[None], **kw)[0]
+    return o.transpose(0, 1).reshape(t, heads * HEAD)
+
+
+layer = layer_with(masked_attention)
+layer_causal = layer_with(causal_attention)
 
 
 def inputs(t, hidden, past, dt=torch.bfloat16):
@@ -103,24 +137,37 @@ def main():
     ap.add_argument("--rep-ms", type=int, default=100)
     args = ap.parse_args()
     compiled = torch.compile(layer)
+    compiled_causal = torch.compile(layer_causal)
     rows = []
     for shape in args.layers.split(","):
         t, hidden, past = map(int, shape.split("x"))
         xs = inputs(t, hidden, past)
         with torch.no_grad():
             want = layer(*xs)
-            got = compiled(*xs)
-            torch.cuda.synchronize()
-            err = max(((a.float() - b.float()).norm() / b.float().norm()).item()
-                      for a, b in zip(got, want))
+
+            def error(f):
+                got = f(*xs)
+                torch.cuda.synchronize()
+                return max(((a.float() - b.float()).norm() / b.float().norm()).item()
+                           for a, b in zip(got, want))
+            err = error(compiled)
             eager = bench(layer, xs, args.cooldown_ms, args.rep_ms)
             comp = bench(compiled, xs, args.cooldown_ms, args.rep_ms)
+            try:  # (SDPA's causal kernels; inf where PyTorch refuses them)
+                err_causal = max(error(layer_causal), error(compiled_causal))
+                eager_causal = bench(layer_causal, xs, args.cooldown_ms, args.rep_ms)
+                comp_causal = bench(compiled_causal, xs, args.cooldown_ms, args.rep_ms)
+            except Exception as e:  # noqa: BLE001
+                print(f"decoder_layer {shape}: SDPA's causal kernels refused: {e}", flush=True)
+                err_causal, eager_causal, comp_causal = float("nan"), float("inf"), float("inf")
         row = dict(op="decoder_layer", dtype="bf16", tokens=t, hidden=hidden, past=past,
                    eager_us=round(eager, 2), compile_us=round(comp, 2),
-                   compile_vs_eager_err=f"{err:.2e}")
+                   eager_causal_us=round(eager_causal, 2), compile_causal_us=round(comp_causal, 2),
+                   compile_vs_eager_err=f"{err:.2e}", causal_vs_eager_err=f"{err_causal:.2e}")
         rows.append(row)
         print(f"decoder_layer {shape:14s} eager {eager:9.1f} us  compile {comp:9.1f} us"
-              f"  (compile vs eager: {err:.1e})", flush=True)
+              f"  causal kernels: eager {eager_causal:9.1f} us  compile {comp_causal:9.1f} us"
+              f"  (vs eager: {err:.1e}, {err_causal:.1e})", flush=True)
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -130,15 +177,17 @@ def main():
         with open(args.tilec_csv) as f:
             tilec = {(r["tokens"], r["hidden"], r["past"]): r for r in csv.DictReader(f)}
         print(f"{'TxHxP':14s} {'kernels':>7s} {'tilec_us':>9s} {'%copy':>6s} {'eager_us':>9s}"
-              f" {'compile_us':>10s} {'best/tilec':>10s}")
+              f" {'compile_us':>10s} {'eager_c_us':>10s} {'compile_c':>10s} {'best/tilec':>10s}")
         for r in rows:
             tr = tilec.get((str(r["tokens"]), str(r["hidden"]), str(r["past"])))
             if not tr:
                 continue
             us = float(tr["us"])
-            best = min(r["eager_us"], r["compile_us"])
+            best = min(r["eager_us"], r["compile_us"], r["eager_causal_us"],
+                       r["compile_causal_us"])
             print(f"{r['tokens']}x{r['hidden']}x{r['past']:<8} {tr['kernels']:>7s} {us:9.1f}"
                   f" {float(tr['pct_copy']):5.1f}% {r['eager_us']:9.1f} {r['compile_us']:10.1f}"
+                  f" {r['eager_causal_us']:10.1f} {r['compile_causal_us']:10.1f}"
                   f" {best / us:10.2f}")
 
 

@@ -467,7 +467,7 @@ public:
                            std::to_string(fn.getNumArguments()) + " arguments, " +
                            std::to_string(args.size()) + " bound");
     for (auto [arg, d] : llvm::zip(entry.getArguments().take_front(args.size()), args)) {
-      Val &v = vals[arg];
+      Val &v = table()[arg];
       v.width = 1;
       v.cells.assign(threads, llvm::isa<LLVM::LLVMPointerType>(arg.getType()) ? makePtr(d, 0) : d);
     }
@@ -477,14 +477,23 @@ public:
     for (auto [a, offset] : llvm::zip(fn.getWorkgroupAttributions(), workgroupAt)) {
       auto t = llvm::cast<MemRefType>(a.getType());
       descs.push_back(Desc{&window, offset, t.getElementType(), SmallVector<int64_t>(t.getShape())});
-      Val &v = vals[a];
+      Val &v = table()[a];
       v.cells.assign(threads, static_cast<double>(descs.size() - 1));
     }
     if (!fn.getPrivateAttributions().empty())
       return Status::error("gpusim: private attributions are not simulated");
     Mask all(threads, 1);
     SmallVector<Val> yielded;
-    return execBlock(entry, all, yielded);
+    if (Status s = execBlock(entry, all, yielded); !s.ok())
+      return s;
+    // (A phase left open: arrivals no bar.sync consumed.)
+    for (const auto &[id, nb] : namedBarriers)
+      if (nb.arrived != 0)
+        return Status::error("gpusim: kernel " + fn.getName().str() + ": named barrier " +
+                             std::to_string(id) + " of CTA " + std::to_string(block) +
+                             " is left with " + std::to_string(nb.arrived) +
+                             " arrivals at exit");
+    return Status::success();
   }
 
 private:
@@ -508,7 +517,20 @@ private:
   struct ValueHash {
     size_t operator()(Value v) const { return std::hash<const void *>()(v.getAsOpaquePointer()); }
   };
-  std::unordered_map<Value, Val, ValueHash> vals;
+  using ValTable = std::unordered_map<Value, Val, ValueHash>;
+  ValTable vals;
+  // A warpgroup's fiber (execByWarpgroup) runs the region the others run
+  // too: its values are its own, from a copy of the table at the split.
+  static thread_local ValTable *fiberVals;
+  ValTable &table() { return fiberVals ? *fiberVals : vals; }
+  // Named barriers (bar.sync / bar.arrive id, count) that threads of
+  // several fibers reach: arrivals in the current phase, the phase, and the
+  // vector clock joined from the arriving warps (released when it fills).
+  struct NamedBarrier {
+    int64_t arrived = 0, phase = 0;
+    std::vector<int64_t> joined, released;
+  };
+  std::map<int64_t, NamedBarrier> namedBarriers;
   std::vector<Copy> pending;
   std::vector<std::vector<Copy>> groups;
   // wgmma: the shared-memory addresses each issued MMA reads, of the MMAs
@@ -546,9 +568,9 @@ private:
     return Status::success();
   }
 
-  const Val &get(Value v) { return vals[v]; }
+  const Val &get(Value v) { return table()[v]; }
   Val &def(Value v) {
-    Val &r = vals[v];
+    Val &r = table()[v];
     r.width = widthOf(v.getType());
     r.cells.assign(threads * r.width, 0.0);
     return r;
@@ -666,6 +688,15 @@ private:
       clocks[w][w] = joined[w] + 1;
     }
   }
+  /// `n` threads of warps `ws` at named barrier `id` of `count` threads
+  /// (bar.arrive: `arrive`, no wait): a phase fills when `count` threads
+  /// have come, from any fibers; a bar.sync waits for its phase to fill and
+  /// then has synchronized with every warp that came (their accesses before
+  /// it), an arrival with none (its own later accesses are after the
+  /// phase).
+  Status namedBarrierPhase(Operation *op, int64_t id, int64_t count, int64_t n,
+                           const std::vector<int64_t> &ws, bool arrive);
+
   /// The warps with a thread in `mask`.
   std::vector<int64_t> warpsOf(const Mask &mask) {
     std::vector<int64_t> r;
@@ -729,6 +760,7 @@ private:
   Status execVector(Operation &op, const Mask &mask, bool &handled);
   Status execFor(scf::ForOp loop, const Mask &mask);
   Status execIf(scf::IfOp ifOp, const Mask &mask);
+  Status execByWarpgroup(Block &block, const Mask &mask);
   Status execMma(NVVM::MmaOp mma, const Mask &mask);
   Status execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask);
   Status execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask);
@@ -1000,11 +1032,11 @@ Status Cta::execFor(scf::ForOp loop, const Mask &mask) {
     }
     if (!any)
       break;
-    Val &ivVal = vals[loop.getInductionVar()];
+    Val &ivVal = table()[loop.getInductionVar()];
     ivVal.width = 1;
     ivVal.cells = iv;
     for (int64_t k = 0; k < n; ++k)
-      vals[loop.getRegionIterArgs()[k]] = carried[k];
+      table()[loop.getRegionIterArgs()[k]] = carried[k];
     SmallVector<Val> yielded;
     if (Status s = execBlock(body, cur, yielded); !s.ok())
       return s;
@@ -1020,8 +1052,103 @@ Status Cta::execFor(scf::ForOp loop, const Mask &mask) {
         iv[t] += step.cells[t];
   }
   for (int64_t k = 0; k < n; ++k)
-    vals[loop.getResult(k)] = carried[k];
+    table()[loop.getResult(k)] = carried[k];
   return Status::success();
+}
+
+thread_local Cta::ValTable *Cta::fiberVals = nullptr;
+
+Status Cta::namedBarrierPhase(Operation *op, int64_t id, int64_t count, int64_t n,
+                            const std::vector<int64_t> &ws, bool arrive) {
+  NamedBarrier &nb = namedBarriers[id];
+  if (nb.joined.empty())
+    nb.joined.assign(warps(), 0);
+  for (int64_t w : ws)
+    for (int64_t k = 0; k < warps(); ++k)
+      nb.joined[k] = std::max(nb.joined[k], clocks[w][k]);
+  nb.arrived += n;
+  if (nb.arrived > count)
+    return error(op, "barrier " + std::to_string(id) + " of " + std::to_string(count) +
+                         " threads reached by " + std::to_string(nb.arrived) +
+                         " in one phase");
+  auto acquire = [&](const std::vector<int64_t> &released) {
+    for (int64_t w : ws) {
+      for (int64_t k = 0; k < warps(); ++k)
+        clocks[w][k] = std::max(clocks[w][k], released[k]);
+      ++clocks[w][w];
+    }
+  };
+  if (nb.arrived == count) {
+    nb.released = nb.joined;
+    nb.joined.assign(warps(), 0);
+    nb.arrived = 0;
+    ++nb.phase;
+    if (arrive) {
+      for (int64_t w : ws)
+        ++clocks[w][w];
+    } else {
+      acquire(nb.released);
+    }
+    return Status::success();
+  }
+  if (arrive) {
+    for (int64_t w : ws)
+      ++clocks[w][w];
+    return Status::success();
+  }
+  int64_t phase = nb.phase;
+  if (Status s = cluster->scheduler().block(
+          [this, id, phase] { return namedBarriers.at(id).phase != phase; },
+          "named barrier " + std::to_string(id) + " (" + std::to_string(count) +
+              " threads) in CTA " + std::to_string(block));
+      !s.ok())
+    return s;
+  acquire(namedBarriers.at(id).released);
+  return Status::success();
+}
+
+
+/// `block` run by each warpgroup of `mask` as a fiber of its own (the first
+/// on this one), each from a copy of the values so far; they meet only at
+/// barriers and mbarriers.
+Status Cta::execByWarpgroup(Block &block, const Mask &mask) {
+  std::vector<Mask> parts;
+  for (int64_t t = 0; t < threads; ++t) {
+    if (!mask[t])
+      continue;
+    size_t g = static_cast<size_t>(t / 128);
+    if (parts.size() <= g)
+      parts.resize(g + 1, Mask(threads, 0));
+    parts[g][t] = 1;
+  }
+  parts.erase(std::remove_if(parts.begin(), parts.end(),
+                             [](const Mask &m) { return llvm::none_of(m, [](auto x) { return x; }); }),
+              parts.end());
+  SmallVector<Val> yielded;
+  if (parts.size() < 2)
+    return execBlock(block, mask, yielded);
+  Scheduler &sched = cluster->scheduler();
+  std::vector<std::unique_ptr<ValTable>> copies;
+  std::vector<int64_t> children;
+  for (size_t g = 1; g < parts.size(); ++g) {
+    copies.push_back(std::make_unique<ValTable>(table()));
+    ValTable *own = copies.back().get();
+    const Mask *part = &parts[g];
+    children.push_back(sched.spawn([this, &block, part, own] {
+      fiberVals = own;
+      SmallVector<Val> ignored;
+      Status s = execBlock(block, *part, ignored);
+      fiberVals = nullptr;
+      return s;
+    }));
+  }
+  Status s = execBlock(block, parts[0], yielded);
+  if (!s.ok())
+    sched.fail(s);
+  for (int64_t c : children)
+    if (Status j = sched.join(c); !j.ok() && s.ok())
+      s = j;
+  return s;
 }
 
 Status Cta::execIf(scf::IfOp ifOp, const Mask &mask) {
@@ -1050,11 +1177,23 @@ Status Cta::execIf(scf::IfOp ifOp, const Mask &mask) {
   if (anyThen && anyElse && blocks && !ifOp.getElseRegion().empty()) {
     Scheduler &sched = cluster->scheduler();
     Block &elseBlock = ifOp.getElseRegion().front();
+    // (A branch whose warpgroups take turns at named barriers, bar.arrive
+    // of one meeting bar.sync of another at another point, runs a fiber a
+    // warpgroup.)
+    auto turns = [](Block &b) {
+      return b.walk([](NVVM::BarrierArriveOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+    };
+    bool elseTurns = turns(elseBlock), thenTurns = turns(ifOp.getThenRegion().front());
+    if ((elseTurns || thenTurns) && ifOp.getNumResults() > 0)
+      return error(ifOp, "warpgroups taking turns in a branch with results are not simulated");
     int64_t child =
-        sched.spawn([this, &elseBlock, &elseMask, &elseVals] {
-          return execBlock(elseBlock, elseMask, elseVals);
+        sched.spawn([this, &elseBlock, &elseMask, &elseVals, elseTurns] {
+          return elseTurns ? execByWarpgroup(elseBlock, elseMask)
+                           : execBlock(elseBlock, elseMask, elseVals);
         });
-    Status s = execBlock(ifOp.getThenRegion().front(), thenMask, thenVals);
+    Status s = thenTurns ? execByWarpgroup(ifOp.getThenRegion().front(), thenMask)
+                         : execBlock(ifOp.getThenRegion().front(), thenMask, thenVals);
     if (!s.ok()) {
       sched.fail(s);
       (void)sched.join(child);
@@ -1589,13 +1728,20 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     Val *out = result ? &def(result) : nullptr;
     for (auto &[id, members] : byId) {
       int64_t count = countValue ? static_cast<int64_t>(get(countValue).cells[members[0]]) : threads;
-      if (static_cast<int64_t>(members.size()) != count)
-        return error(&op, "barrier " + std::to_string(id) + " of " + std::to_string(count) +
-                              " threads reached by " + std::to_string(members.size()));
       std::vector<int64_t> ws;
       for (int64_t t : members)
         if (ws.empty() || ws.back() != t / kWarp)
           ws.push_back(t / kWarp);
+      if (static_cast<int64_t>(members.size()) != count) {
+        // Met by another fiber's threads (warpgroups taking turns).
+        if (reduction != "")
+          return error(&op, "barrier " + std::to_string(id) + " of " + std::to_string(count) +
+                                " threads reached by " + std::to_string(members.size()));
+        if (Status s = namedBarrierPhase(&op, id, count, members.size(), ws, /*arrive=*/false);
+            !s.ok())
+          return s;
+        continue;
+      }
       syncWarps(ws);
       if (!out)
         continue;
@@ -1611,6 +1757,25 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     }
     return Status::success();
   };
+  if (auto arrive = dyn_cast<NVVM::BarrierArriveOp>(op)) {
+    // bar.arrive: counted at the barrier, no wait.
+    std::map<int64_t, std::vector<int64_t>> byId;
+    for (int64_t t = 0; t < threads; ++t)
+      if (mask[t])
+        byId[arrive.getBarrierId() ? static_cast<int64_t>(get(arrive.getBarrierId()).cells[t]) : 0]
+            .push_back(t);
+    for (auto &[id, members] : byId) {
+      int64_t count = static_cast<int64_t>(get(arrive.getNumberOfThreads()).cells[members[0]]);
+      std::vector<int64_t> ws;
+      for (int64_t t : members)
+        if (ws.empty() || ws.back() != t / kWarp)
+          ws.push_back(t / kWarp);
+      if (Status s = namedBarrierPhase(&op, id, count, members.size(), ws, /*arrive=*/true);
+          !s.ok())
+        return s;
+    }
+    return Status::success();
+  }
   if (auto bar = dyn_cast<NVVM::BarrierOp>(op)) {
     if (bar.getReductionOp() || bar.getRes())
       return error(&op, "barrier reductions are not simulated in this form");

@@ -21,8 +21,11 @@
 // be written until the wait that retires its group. TMA boxes (swizzled,
 // out-of-bounds zeros, multicast) complete when issued on their mbarriers
 // (counts, transaction bytes, phase parity waits). Fibers: the CTAs of a
-// cluster, and the two branches of an scf.if that wait on mbarriers (warp
-// specialization), run by turns, each as far as barriers let it; a read of
+// cluster, the two branches of an scf.if that wait on mbarriers (warp
+// specialization), and in a branch that holds a bar.arrive each warpgroup
+// (they take turns at named barriers: a bar.sync of fewer threads than its
+// count waits for other fibers' syncs and arrivals; arrivals left at exit
+// are an error), run by turns, each as far as barriers let it; a read of
 // another CTA's shared memory no cluster barrier orders after its write
 // reads NaN bytes, one after that CTA returned is an error, and a deadlock
 // is an error naming what each fiber waits for.

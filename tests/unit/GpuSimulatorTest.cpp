@@ -120,7 +120,8 @@ TEST(GpuSimTest, FlashAttentionMatchesTheReference) {
   }
 }
 
-// The Hopper flash kernel (attention-wgmma=1 and 2, sm_90a): S = q k^T and
+// The Hopper flash kernel (attention-wgmma=1 and 2, sm_90a; TMA, and TMA
+// with the consumers taking turns at named barriers): S = q k^T and
 // O += P v by wgmma from the 128-byte-swizzled panels, P through shared
 // memory a warpgroup (2: the next block's S issued before this one's
 // softmax, k copied a block ahead of v); rows past a batch's, keys past
@@ -151,7 +152,7 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
             "attention-split=1 attention-stages=4"},
            {{150, 64}, {333, 64}, {333, 128}, {150, 333}, DType::F16,
             "attention-split=1 attention-block-m=64 attention-block-n=128"}})
-   for (int mode : {1, 2, 3}) { // (3: wgmma 1 with TMA, attention-tma=1)
+   for (int mode : {1, 2, 3, 4}) { // (3: wgmma 1 with TMA, attention-tma=1; 4: with turns)
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
                  c.schedule + " attention-wgmma=" + std::to_string(mode));
     Graph g("attention");
@@ -167,8 +168,10 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
     options.target = "sm_90a";
     options.fuseAttention = true;
     options.scheduleOptions =
-        (mode == 3 ? std::string("attention-wgmma=1 attention-tma=1") :
-                     "attention-wgmma=" + std::to_string(mode)) + " " + c.schedule;
+        (mode == 4   ? std::string("attention-wgmma=1 attention-tma=1 attention-pingpong=1")
+         : mode == 3 ? std::string("attention-wgmma=1 attention-tma=1")
+                     : "attention-wgmma=" + std::to_string(mode)) +
+        " " + c.schedule;
     std::vector<HostTensor> inputs = tiletest::randomInputs(g, 37);
     if (c.mask.size() == 2 && c.mask[0] == c.q[1] && c.q[1] <= c.k[1] && c.mask[0] != 1)
       inputs.back() = causalMask(c.mask[0], c.mask[1]);
@@ -183,8 +186,11 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
     }
     ASSERT_TRUE(p.ok()) << p.message();
     EXPECT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos);
-    if (mode == 3 && c.schedule.find("attention-split=1") != std::string::npos) {
+    if (mode >= 3 && c.schedule.find("attention-split=1") != std::string::npos) {
       EXPECT_NE(p->ptx.find("cp.async.bulk.tensor"), std::string::npos);
+      // (Turns where the CTA has two consumers: 128 rows.)
+      bool turns = mode == 4 && c.schedule.find("block-m=64") == std::string::npos;
+      EXPECT_EQ(p->ptx.find("bar.arrive") != std::string::npos, turns);
     }
     if (!ptxas.empty())
       ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
@@ -203,6 +209,7 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
     Shape q, k;
     int64_t period;
     std::string target, schedule;
+    int64_t window = 0;
   };
   std::string ptxas = ptxtest::ptxasPath();
   for (const Case &c : std::vector<Case>{
@@ -214,16 +221,28 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
            {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a", "attention-tma=1 attention-split=1"},
            {{2, 4 * 40, 128}, {2, 40 + 90, 128}, 40, "sm_90a",
             "attention-tma=1 attention-split=1"},
+           {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
+            "attention-tma=1 attention-split=1 attention-pingpong=1"},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5"},
-           {{2, 130, 64}, {2, 130, 64}, 0, "sm_90a", "attention-split=3"}}) {
+           {{2, 130, 64}, {2, 130, 64}, 0, "sm_90a", "attention-split=3"},
+           // Sliding windows: blocks before the window skipped too, splits
+           // wholly before it empty.
+           {{2, 200, 64}, {2, 200, 64}, 0, "sm_80", "", 50},
+           {{2, 4 * 48, 64}, {2, 48 + 37, 64}, 48, "sm_80", "attention-split=1", 20},
+           {{2, 100, 128}, {2, 300, 128}, 0, "sm_90a", "attention-tma=0", 64},
+           {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a", "attention-tma=1 attention-split=1", 100},
+           {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a",
+            "attention-tma=1 attention-split=1 attention-pingpong=1", 130},
+           {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5", 300}}) {
     SCOPED_TRACE(shapeString(c.q) + " over " + shapeString(c.k) + " period " +
-                 std::to_string(c.period) + " " + c.target + " " + c.schedule);
+                 std::to_string(c.period) + " window " + std::to_string(c.window) + " " +
+                 c.target + " " + c.schedule);
     Graph g("causal");
     Tensor q = g.input("q", c.q, DType::BF16);
     Tensor k = g.input("k", c.k, DType::BF16);
     Tensor v = g.input("v", c.k, DType::BF16);
     g.output(nn::causal_attention(q, k, v, 1.0 / std::sqrt(static_cast<double>(c.q.back())),
-                                  c.period));
+                                  c.period, c.window));
     CompileOptions options = simOptions();
     options.target = c.target;
     options.fuseAttention = true;
@@ -241,9 +260,9 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
 
 // Causal masks outside flash attention, simulated and interpreted against
 // the reference: returned (a row kernel stores it), added to scores in a
-// GEMM's epilogue (attention as three kernels), in a row kernel's softmax
-// of f32 and bf16 rows (the mask's columns shifted: the second piece of a
-// concatenation), and
+// GEMM's epilogue (attention as three kernels, with a sliding window), in
+// a row kernel's softmax of f32 rows (a window too) and of bf16 rows (the
+// mask's columns shifted: the second piece of a concatenation), and
 // reduced (a kernel of its own, read by the next).
 TEST(GpuSimTest, CausalMasksInRowAndGemmKernels) {
   for (int kind = 0; kind < 5; ++kind)
@@ -255,10 +274,11 @@ TEST(GpuSimTest, CausalMasksInRowAndGemmKernels) {
       } else if (kind == 1) {
         Tensor q = g.input("q", {2, 100, 64}, DType::BF16);
         Tensor k = g.input("k", {2, 130, 64}, DType::BF16);
-        g.output(nn::causal_attention(q, k, g.input("v", {2, 130, 32}, DType::BF16), 0.125, 50));
+        g.output(nn::causal_attention(q, k, g.input("v", {2, 130, 32}, DType::BF16), 0.125, 50,
+                                      /*window=*/40));
       } else if (kind == 2) {
         Tensor x = g.input("x", {2, 33, 1000}, DType::F32);
-        g.output(nn::softmax(x + g.causal_mask({33, 1000}, 11)));
+        g.output(nn::softmax(x + g.causal_mask({33, 1000}, 11, /*window=*/300)));
       } else if (kind == 3) {
         Tensor x = g.input("x", {64, 100}, DType::BF16), y = g.input("y", {64, 200}, DType::BF16);
         Tensor masked = cast(cast(y, DType::F32) + g.causal_mask({64, 200}, 16), DType::BF16);
@@ -290,63 +310,73 @@ TEST(GpuSimTest, CausalMasksInRowAndGemmKernels) {
 }
 
 // The key blocks a causal mask removes whole for every row of a CTA are
-// not read: keys from 192 on are NaN, so a row below 192 that read them
-// would be NaN (NaN + -inf is NaN), while rows from 192 on see them. With
-// 64 rows and 64 keys a block, rows below 192 must match the reference of
-// finite keys. (The same graph with the mask as an input reads every
-// block: its rows are NaN, which shows the check can fail.)
+// not read. Causal: keys from 192 on are NaN, so a row below 192 that read
+// them would be NaN (NaN + -inf is NaN), while rows from 192 on see them.
+// With 64 rows and 64 keys a block, rows below 192 must match the
+// reference of finite keys. A window of 64 keys: keys below 64 are NaN,
+// which rows from 128 on never see (row 128's first key is 65), so those
+// rows must match. (The same graphs with the mask as an input read every
+// block: their rows are NaN, which shows the check can fail.)
 TEST(GpuSimTest, CausalFlashAttentionSkipsMaskedBlocks) {
   for (auto [target, schedule] : std::vector<std::pair<std::string, std::string>>{
            {"sm_80", "attention-block-m=64 attention-block-n=64 attention-split=1"},
            {"sm_90a", "attention-block-m=64 attention-block-n=64 attention-split=1 "
                       "attention-tma=0"},
            {"sm_90a", "attention-block-m=64 attention-block-n=64 attention-split=1 "
-                      "attention-tma=1"}}) {
-    for (bool maskInput : {false, true}) {
-      SCOPED_TRACE(target + " " + schedule + (maskInput ? ", mask as an input" : ""));
-      Graph g("causal");
-      Tensor q = g.input("q", {2, 256, 128}, DType::BF16);
-      Tensor k = g.input("k", {2, 256, 128}, DType::BF16);
-      Tensor v = g.input("v", {2, 256, 128}, DType::BF16);
-      double scale = 1.0 / std::sqrt(128.0);
-      g.output(maskInput ? nn::attention(q, k, v, scale, g.input("mask", {256, 256}, DType::F32))
-                         : nn::causal_attention(q, k, v, scale));
-      CompileOptions options = simOptions();
-      options.target = target;
-      options.fuseAttention = true;
-      options.scheduleOptions = schedule;
-      std::vector<HostTensor> inputs = tiletest::randomInputs(g, 47);
-      if (maskInput)
-        inputs.back() = causalMask(256, 256);
-      std::vector<HostTensor> ref = evaluateReference(g, inputs);
-      for (int input : {1, 2})
-        for (int64_t b = 0; b < 2; ++b)
-          for (int64_t key = 192; key < 256; ++key)
-            for (int64_t d = 0; d < 128; ++d)
-              inputs[input].values[(b * 256 + key) * 128 + d] = NAN;
-      auto got = gpusim::runAtGpuStage(g, inputs, options, 132);
-      ASSERT_TRUE(got.ok()) << got.message();
-      int64_t nanRows = 0;
-      double worst = 0;
-      for (int64_t b = 0; b < 2; ++b)
-        for (int64_t r = 0; r < 192; ++r) {
-          bool nan = false;
-          for (int64_t d = 0; d < 128; ++d) {
-            size_t i = (b * 256 + r) * 128 + d;
-            float x = (*got)[0].values[i], want = ref[0].values[i];
-            nan |= std::isnan(x);
-            worst = std::max(worst, static_cast<double>(std::fabs(x - want)));
-          }
-          nanRows += nan;
+                      "attention-tma=1"}})
+    for (int64_t window : {0, 64})
+      for (bool maskInput : {false, true}) {
+        SCOPED_TRACE(target + " " + schedule + " window " + std::to_string(window) +
+                     (maskInput ? ", mask as an input" : ""));
+        Graph g("causal");
+        Tensor q = g.input("q", {2, 256, 128}, DType::BF16);
+        Tensor k = g.input("k", {2, 256, 128}, DType::BF16);
+        Tensor v = g.input("v", {2, 256, 128}, DType::BF16);
+        double scale = 1.0 / std::sqrt(128.0);
+        g.output(maskInput
+                     ? nn::attention(q, k, v, scale, g.input("mask", {256, 256}, DType::F32))
+                     : nn::causal_attention(q, k, v, scale, 0, window));
+        CompileOptions options = simOptions();
+        options.target = target;
+        options.fuseAttention = true;
+        options.scheduleOptions = schedule;
+        std::vector<HostTensor> inputs = tiletest::randomInputs(g, 47);
+        if (maskInput) {
+          inputs.back() = causalMask(256, 256);
+          for (int64_t r = 0; r < 256; ++r)
+            for (int64_t c = 0; window && c <= r - window; ++c)
+              inputs.back().values[r * 256 + c] = -INFINITY;
         }
-      if (maskInput) {
-        EXPECT_GT(nanRows, 0) << "the input mask's kernel read no NaN key";
-      } else {
-        EXPECT_EQ(nanRows, 0);
-        EXPECT_LT(worst, 3e-2);
+        std::vector<HostTensor> ref = evaluateReference(g, inputs);
+        int64_t nanFrom = window ? 0 : 192, nanTo = window ? 64 : 256;
+        int64_t rowFrom = window ? 128 : 0, rowTo = window ? 256 : 192;
+        for (int input : {1, 2})
+          for (int64_t b = 0; b < 2; ++b)
+            for (int64_t key = nanFrom; key < nanTo; ++key)
+              for (int64_t d = 0; d < 128; ++d)
+                inputs[input].values[(b * 256 + key) * 128 + d] = NAN;
+        auto got = gpusim::runAtGpuStage(g, inputs, options, 132);
+        ASSERT_TRUE(got.ok()) << got.message();
+        int64_t nanRows = 0;
+        double worst = 0;
+        for (int64_t b = 0; b < 2; ++b)
+          for (int64_t r = rowFrom; r < rowTo; ++r) {
+            bool nan = false;
+            for (int64_t d = 0; d < 128; ++d) {
+              size_t i = (b * 256 + r) * 128 + d;
+              float x = (*got)[0].values[i], want = ref[0].values[i];
+              nan |= std::isnan(x);
+              worst = std::max(worst, static_cast<double>(std::fabs(x - want)));
+            }
+            nanRows += nan;
+          }
+        if (maskInput) {
+          EXPECT_GT(nanRows, 0) << "the input mask's kernel read no NaN key";
+        } else {
+          EXPECT_EQ(nanRows, 0);
+          EXPECT_LT(worst, 3e-2);
+        }
       }
-    }
-  }
 }
 
 // An output epilogue that reads q's row as a residual (random graph seed
@@ -836,8 +866,9 @@ struct RandomAttention {
   Shape batch;
   int64_t sq, sk, dk, dv;
   DType dtype;
-  int maskKind;
+  int maskKind; // none, causal (an input), random [sq, sk], random [1, sk], causal (the op)
   bool residual;
+  int64_t period = 0, window = 0; // (mask kind 4: Graph::causal_mask's)
   Shape withBatch(int64_t a, int64_t b) const {
     Shape s = batch;
     s.push_back(a);
@@ -847,7 +878,26 @@ struct RandomAttention {
   std::string describe() const {
     return "q " + shapeString(withBatch(sq, dk)) + ", " + std::to_string(sk) +
            " keys, v columns " + std::to_string(dv) + ", " + dtypeName(dtype) + ", mask kind " +
-           std::to_string(maskKind) + (residual ? ", + q" : "");
+           std::to_string(maskKind) +
+           (maskKind == 4 ? " period " + std::to_string(period) + " window " + std::to_string(window)
+                          : "") +
+           (residual ? ", + q" : "");
+  }
+  /// Mask kind 1 as the graph's own causal mask (kind 4) half the time,
+  /// with a period (a divisor of the queries, at most the keys) and a
+  /// third of those times a sliding window, from `rng`: a generator of its
+  /// own, so that the other picks stay as they were.
+  void maybeCausalOp(std::mt19937_64 &rng) {
+    if (maskKind != 1 || rng() % 2)
+      return;
+    std::vector<int64_t> periods;
+    for (int64_t p = 1; p <= std::min(sq, sk); ++p)
+      if (sq % p == 0)
+        periods.push_back(p);
+    maskKind = 4;
+    period = periods[rng() % periods.size()];
+    if (rng() % 3 == 0)
+      window = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(sk));
   }
   /// The graph, and its random inputs (seed) with the causal mask in place.
   std::vector<HostTensor> build(Graph &g, uint64_t seed) const {
@@ -855,11 +905,12 @@ struct RandomAttention {
     Tensor k = g.input("k", withBatch(sk, dk), dtype);
     Tensor v = g.input("v", withBatch(sk, dv), dtype);
     double scale = 1.0 / std::sqrt(static_cast<double>(dk));
-    Tensor o = maskKind == 0 ? nn::attention(q, k, v, scale)
-                             : nn::attention(q, k, v, scale,
-                                             g.input("mask",
-                                                     maskKind == 3 ? Shape{1, sk} : Shape{sq, sk},
-                                                     DType::F32));
+    Tensor o = maskKind == 0   ? nn::attention(q, k, v, scale)
+               : maskKind == 4 ? nn::causal_attention(q, k, v, scale, period, window)
+                               : nn::attention(q, k, v, scale,
+                                               g.input("mask",
+                                                       maskKind == 3 ? Shape{1, sk} : Shape{sq, sk},
+                                                       DType::F32));
     g.output(residual ? o + q : o);
     std::vector<HostTensor> inputs = tiletest::randomInputs(g, seed);
     if (maskKind == 1 && sq <= sk) // (causal needs a key for each query; else random)
@@ -872,7 +923,8 @@ struct RandomAttention {
 // Random attentions (TILEC_SIM_ATTENTION=N cases, default 40, from fixed
 // seeds): batch dims of rank 0-2, 1-200 queries, 1-300 keys, head dims and
 // v's columns multiples of 16 up to 128, bf16 or f16, no mask or a causal
-// one or a random one broadcast over some dims, sometimes q added back to
+// one (an input, or the graph's causal_mask with a random period) or a
+// random one broadcast over some dims, sometimes q added back to
 // the output, and a random schedule (rows a CTA, keys a step, buffers,
 // splits), fused into one flash kernel and simulated against the reference;
 // compiled for sm_90a with the default schedule too, where ptxas must
@@ -880,7 +932,8 @@ struct RandomAttention {
 TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
   const char *env = std::getenv("TILEC_SIM_ATTENTION");
   int cases = env && std::atoi(env) > 0 ? std::atoi(env) : 40;
-  std::mt19937_64 rng(2023);
+  std::mt19937_64 rng(2023), causalRng(2027);
+  int causalOps = 0, windows = 0;
   std::string ptxas = ptxtest::ptxasPath();
   auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
   for (int c = 0; c < cases; ++c) {
@@ -900,6 +953,9 @@ TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
                            " attention-stages=" + std::to_string(2 + pick(3)) +
                            " attention-split=" + std::to_string(pick(4));
     RandomAttention a{batch, sq, sk, dk, dv, dtype, maskKind, residual};
+    a.maybeCausalOp(causalRng);
+    causalOps += a.maskKind == 4;
+    windows += a.window > 0;
     SCOPED_TRACE("case " + std::to_string(c) + ": " + a.describe() + ", " + schedule);
     Graph g("attention");
     std::vector<HostTensor> inputs = a.build(g, 1000 + c);
@@ -928,19 +984,23 @@ TEST(GpuSimTest, RandomFlashAttentionsMatchTheReference) {
       ptxtest::expectAssemblesWithoutSpills(ptxas, hopper->ptx, "sm_90a");
     }
   }
+  std::printf("random flash attentions: %d, %d with the graph's causal mask (%d windowed)\n",
+              cases, causalOps, windows);
 }
 
 // Random attentions for the Hopper flash kernel (attention-wgmma=1 or 2,
 // sm_90a; TILEC_SIM_WGMMA_ATTENTION=N cases, default 16, fixed seeds):
 // batch dims of rank 0-2, 1-300 queries and keys, head dims and v's
 // columns of 64 or 128, 64 or 128 rows a CTA and keys a step, 2-3 stages,
-// 0-3 splits, no mask, a causal one or a random one, bf16 or f16, sometimes
+// 0-3 splits, no mask, a causal one (an input or the graph's op) or a
+// random one, bf16 or f16, sometimes
 // q added back; each must compile to wgmma, assemble without spills and
 // match the reference in the simulator.
 TEST(GpuSimTest, RandomWgmmaFlashAttentionsMatchTheReference) {
   const char *env = std::getenv("TILEC_SIM_WGMMA_ATTENTION");
   int cases = env && std::atoi(env) > 0 ? std::atoi(env) : 16;
-  std::mt19937_64 rng(2026);
+  std::mt19937_64 rng(2026), causalRng(2028);
+  int causalOps = 0, windows = 0;
   std::string ptxas = ptxtest::ptxasPath();
   auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
   for (int c = 0; c < cases; ++c) {
@@ -961,6 +1021,9 @@ TEST(GpuSimTest, RandomWgmmaFlashAttentionsMatchTheReference) {
                            " attention-stages=" + std::to_string(2 + pick(2)) +
                            " attention-split=" + std::to_string(pick(4));
     RandomAttention a{batch, sq, sk, dk, dv, dtype, maskKind, residual};
+    a.maybeCausalOp(causalRng);
+    causalOps += a.maskKind == 4;
+    windows += a.window > 0;
     SCOPED_TRACE("case " + std::to_string(c) + ": " + a.describe() + ", " + schedule);
     Graph g("attention");
     std::vector<HostTensor> inputs = a.build(g, 3000 + c);
@@ -975,6 +1038,8 @@ TEST(GpuSimTest, RandomWgmmaFlashAttentionsMatchTheReference) {
       ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
   }
+  std::printf("random wgmma flash attentions: %d, %d with the graph's causal mask (%d windowed)\n",
+              cases, causalOps, windows);
 }
 
 // The H200's kernels where the simulator models them: every example

@@ -498,10 +498,26 @@ TEST(MatmulTest, GraphCausalMask) {
                  {"causal_mask", "symbolic"});
   expectMentions(errorOf([&] { g.causal_mask({0, 4}); }), {"causal_mask", "positive"});
 
+  expectMentions(errorOf([&] { g.causal_mask({6, 8}, 3, -1); }), {"causal_mask", "window", "-1"});
+
   Graph h("mask");
   h.output(h.causal_mask({2, 6, 7}, 3));
+  h.output(h.causal_mask({2, 6, 7}, 3, 2));
   HostTensor got = evaluateReference(h, {}).at(0);
   HostTensor run = causalMask(3, 7);
+  // A window of 2: of causalMask's keys, each row keeps its last 2.
+  HostTensor windowed = evaluateReference(h, {}).at(1);
+  for (int64_t r = 0; r < 12; ++r) {
+    int64_t kept = 0, lastSeen = -1;
+    for (int64_t c = 0; c < 7; ++c)
+      if (windowed.values[r * 7 + c] == 0.0f) {
+        ++kept;
+        lastSeen = c;
+        EXPECT_EQ(run.values[(r % 6 % 3) * 7 + c], 0.0f) << r << "," << c;
+      }
+    EXPECT_EQ(kept, 2) << r;
+    EXPECT_EQ(lastSeen, r % 3 + 4) << r; // (the causal limit)
+  }
   ASSERT_EQ(got.shape, (Shape{2, 6, 7}));
   for (int64_t b = 0; b < 2; ++b)
     for (int64_t r = 0; r < 6; ++r)

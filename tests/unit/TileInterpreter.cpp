@@ -244,7 +244,10 @@ private:
                       static_cast<int64_t>(mask.getOffset());
       Val v;
       for (int64_t j = 0; j < mask.getType().getNumElements(); ++j)
-        v.tile.push_back(j <= limit ? 0.0 : -std::numeric_limits<double>::infinity());
+        v.tile.push_back(j <= limit && (mask.getWindow() == 0 ||
+                                        j > limit - static_cast<int64_t>(mask.getWindow()))
+                             ? 0.0
+                             : -std::numeric_limits<double>::infinity());
       vals[mask.getResult()] = std::move(v);
       return Status::success();
     }

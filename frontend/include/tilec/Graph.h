@@ -108,6 +108,7 @@ struct Node {
   int64_t start = 0, end = 0; // Slice: the kept range [start, end)
   bool transposeA = false, transposeB = false; // Matmul: operand transposes
   int64_t period = 0; // CausalMask: rows a run of query positions
+  int64_t window = 0; // CausalMask: keys a row sees at most (0: all up to its own)
 };
 
 class Graph;
@@ -152,10 +153,12 @@ public:
   /// FlashAttention's causal=True, aligned to the lower right (PyTorch's
   /// causal_lower_right; for R == C the same as is_causal=True), with
   /// grouped-query heads stacked as runs of rows. Needs period to divide
-  /// R and period <= C (else a row would see no key). No memory holds it:
-  /// kernels compute it from the indices, and flash attention skips the
-  /// key blocks it removes whole.
-  Tensor causal_mask(Shape shape, int64_t period = 0);
+  /// R and period <= C (else a row would see no key). With a `window` W >
+  /// 0, a sliding window (Mistral's, Gemma's local layers): only the W
+  /// keys up to a row's last, c > r % period + C - period - W, are 0. No
+  /// memory holds it: kernels compute it from the indices, and flash
+  /// attention skips the key blocks it removes whole.
+  Tensor causal_mask(Shape shape, int64_t period = 0, int64_t window = 0);
   /// Marks t as a graph result (in call order). Each result has its own
   /// buffer: a tensor returned twice, or an input returned as is, is copied.
   void output(Tensor t);
@@ -308,8 +311,11 @@ Tensor attention(Tensor q, Tensor k, Tensor v, double scale, Tensor mask);
 /// period 0: Sq, i.e. FlashAttention's causal=True, PyTorch's
 /// causal_lower_right). Grouped-query heads stacked as rows of one batch
 /// take period = the tokens. No mask is read: the kernels compute it, and
-/// flash attention skips the key blocks it removes whole.
-Tensor causal_attention(Tensor q, Tensor k, Tensor v, double scale, int64_t period = 0);
+/// flash attention skips the key blocks it removes whole. `window` > 0:
+/// each query sees only the last `window` of those keys (sliding-window
+/// attention).
+Tensor causal_attention(Tensor q, Tensor k, Tensor v, double scale, int64_t period = 0,
+                        int64_t window = 0);
 } // namespace nn
 
 } // namespace tilec

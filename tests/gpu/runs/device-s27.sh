@@ -6,7 +6,8 @@
 # causal_lower_right for Sq < Sk), eager and torch.compile of the written
 # out masked attention, and the same shapes without the mask for the
 # ratio causal / full (the skipping's gain: at most ~2x for Sq == Sk);
-# the cp.async wgmma kernel (attention-tma=0) beside the default; the
+# the cp.async wgmma kernel (attention-tma=0) and the consumers' turns
+# (attention-pingpong=1, FlashAttention-3's ping-pong) beside the default; the
 # decoder layer at 512- and 2048-token prefills and 64 tokens after 4096
 # beside its peers (SDPA with the explicit grouped mask).
 source "$(dirname "$0")/../device-setup.sh"
@@ -16,9 +17,9 @@ export TILEC_CACHE_DIR=/tmp/tilec-cache   # (not under $OUT: it would come back)
 step "GPU tests"
 TILEC_TESTS_TIMEOUT=240 run_gpu_tests 'Attention.*:DecoderLayer.*'
 step "causal attention against full, cp.async wgmma, and the peers"
-A=32x2048x2048x128c,32x2048x2048x128,8x4096x4096x128c,8x4096x4096x128,32x512x512x128c,8x1024x4096x128c,32x1024x1024x64c
-for v in dflt notma; do
-  o=""; [ $v = notma ] && o="attention-tma=0"
+A=32x2048x2048x128c,32x2048x2048x128,8x4096x4096x128c,8x4096x4096x128,8x4096x4096x128c1024,32x512x512x128c,8x1024x4096x128c,32x1024x1024x64c
+for v in dflt notma turns; do
+  case $v in dflt) o="";; notma) o="attention-tma=0";; turns) o="attention-pingpong=1";; esac
   timeout 90 "$B/bin/tilec-bench" --ops= --attention=$A --cooldown-ms=100 ${o:+--schedule="$o"} --attention-csv="$OUT/att_$v.csv" 2>&1 | grep -E "^attention_flash|error" | sed "s/^/$v /"
 done
 timeout 200 python3 tests/gpu/peers_attention.py --attention=$A --cooldown-ms 100 --csv "$OUT/peers_attention.csv" --tilec-csv "$OUT/att_dflt.csv" 2>&1 | tail -9 | tee "$OUT/table_attention.txt"

@@ -1,4 +1,4 @@
-// RUN: tilec-opt --tilec-distribute-gemm-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-distribute-gemm-tiles %s | FileCheck %s
 
 // Causal flash attention: the scores are the product plus a tile.causal_mask
 // of the row (offset 0: a square mask). The CTAs take the last row blocks
@@ -54,6 +54,55 @@ module {
     %2 = tile.splat %cst : f32 -> tensor<200xf32>
     %3 = arith.mulf %1, %2 : tensor<200xf32>
     %5 = tile.causal_mask %0 {period = 200 : i64, offset = 0 : i64} : tensor<200xf32>
+    %6 = arith.addf %3, %5 : tensor<200xf32>
+    %7 = tile.reduce_max %6 : tensor<200xf32> -> f32
+    %8 = tile.splat %7 : f32 -> tensor<200xf32>
+    %9 = arith.subf %6, %8 : tensor<200xf32>
+    %10 = math.exp %9 : tensor<200xf32>
+    %11 = tile.reduce_sum %10 : tensor<200xf32> -> f32
+    %12 = tile.splat %11 : f32 -> tensor<200xf32>
+    %13 = arith.divf %10, %12 : tensor<200xf32>
+    %14 = arith.truncf %13 : tensor<200xf32> to tensor<200xbf16>
+    %15 = tile.row_matmul %14, %arg3[%0] : tensor<200xbf16>, memref<2x200x32xbf16> -> tensor<32xf32>
+    %16 = arith.truncf %15 : tensor<32xf32> to tensor<32xbf16>
+    tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
+    return
+  }
+}
+
+// -----
+
+// A sliding window of 100 keys: the loop starts at the block of the least
+// first key a row sees (the least limit - 99, at least 0, over 64), its
+// count what is left of the blocks to the end; a block is masked where its
+// last key is past the least limit or its first key before the greatest
+// first key (the last row's limit - 99).
+// CHECK-LABEL: gpu.func @window_kernel0
+//       CHECK:   %[[COUNT:.+]] = arith.minui %c4, %{{.+}}
+//       CHECK:   %[[LEAST:.+]] = arith.select %{{.+}}, %{{.+}}, %c0
+//       CHECK:   %[[FIRST:.+]] = arith.addi %[[LEAST]], %c-99
+//       CHECK:   %[[NEG:.+]] = arith.cmpi slt, %[[FIRST]], %c0
+//       CHECK:   %[[FROM:.+]] = arith.select %[[NEG]], %{{.+}}, %[[FIRST]]
+//       CHECK:   %[[LOW:.+]] = arith.divui %[[FROM]], %c64
+//       CHECK:   %[[STOP:.+]] = arith.addi %{{.+}}, %[[COUNT]]
+//       CHECK:   %[[START:.+]] = arith.maxui %{{.+}}, %[[LOW]]
+//       CHECK:   %[[NONE:.+]] = arith.cmpi ule, %[[STOP]], %[[START]]
+//       CHECK:   %[[LEFT:.+]] = arith.subi %[[STOP]], %[[START]]
+//       CHECK:   %[[N:.+]] = arith.select %[[NONE]], %{{.+}}, %[[LEFT]]
+//       CHECK:   %[[GREATEST:.+]] = arith.addi %{{.+}}, %c-99
+//       CHECK:   scf.for %{{.+}} = %{{.+}} to %[[N]] step
+//       CHECK:     %[[PAST:.+]] = arith.cmpi sgt, %{{.+}}, %[[LEAST]]
+//       CHECK:     %[[BEFORE:.+]] = arith.cmpi slt, %{{.+}}, %[[GREATEST]]
+//       CHECK:     %[[MASKED:.+]] = arith.ori %[[PAST]], %[[BEFORE]]
+//       CHECK:     scf.if %[[MASKED]]
+module {
+  func.func @window_kernel0(%arg0: memref<?x64xbf16>, %arg1: memref<2x200x64xbf16>, %arg3: memref<2x200x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 200, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 1 : i64, shared_bytes = 32768 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64}} {
+    %cst = arith.constant 1.250000e-01 : f32
+    %0 = tile.row_id
+    %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x200x64xbf16> -> tensor<200xf32>
+    %2 = tile.splat %cst : f32 -> tensor<200xf32>
+    %3 = arith.mulf %1, %2 : tensor<200xf32>
+    %5 = tile.causal_mask %0 {period = 200 : i64, offset = 0 : i64, window = 100 : i64} : tensor<200xf32>
     %6 = arith.addf %3, %5 : tensor<200xf32>
     %7 = tile.reduce_max %6 : tensor<200xf32> -> f32
     %8 = tile.splat %7 : f32 -> tensor<200xf32>

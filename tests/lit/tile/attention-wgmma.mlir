@@ -9,6 +9,9 @@
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=1 attention-split=1 attention-block-n=64" %s | FileCheck %s --check-prefix=TMA64
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=0 attention-split=1" %s | FileCheck %s --check-prefix=NOTMA
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=2" %s 2>&1 | FileCheck %s --check-prefix=BADTMA
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-pingpong=1" %s | FileCheck %s --check-prefix=TURNS
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=0 attention-split=1 attention-pingpong=1" %s | FileCheck %s --check-prefix=NOTMA
+// RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-pingpong=2" %s 2>&1 | FileCheck %s --check-prefix=BADTURNS
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=2 attention-block-n=128" %s 2>&1 | FileCheck %s --check-prefix=AHEAD128
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=3" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -52,6 +55,13 @@
 // NOTMA-LABEL: func.func @attention_kernel0
 //  NOTMA-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 1 : i64, shared_bytes = 91136 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64}
 // BADTMA: attention-tma must be -1, 0 or 1, got 2
+
+// Turns (attention-pingpong=1): the TMA kernel's two consumers take turns
+// issuing S (schedule key pingpong); the cp.async kernel (one consumer, 64
+// rows: the NOTMA line above with it asked for) has none.
+// TURNS-LABEL: func.func @attention_kernel0
+//  TURNS-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, pingpong = 1 : i64, shared_bytes = 197672 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
+// BADTURNS: attention-pingpong must be 0 or 1, got 2
 // attention-wgmma=2 holds two blocks' scores: 128 keys and 128 columns do
 // not fit a thread's registers (ptxas spilled 24 bytes).
 // AHEAD128: 128 keys a step and 128 output columns hold more accumulators than a thread's registers (keys a step plus columns at most 192)

@@ -317,6 +317,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "warpgroups (128 query rows a CTA, 128 keys a step by default) share through "
            "mbarriers, no CTA barrier a key block; 0: cp.async by every thread; -1 (default): "
            "1 where the head dims are multiples of 128 and attention-block-n is not set">,
+    Option<"attentionPingpong", "attention-pingpong", "int64_t", "0",
+           "TMA flash-attention kernels with two consumer warpgroups: 1: they take turns "
+           "issuing S = q k^T (named barriers 3 and 4), so one's softmax runs under the "
+           "other's MMAs (FlashAttention-3's ping-pong); 0 (default): no turns">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "

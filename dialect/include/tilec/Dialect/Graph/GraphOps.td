@@ -191,10 +191,11 @@ def Graph_CausalMaskOp : Graph_Op<"causal_mask", [Pure]> {
   let description = [{
     tensor<... x R x C x f32>: element [..., r, c] is 0 where
     c <= r % period + C - period, else -inf (runs of `period` query rows,
-    each the last `period` positions of the C keys; Graph::causal_mask).
+    each the last `period` positions of the C keys; Graph::causal_mask);
+    with a window W > 0, only where also c > r % period + C - period - W.
     No buffer holds it: kernels compute it where it is used.
   }];
-  let arguments = (ins I64Attr:$period);
+  let arguments = (ins I64Attr:$period, DefaultValuedAttr<I64Attr, "0">:$window);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -92,9 +92,11 @@ def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure]> {
   let description = [{
     Element j is 0 where j <= row % period + offset, else -inf (graph's
     causal_mask, offset = keys - period, less any column shift it is read
-    at). Flash attention bounds its key loop by it.
+    at); with a window W > 0, only where also j > row % period + offset - W.
+    Flash attention bounds its key loop by it.
   }];
-  let arguments = (ins Index:$row, I64Attr:$period, I64Attr:$offset);
+  let arguments = (ins Index:$row, I64Attr:$period, I64Attr:$offset,
+                       DefaultValuedAttr<I64Attr, "0">:$window);
   let results = (outs Tile_RowTile:$result);
   let assemblyFormat = "$row attr-dict `:` type($result)";
   let hasVerifier = 1;
