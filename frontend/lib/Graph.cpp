@@ -265,21 +265,30 @@ Tensor Graph::constant(double value, DType dtype) {
   return addNode(std::move(node));
 }
 
+/// Throws unless `period` (0: the rows, symbolic) divides the rows of a
+/// causal mask of `shape` and is at most its keys, where those are known.
+static void checkCausalPeriod(const std::string &what, const Shape &shape, int64_t period) {
+  int64_t rows = shape[shape.size() - 2], keys = shape.back();
+  bool ok = period == 0 ? isSymbolic(rows) // (the rows: known at bind)
+                        : period > 0 && (isSymbolic(rows) || rows % period == 0) &&
+                              (isSymbolic(keys) || period <= keys);
+  if (!ok)
+    throw Error(what + ": period " + std::to_string(period) + " must divide the " +
+                dimString(rows) + " rows and be at most the " + dimString(keys) +
+                " keys (shape " + shapeString(shape) + ")");
+}
+
 Tensor Graph::causal_mask(Shape shape, int64_t period, int64_t window) {
   checkDims("causal_mask: shape", shape);
   if (shape.size() < 2)
     throw Error("causal_mask: need a shape [..., rows, keys] of rank >= 2, got " +
                 shapeString(shape));
   int64_t rows = shape[shape.size() - 2], keys = shape.back();
-  if (isSymbolic(rows) || isSymbolic(keys))
-    throw Error("causal_mask: the rows and keys of " + shapeString(shape) +
-                " must not be symbolic: bind them first (Graph::bind)");
-  if (period == 0)
+  // (Symbolic rows or keys: period 0 stays "the rows", and Graph::bind
+  // checks what cannot be checked now.)
+  if (period == 0 && !isSymbolic(rows))
     period = rows;
-  if (period < 1 || rows % period != 0 || period > keys)
-    throw Error("causal_mask: period " + std::to_string(period) + " must divide the " +
-                std::to_string(rows) + " rows and be at most the " + std::to_string(keys) +
-                " keys (shape " + shapeString(shape) + ")");
+  checkCausalPeriod("causal_mask", shape, period);
   if (window < 0)
     throw Error("causal_mask: the window must be >= 0 keys (0: no window), got " +
                 std::to_string(window));
@@ -328,6 +337,11 @@ std::unique_ptr<Graph> Graph::bind(const Bindings &sizes) const {
     // (Slices and joins never run along a symbolic dim, so only shapes
     // change; sizes past int64 are refused as they would be when built.)
     checkSize("bind", n.shape, n.dtype);
+    if (n.kind == OpKind::CausalMask) { // (its period, now that the dims are known)
+      if (n.period == 0)
+        n.period = n.shape[n.shape.size() - 2];
+      checkCausalPeriod("bind: causal_mask", n.shape, n.period);
+    }
   }
   return bound;
 }

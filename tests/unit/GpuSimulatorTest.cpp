@@ -309,6 +309,29 @@ TEST(GpuSimTest, CausalMasksInRowAndGemmKernels) {
     }
 }
 
+// Causal attention over a symbolic token count (the mask's rows and keys,
+// its period the tokens once bound): bound to two sizes, the flash kernel
+// simulated against the reference, which binds the graph itself.
+TEST(GpuSimTest, SymbolicCausalAttentionMatchesTheReference) {
+  const int64_t tokens = symbolDim("tokens");
+  Graph g("causal");
+  Tensor q = g.input("q", {4, tokens, 64}, DType::BF16);
+  Tensor k = g.input("k", {4, tokens, 64}, DType::BF16);
+  Tensor v = g.input("v", {4, tokens, 64}, DType::BF16);
+  g.output(nn::causal_attention(q, k, v, 0.125));
+  for (int64_t n : {37, 130}) {
+    SCOPED_TRACE(std::to_string(n) + " tokens");
+    std::unique_ptr<Graph> bound = g.bind({{"tokens", n}});
+    std::vector<HostTensor> inputs = tiletest::randomInputs(*bound, 59);
+    HostTensor symbolic = evaluateReference(g, inputs).at(0);
+    EXPECT_EQ(symbolic.values, evaluateReference(*bound, inputs).at(0).values);
+    CompileOptions options = simOptions();
+    options.target = "sm_90a";
+    options.fuseAttention = true;
+    ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(*bound, inputs, 3e-2, options));
+  }
+}
+
 // The key blocks a causal mask removes whole for every row of a CTA are
 // not read. Causal: keys from 192 on are NaN, so a row below 192 that read
 // them would be NaN (NaN + -inf is NaN), while rows from 192 on see them.

@@ -494,8 +494,23 @@ TEST(MatmulTest, GraphCausalMask) {
   expectMentions(errorOf([&] { g.causal_mask({6, 5}, 4); }),
                  {"causal_mask", "period 4", "6 rows", "5 keys"});
   expectMentions(errorOf([&] { g.causal_mask({6, 4}); }), {"causal_mask", "period 6", "4 keys"});
-  expectMentions(errorOf([&] { g.causal_mask({symbolDim("tokens"), 4}); }),
-                 {"causal_mask", "symbolic"});
+  // Symbolic rows or keys: what can be checked is, the rest at bind
+  // (period 0: the rows, once known).
+  Tensor tokens = g.causal_mask({symbolDim("tokens"), symbolDim("keys")});
+  EXPECT_EQ(g.node(tokens.id()).period, 0);
+  expectMentions(errorOf([&] { g.causal_mask({symbolDim("tokens"), 4}, 5); }),
+                 {"causal_mask", "period 5", "tokens rows", "4 keys"});
+  {
+    Graph s("mask");
+    s.output(s.input("x", {symbolDim("tokens"), 6}, DType::F32) +
+             s.causal_mask({symbolDim("tokens"), 6}));
+    auto bound = s.bind({{"tokens", 4}});
+    const Node &m = bound->node(bound->node(bound->outputs()[0]).operands[1]);
+    EXPECT_EQ(m.kind, OpKind::CausalMask);
+    EXPECT_EQ(m.period, 4);
+    expectMentions(errorOf([&] { s.bind({{"tokens", 7}}); }),
+                   {"bind", "causal_mask", "period 7", "6 keys"});
+  }
   expectMentions(errorOf([&] { g.causal_mask({0, 4}); }), {"causal_mask", "positive"});
 
   expectMentions(errorOf([&] { g.causal_mask({6, 8}, 3, -1); }), {"causal_mask", "window", "-1"});

@@ -146,8 +146,9 @@ public:
   Tensor input(const std::string &name, Shape shape, DType dtype);
   /// A rank-0 constant of the given dtype.
   Tensor constant(double value, DType dtype);
-  /// A causal attention mask, f32 of `shape` [..., R, C] (rank >= 2, R and
-  /// C not symbolic): element [..., r, c] is 0 where c <= r % period + C -
+  /// A causal attention mask, f32 of `shape` [..., R, C] (rank >= 2; R and
+  /// C may be symbolic, period 0 then standing for R and Graph::bind
+  /// checking the period): element [..., r, c] is 0 where c <= r % period + C -
   /// period and -inf past it. The R rows are runs of `period` query
   /// positions (0: period R), each run the last `period` of the C keys:
   /// FlashAttention's causal=True, aligned to the lower right (PyTorch's
