@@ -296,16 +296,17 @@ Tensor linear(Tensor x, Tensor w, Tensor bias);
 /// [..., Sq, D], k [..., Sk, D], v [..., Sk, Dv] with equal leading (batch,
 /// head) dims and dtypes; the result is [..., Sq, Dv] in q's dtype. The
 /// scores and the softmax are f32; the probabilities are rounded to q's
-/// dtype for the second product (as flash attention does). Not fused
-/// across the products yet: the GEMMs and the softmax are three kernels.
+/// dtype for the second product (as flash attention does). The compiler
+/// fuses it into one flash-attention kernel or leaves three (the scores'
+/// GEMM, the softmax, the second GEMM) by shape (CompileOptions::fuseAttention).
 Tensor attention(Tensor q, Tensor k, Tensor v, double scale);
 /// The same with an additive mask (attn_mask of scaled_dot_product_attention
 /// as a float tensor): softmax(q @ k^T * scale + mask) @ v. `mask` broadcasts
 /// to the scores [..., Sq, Sk] (e.g. [Sq, Sk] for every batch and head, or
 /// [..., 1, Sk] for key padding), any float dtype (added in f32); -inf
 /// removes a key (causalMask below). A row whose every key is removed has
-/// no defined softmax (NaN, as in PyTorch). It joins the scores GEMM's
-/// epilogue: still three kernels.
+/// no defined softmax (NaN, as in PyTorch). It joins the scores' epilogue
+/// (of the flash kernel or of the scores' GEMM).
 Tensor attention(Tensor q, Tensor k, Tensor v, double scale, Tensor mask);
 /// Causal attention: the same with Graph::causal_mask over the scores
 /// [..., Sq, Sk] (query row r sees keys up to r % period + Sk - period;
