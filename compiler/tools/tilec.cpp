@@ -60,7 +60,8 @@ examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_cha
           heads_rms_norm (rms_norm of [tokens, heads, 128] moved heads first),
           transpose ([rows, cols] -> [cols, rows]),
           decoder_layer (a Llama-style layer: --rows tokens, --cols hidden,
-          --k past tokens in the kv cache; e.g. --rows=16 --cols=4096 --k=512)
+          --k past tokens in the kv cache, 0 for a prefill; e.g. --rows=16
+          --cols=4096 --k=512)
 )";
 
 int fail(const std::string &message);
@@ -176,8 +177,11 @@ int main(int argc, char **argv) {
       rowsText = examples::isMatmul(input) ? "4096" : "8192";
     int64_t rows = std::atoll(rowsText.c_str()), cols = std::atoll(colsText.c_str()),
             depth = std::atoll(depthText.c_str());
-    if (rows <= 0 || cols <= 0 || depth <= 0)
-      return fail("--rows, --cols and --k must be positive integers");
+    // (decoder_layer's --k is its past tokens: 0 is a prefill.)
+    bool layer = llvm::is_contained(examples::layerNames(), input);
+    if (rows <= 0 || cols <= 0 || depth < 0 || (depth == 0 && !layer))
+      return fail("--rows, --cols and --k must be positive integers (decoder_layer's --k "
+                  "may be 0)");
     if (Status s = examples::build(input, graph, rows, cols, *dtype, depth); !s.ok())
       return fail(s.message());
     if (explain || programJson) {
