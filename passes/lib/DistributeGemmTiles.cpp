@@ -329,7 +329,12 @@ public:
     }
     tileWarp = warp;
     Value warpRow = m.div(warp, s.warpsN), warpCol = m.rem(warp, s.warpsN);
-    heavyRowsFirst = fn->hasAttr("tile.attention") && !fn.getOps<tile::CausalMaskOp>().empty();
+    // (The rows of a causal attention's CTAs see more keys the later they
+    // are: runFlash skips the rest.)
+    heavyRowsFirst = fn->hasAttr("tile.attention") &&
+                     llvm::any_of(fn.getOps<tile::ReduceMaxOp>(), [](tile::ReduceMaxOp max) {
+                       return static_cast<bool>(causalMaskOfScores(max.getInput()));
+                     });
     setTile(b, pid);
     warpM0 = m.mul(warpRow, s.warpM());
     warpN0 = m.mul(warpCol, s.warpN());

@@ -1718,9 +1718,11 @@ Status Cta::exec(Operation &op, const Mask &mask) {
   }
   // Named barriers (bar.sync id, count) and their reductions
   // (barrier.cta.red.{or,and,popc}): in lockstep, the threads at one are
-  // those of the mask; each id's must be exactly its thread count.
+  // those of the mask, and where they are its thread count it completes
+  // here; fewer wait for other fibers' threads (warpgroups taking turns).
+  // `arrive` (bar.arrive): counted at the barrier, no wait.
   auto namedBarrier = [&](Value idValue, Value countValue, Value pred, StringRef reduction,
-                          Value result) -> Status {
+                          Value result, bool arrive) -> Status {
     std::map<int64_t, std::vector<int64_t>> byId;
     for (int64_t t = 0; t < threads; ++t)
       if (mask[t])
@@ -1732,13 +1734,11 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       for (int64_t t : members)
         if (ws.empty() || ws.back() != t / kWarp)
           ws.push_back(t / kWarp);
-      if (static_cast<int64_t>(members.size()) != count) {
-        // Met by another fiber's threads (warpgroups taking turns).
+      if (arrive || static_cast<int64_t>(members.size()) != count) {
         if (reduction != "")
           return error(&op, "barrier " + std::to_string(id) + " of " + std::to_string(count) +
                                 " threads reached by " + std::to_string(members.size()));
-        if (Status s = namedBarrierPhase(&op, id, count, members.size(), ws, /*arrive=*/false);
-            !s.ok())
+        if (Status s = namedBarrierPhase(&op, id, count, members.size(), ws, arrive); !s.ok())
           return s;
         continue;
       }
@@ -1757,29 +1757,14 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     }
     return Status::success();
   };
-  if (auto arrive = dyn_cast<NVVM::BarrierArriveOp>(op)) {
-    // bar.arrive: counted at the barrier, no wait.
-    std::map<int64_t, std::vector<int64_t>> byId;
-    for (int64_t t = 0; t < threads; ++t)
-      if (mask[t])
-        byId[arrive.getBarrierId() ? static_cast<int64_t>(get(arrive.getBarrierId()).cells[t]) : 0]
-            .push_back(t);
-    for (auto &[id, members] : byId) {
-      int64_t count = static_cast<int64_t>(get(arrive.getNumberOfThreads()).cells[members[0]]);
-      std::vector<int64_t> ws;
-      for (int64_t t : members)
-        if (ws.empty() || ws.back() != t / kWarp)
-          ws.push_back(t / kWarp);
-      if (Status s = namedBarrierPhase(&op, id, count, members.size(), ws, /*arrive=*/true);
-          !s.ok())
-        return s;
-    }
-    return Status::success();
-  }
+  if (auto arrive = dyn_cast<NVVM::BarrierArriveOp>(op))
+    return namedBarrier(arrive.getBarrierId(), arrive.getNumberOfThreads(), Value(), "", Value(),
+                        /*arrive=*/true);
   if (auto bar = dyn_cast<NVVM::BarrierOp>(op)) {
     if (bar.getReductionOp() || bar.getRes())
       return error(&op, "barrier reductions are not simulated in this form");
-    return namedBarrier(bar.getBarrierId(), bar.getNumberOfThreads(), Value(), "", Value());
+    return namedBarrier(bar.getBarrierId(), bar.getNumberOfThreads(), Value(), "", Value(),
+                        /*arrive=*/false);
   }
   if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
     StringRef name = call.getIntrin();
@@ -1787,7 +1772,7 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       if (name.starts_with(("llvm.nvvm.barrier.cta.red." + red + ".").str()) &&
           call.getArgs().size() == 3 && call.getNumResults() == 1)
         return namedBarrier(call.getArgs()[0], call.getArgs()[1], call.getArgs()[2], red,
-                            call.getResult(0));
+                            call.getResult(0), /*arrive=*/false);
     return error(&op, "intrinsic " + name.str() + " is not simulated");
   }
   if (isa<gpu::BarrierOp>(op)) {
