@@ -95,11 +95,17 @@ bundle() {
   # Static binaries for the GPU machine (no MLIR/LLVM there).
   BUILD=build-static configure -DTILEC_STATIC_LINK=ON
   ninja -C build-static -j"$JOBS" gpu_tests tilec-bench example_rmsnorm tilec
-  mkdir -p .bundle/stage/bin .bundle/stage/nvvm/libdevice
-  cp build-static/bin/{gpu_tests,tilec-bench,example_rmsnorm,tilec} .bundle/stage/bin/
-  cp "$CUDA_ROOT"/nvvm/libdevice/libdevice.10.bc .bundle/stage/nvvm/libdevice/
-  tar -C .bundle/stage -cJf .bundle/tilec-bundle.tar.xz .
-  rm -rf .bundle/stage # only the archive travels to the GPU machine
+  # (Staged and packed outside .bundle, then moved in: only the finished
+  # archive is ever there to travel to the GPU machine.)
+  local stage
+  stage=$(mktemp -d)
+  mkdir -p "$stage/files/bin" "$stage/files/nvvm/libdevice" .bundle
+  cp build-static/bin/{gpu_tests,tilec-bench,example_rmsnorm,tilec} "$stage/files/bin/"
+  cp "$CUDA_ROOT"/nvvm/libdevice/libdevice.10.bc "$stage/files/nvvm/libdevice/"
+  tar -C "$stage/files" -cJf "$stage/tilec-bundle.tar.xz" .
+  mv "$stage/tilec-bundle.tar.xz" .bundle/tilec-bundle.tar.xz.new
+  mv .bundle/tilec-bundle.tar.xz.new .bundle/tilec-bundle.tar.xz
+  rm -rf "$stage"
   ls -la .bundle/tilec-bundle.tar.xz
 }
 

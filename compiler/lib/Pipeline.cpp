@@ -156,7 +156,7 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
     return "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,"
            "nvvm-attach-target{chip=" + options.target +
            " features=+ptx80 O=3},lower-affine,"
-           "gpu.module(tilec-approx-math,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm," +
+           "gpu.module(tilec-approx-math,tilec-lower-wgmma-rs,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm," +
            std::string(options.fastMath && options.flushSubnormals ? "tilec-flush-subnormals," : "") +
            "tilec-mark-tma-params,tilec-extern-dynamic-shared," +
            std::string(usesDependentLaunch(options) ? "tilec-dependent-launch," : "") +

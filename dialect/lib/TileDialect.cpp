@@ -2,6 +2,7 @@
 #include "tilec/Dialect/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -84,6 +85,25 @@ LogicalResult CausalMaskOp::verify() {
     return emitOpError("period ") << getPeriod() << " must be positive";
   if (static_cast<int64_t>(getWindow()) < 0)
     return emitOpError("window ") << static_cast<int64_t>(getWindow()) << " must be >= 0";
+  return success();
+}
+
+int64_t WgmmaRsOp::getN() {
+  return 2 * static_cast<int64_t>(llvm::cast<LLVM::LLVMStructType>(getAcc().getType()).getBody().size());
+}
+
+LogicalResult WgmmaRsOp::verify() {
+  auto acc = llvm::cast<LLVM::LLVMStructType>(getAcc().getType());
+  if (!llvm::all_of(acc.getBody(), [](Type t) { return t.isF32(); }))
+    return emitOpError("accumulators must be a struct of f32, got ") << acc;
+  int64_t n = getN();
+  if (n < 8 || n > 256 || n % 8 != 0)
+    return emitOpError("N = ") << n << " (2 x the accumulators a thread) must be a multiple of 8 in [8, 256]";
+  if (getA().size() != 4)
+    return emitOpError("A's fragment is 4 i32 a thread, got ") << getA().size();
+  Type m = getMultiplicand();
+  if (!m.isBF16() && !m.isF16())
+    return emitOpError("multiplicands must be bf16 or f16, got ") << m;
   return success();
 }
 

@@ -27,6 +27,7 @@
 //  * The epilogue runs on the accumulators in registers: each thread holds
 //    pairs of adjacent columns of its rows; the row program's ops are
 //    re-emitted per pair (vector<2>), loads and stores masked at the edges.
+#include "tilec/Dialect/Tile/TileDialect.h"
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -77,6 +78,9 @@ struct GemmSchedule {
   // TMA flash attention with two consumer warpgroups: they take turns
   // issuing S (named barriers 3 and 4).
   bool attentionTurns = false;
+  // wgmma flash attention: O += P v with P in registers (tile.wgmma_rs);
+  // no P tile in shared memory.
+  bool pRegs = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -169,6 +173,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.sAhead = get("wgmma") == 2;
   s.tma = get("tma") == 1;
   s.attentionTurns = get("pingpong") == 1;
+  s.pRegs = get("p_regs") == 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -177,11 +182,11 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
                       ">= 2 stages)";
   if ((s.tma && (!s.wgmma || s.sAhead || s.splitK > 1)) ||
       (s.wgmma && (s.blockM % 64 != 0 || keys % 64 != 0)) ||
-      (s.attentionTurns && (!s.tma || s.blockM != 128)))
+      (s.attentionTurns && (!s.tma || s.blockM != 128)) || (s.pRegs && !s.wgmma))
     return fn.emitOpError("invalid attention tile.schedule ")
            << dict
            << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, no split; "
-              "pingpong: tma, block_m 128)";
+              "pingpong: tma, block_m 128; p_regs: wgmma)";
   return s;
 }
 
@@ -546,7 +551,8 @@ public:
           pvPanel = wg ? panelOf(s.stages, dv / 64 * bn, 64, qBytes + kBytes)
                        : panelOf(s.stages, bn, dv, qBytes + kBytes);
     std::optional<Panel> pp;
-    if (wg)
+    int64_t pBytes = wg && !s.pRegs ? s.blockM * bn * elemBytes : 0;
+    if (pBytes)
       pp = panelOf(s.blockM / 64 * bn / 64, 64, 64, qBytes + kBytes + vBytes);
     Value qMem = args.lookup(mm.getLhs()), kMem = args.lookup(mm.getRhs()),
           vMem = args.lookup(pvOp.getRhs());
@@ -757,7 +763,7 @@ public:
       return flip ? bb.create<arith::XOrIOp>(loc, p, c32(bb, 1)).getResult() : p;
     };
     if (s.tma) {
-      bars = m.add(smemBase, qBytes + kBytes + vBytes + s.blockM * bn * elemBytes);
+      bars = m.add(smemBase, qBytes + kBytes + vBytes + pBytes);
       ticks = c32(b, 0x989680);
       {
         Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, tid, m.c(0));
@@ -1055,39 +1061,77 @@ public:
         return asI32(lb, loc, lb.create<arith::TruncFOp>(loc, pType, pair));
       };
       if (wg) {
-        // P (rounded to v's dtype) into the warpgroup's K-major tile: key
-        // 8t + pairCol of row r = (warp % 4) * 16 + quad + 8h goes to 64-key
-        // block t / 8, chunk (t % 8) ^ (r % 8) (r % 8 = quad); then the
-        // stores made visible to wgmma and the warpgroup synchronized
-        // (named barrier 1 + warpgroup) before m64n(dv)k16 over the keys.
-        Value rowInWg = lm.add(lm.mul(lm.rem(tileWarp, 4), 16), quad);
-        for (int64_t h = 0; h < 2; ++h)
-          for (int64_t t = 0; t < niS; ++t) {
-            Value tileIdx = lm.add(lm.mul(warpgroup, bn / 64), t / 8);
-            Value col = lm.add(lm.mul(lm.xori(lm.c(t % 8), quad), 8), pairCol);
-            lb.create<vector::StoreOp>(loc, lb.create<arith::TruncFOp>(loc, pType, p[h][t]),
-                                       pp->smem, ValueRange{tileIdx, lm.add(rowInWg, h * 8), col});
+        // (O's accumulators as the wgmma struct.)
+        auto oStruct = [&]() {
+          Value acc = lb.create<LLVM::UndefOp>(
+              loc,
+              LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(dv / 2, lb.getF32Type())));
+          for (int64_t jt = 0; jt < niO; ++jt)
+            for (int64_t e = 0; e < 4; ++e)
+              acc = lb.create<LLVM::InsertValueOp>(
+                  loc, acc, lb.create<vector::ExtractOp>(loc, o[jt], ArrayRef<int64_t>{e}),
+                  ArrayRef<int64_t>{4 * jt + e});
+          return acc;
+        };
+        Value acc;
+        if (s.pRegs) {
+          acc = oStruct();
+          Value vStage = vStageAt(lb, stage);
+          // P from registers: the scores' accumulator pairs are the A
+          // fragment of m64n(dv)k16 (as for mma.sync below): k16 step kk
+          // takes n8 tiles 2 kk and 2 kk + 1 of both row halves.
+          // (All of P packed before the fence: ptxas fences again before
+          // any wgmma whose A registers were written after the last one.)
+          // (i32 registers, f16 pairs too, which mma.sync takes as vectors.)
+          auto packedI32 = [&](Value pair) {
+            auto v = lb.create<vector::BitCastOp>(loc, VectorType::get({1}, lb.getI32Type()),
+                                                  lb.create<arith::TruncFOp>(loc, pType, pair));
+            return lb.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{0}).getResult();
+          };
+          SmallVector<SmallVector<Value, 4>> frags;
+          for (int64_t kk = 0; kk < bn / 16; ++kk)
+            frags.push_back({packedI32(p[0][2 * kk]), packedI32(p[1][2 * kk]),
+                             packedI32(p[0][2 * kk + 1]), packedI32(p[1][2 * kk + 1])});
+          lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+          for (int64_t kk = 0; kk < bn / 16; ++kk) {
+            ValueRange a = frags[kk];
+            Value db = wgmmaDescriptor(lb, lm.add(vStage, kk * 16 * 128), bn * 128);
+            acc = lb.create<tile::WgmmaRsOp>(loc, acc.getType(), acc, a, db, elem,
+                                             /*b_mn=*/true, /*zero_acc=*/false);
           }
-        fenceAsyncShared(lb);
-        Value barId = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), lm.add(warpgroup, 1));
-        Value count = lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(128));
-        lb.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count, NVVM::BarrierReductionAttr(),
-                                   Value());
-        Value acc = lb.create<LLVM::UndefOp>(
-            loc, LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(dv / 2, lb.getF32Type())));
-        for (int64_t jt = 0; jt < niO; ++jt)
-          for (int64_t e = 0; e < 4; ++e)
-            acc = lb.create<LLVM::InsertValueOp>(
-                loc, acc, lb.create<vector::ExtractOp>(loc, o[jt], ArrayRef<int64_t>{e}),
-                ArrayRef<int64_t>{4 * jt + e});
-        Value pWg = lm.add(smemBase, lm.add(lm.c(qBytes + kBytes + vBytes),
-                                            lm.mul(warpgroup, bn / 64 * 64 * 128)));
-        Value vStage = vStageAt(lb, stage);
-        lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
-        for (int64_t kk = 0; kk < bn / 16; ++kk) {
-          Value da = wgmmaDescriptor(lb, lm.add(pWg, (kk / 4) * 64 * 128 + (kk % 4) * 32), 16);
-          Value db = wgmmaDescriptor(lb, lm.add(vStage, kk * 16 * 128), bn * 128);
-          acc = wgmmaOp(lb, acc, da, db, dv, /*bMN=*/true, /*zero=*/false);
+        } else {
+          // P (rounded to v's dtype) into the warpgroup's K-major tile: key
+          // 8t + pairCol of row r = (warp % 4) * 16 + quad + 8h goes to
+          // 64-key block t / 8, chunk (t % 8) ^ (r % 8) (r % 8 = quad);
+          // then the stores made visible to wgmma and the warpgroup
+          // synchronized (named barrier 1 + warpgroup) before m64n(dv)k16
+          // over the keys.
+          Value rowInWg = lm.add(lm.mul(lm.rem(tileWarp, 4), 16), quad);
+          for (int64_t h = 0; h < 2; ++h)
+            for (int64_t t = 0; t < niS; ++t) {
+              Value tileIdx = lm.add(lm.mul(warpgroup, bn / 64), t / 8);
+              Value col = lm.add(lm.mul(lm.xori(lm.c(t % 8), quad), 8), pairCol);
+              lb.create<vector::StoreOp>(loc, lb.create<arith::TruncFOp>(loc, pType, p[h][t]),
+                                         pp->smem,
+                                         ValueRange{tileIdx, lm.add(rowInWg, h * 8), col});
+            }
+          fenceAsyncShared(lb);
+          Value barId =
+              lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), lm.add(warpgroup, 1));
+          Value count = lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(128));
+          lb.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count,
+                                     NVVM::BarrierReductionAttr(), Value());
+          acc = oStruct();
+          Value pWg = lm.add(smemBase, lm.add(lm.c(qBytes + kBytes + vBytes),
+                                              lm.mul(warpgroup, bn / 64 * 64 * 128)));
+          Value vStage = vStageAt(lb, stage);
+          lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+          for (int64_t kk = 0; kk < bn / 16; ++kk) {
+            Value da =
+                wgmmaDescriptor(lb, lm.add(pWg, (kk / 4) * 64 * 128 + (kk % 4) * 32), 16);
+            Value db = wgmmaDescriptor(lb, lm.add(vStage, kk * 16 * 128), bn * 128);
+            acc = wgmmaOp(lb, acc, da, db, dv, /*bMN=*/true, /*zero=*/false);
+          }
         }
         lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
         lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(0));

@@ -530,6 +530,9 @@ struct ScheduleRowKernelsPass
     if (attentionTma < -1 || attentionTma > 1)
       return fn.emitOpError("attention-tma must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionTma);
+    if (attentionPRegs < 0 || attentionPRegs > 1)
+      return fn.emitOpError("attention-p-regs must be 0 or 1, got ")
+             << static_cast<int64_t>(attentionPRegs);
     if (attentionPingpong < 0 || attentionPingpong > 1)
       return fn.emitOpError("attention-pingpong must be 0 or 1, got ")
              << static_cast<int64_t>(attentionPingpong);
@@ -565,7 +568,8 @@ struct ScheduleRowKernelsPass
     // the swizzle's 1024-byte atoms.)
     auto sharedFor = [&](int64_t rowsACta, bool withTma) {
       return (rowsACta * headDim + stages * bn * (headDim + valueDim)) * 2 +
-             (wgmma ? rowsACta * bn * 2 + 1024 : 0) + (withTma ? (1 + 2 * stages) * 8 : 0);
+             (wgmma ? (attentionPRegs == 1 ? 0 : rowsACta * bn * 2) + 1024 : 0) +
+             (withTma ? (1 + 2 * stages) * 8 : 0);
     };
     // Flash decoding: few tiles (decode's few query rows a kv head) leave
     // SMs idle while each walks every key; the key blocks split over CTAs
@@ -634,6 +638,7 @@ struct ScheduleRowKernelsPass
                      {"tma", tma ? 1 : -1},
                      // (Turns need two consumers: TMA at 128 rows.)
                      {"pingpong", tma && bm == 128 && attentionPingpong == 1 ? 1 : -1},
+                     {"p_regs", wgmma && attentionPRegs == 1 ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},
                      {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},

@@ -1,6 +1,7 @@
 #include "GpuSimulator.h"
 #include "TileInterpreter.h"
 
+#include "tilec/Dialect/Tile/TileDialect.h"
 #include "tilec/compiler/Internal.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -764,6 +765,9 @@ private:
   Status execMma(NVVM::MmaOp mma, const Mask &mask);
   Status execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask);
   Status execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask);
+  Status execWgmmaRs(tilec::tile::WgmmaRsOp mma, const Mask &mask);
+  Status wgmmaProduct(Operation *op, const std::vector<double> &A, const std::vector<double> &B,
+                      int64_t g, int64_t n, bool zero, const Val &acc, Val &out);
   Status execTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load, const Mask &mask);
   Status execTmaStore(NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp store, const Mask &mask);
   /// Where thread t's pointer `ptr` points in shared memory: ptr<3> (a
@@ -1417,17 +1421,70 @@ Status Cta::execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask) {
       return s;
     if (Status s = wgmmaOperand(mma, descB, n, bMN, elem, B); !s.ok())
       return s;
+    if (Status s = wgmmaProduct(mma, A, B, g, n, zero, acc, out); !s.ok())
+      return s;
+  }
+  return Status::success();
+}
+
+/// D = A B (+ D) of warpgroup `g` (threads g .. g + 127): A 64 x 16 and B
+/// N x 16 (row r, k at r * 16 + k), into each thread's accumulators.
+Status Cta::wgmmaProduct(Operation *op, const std::vector<double> &A,
+                         const std::vector<double> &B, int64_t g, int64_t n, bool zero,
+                         const Val &acc, Val &out) {
+  for (int64_t l = 0; l < 128; ++l) {
+    int64_t t = g + l, lane = l % 32;
+    for (int64_t i = 0; i < n / 2; ++i) {
+      int64_t j = i / 4, e = i % 4;
+      int64_t row = 16 * (l / 32) + lane / 4 + 8 * (e / 2), col = 8 * j + 2 * (lane % 4) + e % 2;
+      double sum = zero ? 0.0 : acc.cells[t * acc.width + i];
+      for (int64_t k = 0; k < 16; ++k)
+        sum += A[row * 16 + k] * B[col * 16 + k];
+      out.cells[t * out.width + i] = static_cast<float>(sum);
+    }
+  }
+  return Status::success();
+}
+
+/// tile.wgmma_rs: wgmma with A in registers. Thread l of the warpgroup
+/// holds, as mma.sync's A of warp l / 32 for rows 16 (l / 32) + [0, 16),
+/// a[r] = row (l % 32) / 4 + 8 (r % 2), columns 2 (l % 4) + 8 (r / 2) and
+/// the next (low half first); B by descriptor and D as execWgmma's.
+Status Cta::execWgmmaRs(tilec::tile::WgmmaRsOp mma, const Mask &mask) {
+  int64_t n = mma.getN();
+  Type elem = mma.getMultiplicand();
+  const Val &acc = get(mma.getAcc()), &db = get(mma.getDescriptorB());
+  auto aRegs = mma.getA();
+  Val &out = def(mma.getResult());
+  if (out.width != n / 2 || threads % 128 != 0)
+    return error(mma, "unexpected accumulator count or CTA size");
+  Type i64 = IntegerType::get(mma.getContext(), 64);
+  for (int64_t g = 0; g < threads; g += 128) {
+    int64_t on = 0;
+    for (int64_t l = 0; l < 128; ++l)
+      on += mask[g + l];
+    if (on == 0)
+      continue;
+    if (on != 128)
+      return error(mma, "a warpgroup-collective op under a partial warpgroup");
+    uint64_t descB = asUnsigned(i64, db.cells[g]);
+    for (int64_t l = 1; l < 128; ++l)
+      if (asUnsigned(i64, db.cells[g + l]) != descB)
+        return error(mma, "descriptors that differ across the warpgroup");
+    std::vector<double> A(64 * 16, 0.0), B;
     for (int64_t l = 0; l < 128; ++l) {
-      int64_t t = g + l, lane = l % 32;
-      for (int64_t i = 0; i < n / 2; ++i) {
-        int64_t j = i / 4, e = i % 4;
-        int64_t row = 16 * (l / 32) + lane / 4 + 8 * (e / 2), col = 8 * j + 2 * (lane % 4) + e % 2;
-        double sum = zero ? 0.0 : acc.cells[t * acc.width + i];
-        for (int64_t k = 0; k < 16; ++k)
-          sum += A[row * 16 + k] * B[col * 16 + k];
-        out.cells[t * out.width + i] = static_cast<float>(sum);
+      int64_t lane = l % 32;
+      for (int64_t r = 0; r < 4; ++r) {
+        uint64_t u = asUnsigned(aRegs[r].getType(), get(aRegs[r]).cells[g + l]);
+        int64_t row = 16 * (l / 32) + lane / 4 + 8 * (r % 2), col = 2 * (lane % 4) + 8 * (r / 2);
+        A[row * 16 + col] = fromBits(elem, u & 0xFFFF);
+        A[row * 16 + col + 1] = fromBits(elem, (u >> 16) & 0xFFFF);
       }
     }
+    if (Status s = wgmmaOperand(mma, descB, n, mma.getBMn(), elem, B); !s.ok())
+      return s;
+    if (Status s = wgmmaProduct(mma, A, B, g, n, mma.getZeroAcc(), acc, out); !s.ok())
+      return s;
   }
   return Status::success();
 }
@@ -1448,6 +1505,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
     return execLdMatrix(ld, mask);
   if (auto mma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op))
     return execWgmma(mma, mask);
+  if (auto mma = dyn_cast<tilec::tile::WgmmaRsOp>(op))
+    return execWgmmaRs(mma, mask);
   if (isa<NVVM::WgmmaFenceAlignedOp, NVVM::FenceProxyOp>(op))
     return Status::success(); // (one thread order: every write is visible)
   if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {

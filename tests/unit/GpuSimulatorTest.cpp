@@ -152,9 +152,11 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
             "attention-split=1 attention-stages=4"},
            {{150, 64}, {333, 64}, {333, 128}, {150, 333}, DType::F16,
             "attention-split=1 attention-block-m=64 attention-block-n=128"}})
-   for (int mode : {1, 2, 3, 4}) { // (3: wgmma 1 with TMA, attention-tma=1; 4: with turns)
+   // (3: wgmma 1 with TMA, attention-tma=1; 4: with turns; 5, 6, 7: 1, 4
+   // and 2 with P from registers, attention-p-regs=1.)
+   for (int mode : {1, 2, 3, 4, 5, 6, 7}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
-                 c.schedule + " attention-wgmma=" + std::to_string(mode));
+                 c.schedule + " mode " + std::to_string(mode));
     Graph g("attention");
     Tensor q = g.input("q", c.q, c.dtype);
     Tensor k = g.input("k", c.k, c.dtype);
@@ -167,11 +169,12 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
     CompileOptions options = simOptions();
     options.target = "sm_90a";
     options.fuseAttention = true;
-    options.scheduleOptions =
-        (mode == 4   ? std::string("attention-wgmma=1 attention-tma=1 attention-pingpong=1")
-         : mode == 3 ? std::string("attention-wgmma=1 attention-tma=1")
-                     : "attention-wgmma=" + std::to_string(mode)) +
-        " " + c.schedule;
+    bool pRegs = mode >= 5, tma = mode == 3 || mode == 4 || mode == 6,
+         turns = mode == 4 || mode == 6, sAhead = mode == 2 || mode == 7;
+    options.scheduleOptions = std::string(sAhead ? "attention-wgmma=2" : "attention-wgmma=1") +
+                              (tma ? " attention-tma=1" : "") +
+                              (turns ? " attention-pingpong=1" : "") +
+                              (pRegs ? " attention-p-regs=1" : "") + " " + c.schedule;
     std::vector<HostTensor> inputs = tiletest::randomInputs(g, 37);
     if (c.mask.size() == 2 && c.mask[0] == c.q[1] && c.q[1] <= c.k[1] && c.mask[0] != 1)
       inputs.back() = causalMask(c.mask[0], c.mask[1]);
@@ -179,19 +182,21 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
     // (Mode 2 holds two blocks' scores: 128 keys a step and 128 columns are
     // refused, as they would spill.)
     bool wideKeys = c.schedule.find("block-n=128") != std::string::npos;
-    if (mode == 2 && wideKeys && c.v.back() + 128 > 192) {
+    if (sAhead && wideKeys && c.v.back() + 128 > 192) {
       ASSERT_FALSE(p.ok());
       EXPECT_NE(p.message().find("at most 192"), std::string::npos) << p.message();
       continue;
     }
     ASSERT_TRUE(p.ok()) << p.message();
     EXPECT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos);
-    if (mode >= 3 && c.schedule.find("attention-split=1") != std::string::npos) {
+    if (tma && c.schedule.find("attention-split=1") != std::string::npos) {
       EXPECT_NE(p->ptx.find("cp.async.bulk.tensor"), std::string::npos);
       // (Turns where the CTA has two consumers: 128 rows.)
-      bool turns = mode == 4 && c.schedule.find("block-m=64") == std::string::npos;
-      EXPECT_EQ(p->ptx.find("bar.arrive") != std::string::npos, turns);
+      EXPECT_EQ(p->ptx.find("bar.arrive") != std::string::npos,
+                turns && c.schedule.find("block-m=64") == std::string::npos);
     }
+    // (P v with A in registers: "{d...}, {a0, a1, a2, a3}, desc_b".)
+    EXPECT_EQ(p->ptx.find("}, {%r") != std::string::npos, pRegs);
     if (!ptxas.empty())
       ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
@@ -223,6 +228,9 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
             "attention-tma=1 attention-split=1"},
            {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
             "attention-tma=1 attention-split=1 attention-pingpong=1"},
+           {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
+            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1"},
+           {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5 attention-p-regs=1"},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5"},
            {{2, 130, 64}, {2, 130, 64}, 0, "sm_90a", "attention-split=3"},
            // Sliding windows: blocks before the window skipped too, splits

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Twenty-eighth session's run: the twenty-seventh's (written without a
-# device), with FlexAttention among the causal peers. Causal attention. GPU tests of attention (Attention.CausalFlashMatchesReference
-# among them) and the decoder layer (its mask now computed in the kernels);
+# device), with FlexAttention among the causal peers and P v from
+# registers (attention-p-regs=1, tile.wgmma_rs; alone and with the turns)
+# among the variants. Causal attention. GPU tests of attention
+# (Attention.CausalFlashMatchesReference among them) and the decoder
+# layer (its mask now computed in the kernels);
 # nn::causal_attention (shapes ending in c) beside SDPA with is_causal (or
 # causal_lower_right for Sq < Sk), eager and torch.compile of the written
 # out masked attention, and the same shapes without the mask for the
@@ -18,13 +21,15 @@ step "GPU tests"
 TILEC_TESTS_TIMEOUT=240 run_gpu_tests 'Attention.*:DecoderLayer.*'
 step "causal attention against full, cp.async wgmma, and the peers"
 A=32x2048x2048x128c,32x2048x2048x128,8x4096x4096x128c,8x4096x4096x128,8x4096x4096x128c1024,32x512x512x128c,8x1024x4096x128c,32x1024x1024x64c
-for v in dflt notma turns; do
-  case $v in dflt) o="";; notma) o="attention-tma=0";; turns) o="attention-pingpong=1";; esac
+for v in dflt notma turns pregs pturns; do
+  case $v in dflt) o="";; notma) o="attention-tma=0";; turns) o="attention-pingpong=1";;
+    pregs) o="attention-p-regs=1";; pturns) o="attention-p-regs=1 attention-pingpong=1";; esac
   timeout 90 "$B/bin/tilec-bench" --ops= --attention=$A --cooldown-ms=100 ${o:+--schedule="$o"} --attention-csv="$OUT/att_$v.csv" 2>&1 | grep -E "^attention_flash|error" | sed "s/^/$v /"
 done
 timeout 330 python3 tests/gpu/peers_attention.py --attention=$A --cooldown-ms 100 --csv "$OUT/peers_attention.csv" --tilec-csv "$OUT/att_dflt.csv" 2>&1 | tee "$OUT/peers_attention.txt" | tail -10
 step "decoder layer beside its peers"
 L=512x4096x0,2048x4096x0,64x4096x4096
 timeout 120 "$B/bin/tilec-bench" --ops= --layers=$L --cooldown-ms=200 --layer-csv="$OUT/layer.csv" 2>&1 | grep -E "^decoder_layer|error"
+timeout 120 "$B/bin/tilec-bench" --ops= --layers=$L --cooldown-ms=200 --schedule="attention-p-regs=1 attention-pingpong=1" 2>&1 | grep -E "^decoder_layer|error" | sed "s/^/pturns /"
 timeout 200 python3 tests/gpu/peers_layer.py --layers=$L --cooldown-ms 200 --csv "$OUT/peers_layer.csv" --tilec-csv "$OUT/layer.csv" > "$OUT/table_layer.txt" 2>&1; tail -5 "$OUT/table_layer.txt"
 pack_out

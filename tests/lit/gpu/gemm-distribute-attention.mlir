@@ -163,6 +163,51 @@ func.func @attention_wgmma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>
 
 // -----
 
+// P from registers (p_regs = 1): no P tile, no store, proxy fence or
+// warpgroup barrier after the softmax; the pairs rounded to bf16 and
+// packed as i32 (all four k16 steps' fragments) before the wgmma fence,
+// then O += P v as four tile.wgmma_rs, B MN-major.
+// CHECK-LABEL: gpu.func @attention_p_regs
+//       CHECK:   scf.for
+//       CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:     math.exp
+//   CHECK-NOT:     vector.store
+//   CHECK-NOT:     nvvm.barrier
+//       CHECK:     vector.bitcast {{.*}} : vector<2xbf16> to vector<1xi32>
+//       CHECK:     nvvm.wgmma.fence.aligned
+//   CHECK-NOT:     vector.bitcast
+//       CHECK:     tile.wgmma_rs {{.*}} {b_mn = true, multiplicand = bf16} : !llvm.struct<(f32
+//  CHECK-COUNT-3:     tile.wgmma_rs
+//   CHECK-NOT:     nvvm.wgmma.mma_async
+//       CHECK:     nvvm.wgmma.commit.group.sync.aligned
+//       CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:     scf.yield
+func.func @attention_p_regs(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, p_regs = 1 : i64, shared_bytes = 41984 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64}} {
+  %c40 = arith.constant 40 : index
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %1, %2 : tensor<72xf32>
+  %4 = arith.remui %0, %c40 : index
+  %5 = tile.load %arg2[%4] : memref<?x72xf32> -> tensor<72xf32>
+  %6 = arith.addf %3, %5 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x64xbf16> -> tensor<64xf32>
+  %16 = arith.truncf %15 : tensor<64xf32> to tensor<64xbf16>
+  tile.store %16, %arg4[%0] : tensor<64xbf16> -> memref<?x64xbf16>
+  return
+}
+
+// -----
+
 // TMA copies (tma = 1): three tensor maps after the buffers; thread 0
 // initializes the mbarriers (q's, full and empty a stage); warpgroup 0 is
 // the producer (setmaxnreg down): its first thread copies q, then for each

@@ -321,6 +321,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "TMA flash-attention kernels with two consumer warpgroups: 1: they take turns "
            "issuing S = q k^T (named barriers 3 and 4), so one's softmax runs under the "
            "other's MMAs (FlashAttention-3's ping-pong); 0 (default): no turns">,
+    Option<"attentionPRegs", "attention-p-regs", "int64_t", "0",
+           "wgmma flash-attention kernels: 1: O += P v takes P from the registers the "
+           "softmax left it in (wgmma with A in registers, tile.wgmma_rs), as "
+           "FlashAttention-3 does; 0 (default): P through shared memory (a store, a "
+           "proxy fence and a warpgroup barrier a key block)">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "
@@ -408,6 +413,19 @@ def ApproxMath : Pass<"tilec-approx-math", "mlir::gpu::GPUModuleOp"> {
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::vector::VectorDialect",
                            "mlir::arith::ArithDialect"];
+}
+
+def LowerWgmmaRs : Pass<"tilec-lower-wgmma-rs", "mlir::gpu::GPUModuleOp"> {
+  let summary = "tile.wgmma_rs (wgmma with A in registers) to its PTX instruction";
+  let description = [{
+    NVVM 22's wgmma.mma_async reads A from shared memory only, and LLVM has
+    no wgmma intrinsic (MLIR lowers its NVVM op to inline PTX). Each
+    tile.wgmma_rs becomes the register-A instruction as an llvm.inline_asm
+    with side effects: the accumulators as outputs tied to their inputs,
+    A's four registers, B's descriptor, the scale of D and B's transpose as
+    immediates. Flash attention uses it for O += P v with P in registers.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def FlushSubnormals : Pass<"tilec-flush-subnormals", "mlir::gpu::GPUModuleOp"> {

@@ -8,6 +8,7 @@
 #define TILEC_TILE_OPS
 
 include "mlir/Dialect/Arith/IR/ArithBase.td"
+include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -215,6 +216,39 @@ def Tile_LaunchOp : Tile_Op<"launch", [DeclareOpInterfaceMethods<SymbolUserOpInt
   let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<AnyRankedTensor>:$inputs);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = "$callee `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)";
+}
+
+def Tile_WgmmaRsOp : Tile_Op<"wgmma_rs", [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "wgmma.mma_async m64nNk16 with A in registers (RS), B from shared memory";
+  let description = [{
+    The register-A form of `nvvm.wgmma.mma_async`, which NVVM 22's op does
+    not have (its A is a shared-memory descriptor only): D = A B (+ D) on
+    the 128 threads of a warpgroup, A 64 x 16 and B 16 x N of 16-bit
+    `multiplicand` (bf16 or f16), D f32. Each thread holds A's fragment in
+    `a`: four i32 of two elements each (low half first), thread l of the
+    warpgroup holding, as mma.sync m16n8k16's A of warp l / 32 for rows
+    16 (l / 32) + [0, 16): a[r] = row (l % 32) / 4 + 8 (r % 2), columns
+    2 (l % 4) + 8 (r / 2) + {0, 1}. `descriptor_b` is B's shared-memory
+    matrix descriptor, K-major (`b_mn` false) or MN-major (true). `acc` and
+    the result are the accumulators (an LLVM struct of N / 2 f32 a thread,
+    nvvm.wgmma.mma_async's layout); `zero_acc` ignores `acc` (scale-d 0).
+    Issued asynchronously like the NVVM op: ordered by wgmma.fence,
+    commit_group and wait_group, and A's registers and the accumulators
+    must not be touched until a wait retires it. tilec-lower-wgmma-rs
+    makes it the PTX instruction (an llvm.inline_asm, as MLIR's own
+    lowering of the NVVM op does).
+  }];
+  let arguments = (ins LLVM_AnyStruct:$acc, Variadic<I32>:$a, I64:$descriptor_b,
+                       TypeAttr:$multiplicand,
+                       DefaultValuedAttr<BoolAttr, "false">:$b_mn,
+                       DefaultValuedAttr<BoolAttr, "false">:$zero_acc);
+  let results = (outs LLVM_AnyStruct:$result);
+  let assemblyFormat = "$acc `,` `[` $a `]` `,` $descriptor_b attr-dict `:` type($acc)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// N, the columns of B and D.
+    int64_t getN();
+  }];
 }
 
 #endif // TILEC_TILE_OPS
