@@ -9,8 +9,9 @@
 # causal_lower_right for Sq < Sk), eager and torch.compile of the written
 # out masked attention, and the same shapes without the mask for the
 # ratio causal / full (the skipping's gain: at most ~2x for Sq == Sk);
-# the cp.async wgmma kernel (attention-tma=0) and the consumers' turns
-# (attention-pingpong=1, FlashAttention-3's ping-pong) beside the default; the
+# the consumers' turns (attention-pingpong=1, FlashAttention-3's
+# ping-pong), P from registers, and both, with 2 and 3 stages, beside the
+# default; the
 # decoder layer at 512- and 2048-token prefills and 64 tokens after 4096
 # beside its peers (SDPA with the explicit grouped mask).
 source "$(dirname "$0")/../device-setup.sh"
@@ -21,9 +22,11 @@ step "GPU tests"
 TILEC_TESTS_TIMEOUT=240 run_gpu_tests 'Attention.*:DecoderLayer.*'
 step "causal attention against full, cp.async wgmma, and the peers"
 A=32x2048x2048x128c,32x2048x2048x128,8x4096x4096x128c,8x4096x4096x128,8x4096x4096x128c1024,32x512x512x128c,8x1024x4096x128c,32x1024x1024x64c
-for v in dflt notma turns pregs pturns; do
-  case $v in dflt) o="";; notma) o="attention-tma=0";; turns) o="attention-pingpong=1";;
-    pregs) o="attention-p-regs=1";; pturns) o="attention-p-regs=1 attention-pingpong=1";; esac
+for v in dflt turns pregs pturns pregs3 pturns3; do
+  case $v in dflt) o="";; turns) o="attention-pingpong=1";; pregs) o="attention-p-regs=1";;
+    pturns) o="attention-p-regs=1 attention-pingpong=1";;
+    pregs3) o="attention-p-regs=1 attention-stages=3";;  # (3 stages of 128 keys fit without P's tiles)
+    pturns3) o="attention-p-regs=1 attention-pingpong=1 attention-stages=3";; esac
   timeout 90 "$B/bin/tilec-bench" --ops= --attention=$A --cooldown-ms=100 ${o:+--schedule="$o"} --attention-csv="$OUT/att_$v.csv" 2>&1 | grep -E "^attention_flash|error" | sed "s/^/$v /"
 done
 timeout 330 python3 tests/gpu/peers_attention.py --attention=$A --cooldown-ms 100 --csv "$OUT/peers_attention.csv" --tilec-csv "$OUT/att_dflt.csv" 2>&1 | tee "$OUT/peers_attention.txt" | tail -10
