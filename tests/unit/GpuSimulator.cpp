@@ -766,8 +766,10 @@ private:
   Status execLdMatrix(nvgpu::LdMatrixOp ld, const Mask &mask);
   Status execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask);
   Status execWgmmaRs(tilec::tile::WgmmaRsOp mma, const Mask &mask);
-  Status wgmmaProduct(Operation *op, const std::vector<double> &A, const std::vector<double> &B,
-                      int64_t g, int64_t n, bool zero, const Val &acc, Val &out);
+  Status warpgroupOn(Operation *op, const Mask &mask, int64_t g, bool &on);
+  Status warpgroupUniform(Operation *op, Type t, const Val &v, int64_t g, uint64_t &value);
+  void wgmmaProduct(const std::vector<double> &A, const std::vector<double> &B, int64_t g,
+                    int64_t n, bool zero, const Val &acc, Val &out);
   Status execTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load, const Mask &mask);
   Status execTmaStore(NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp store, const Mask &mask);
   /// Where thread t's pointer `ptr` points in shared memory: ptr<3> (a
@@ -1405,33 +1407,51 @@ Status Cta::execWgmma(NVVM::WgmmaMmaAsyncOp mma, const Mask &mask) {
     return error(mma, "unexpected accumulator count or CTA size");
   Type i64 = b.getI64Type();
   for (int64_t g = 0; g < threads; g += 128) {
-    int64_t on = 0;
-    for (int64_t l = 0; l < 128; ++l)
-      on += mask[g + l];
-    if (on == 0)
+    bool on = false;
+    uint64_t descA = 0, descB = 0;
+    if (Status s = warpgroupOn(mma, mask, g, on); !s.ok())
+      return s;
+    if (!on)
       continue;
-    if (on != 128)
-      return error(mma, "a warpgroup-collective op under a partial warpgroup");
-    uint64_t descA = asUnsigned(i64, da.cells[g]), descB = asUnsigned(i64, db.cells[g]);
-    for (int64_t l = 1; l < 128; ++l)
-      if (asUnsigned(i64, da.cells[g + l]) != descA || asUnsigned(i64, db.cells[g + l]) != descB)
-        return error(mma, "descriptors that differ across the warpgroup");
+    if (Status s = warpgroupUniform(mma, i64, da, g, descA); !s.ok())
+      return s;
+    if (Status s = warpgroupUniform(mma, i64, db, g, descB); !s.ok())
+      return s;
     std::vector<double> A, B;
     if (Status s = wgmmaOperand(mma, descA, 64, aMN, elem, A); !s.ok())
       return s;
     if (Status s = wgmmaOperand(mma, descB, n, bMN, elem, B); !s.ok())
       return s;
-    if (Status s = wgmmaProduct(mma, A, B, g, n, zero, acc, out); !s.ok())
-      return s;
+    wgmmaProduct(A, B, g, n, zero, acc, out);
   }
+  return Status::success();
+}
+
+/// Whether warpgroup `g` (threads g .. g + 127) runs a warpgroup-collective
+/// op under `mask`: all of it (on) or none; a part is an error.
+Status Cta::warpgroupOn(Operation *op, const Mask &mask, int64_t g, bool &on) {
+  int64_t count = 0;
+  for (int64_t l = 0; l < 128; ++l)
+    count += mask[g + l];
+  if (count != 0 && count != 128)
+    return error(op, "a warpgroup-collective op under a partial warpgroup");
+  on = count == 128;
+  return Status::success();
+}
+
+/// `v`'s value (of type `t`), the same in every thread of warpgroup `g`.
+Status Cta::warpgroupUniform(Operation *op, Type t, const Val &v, int64_t g, uint64_t &value) {
+  value = asUnsigned(t, v.cells[g]);
+  for (int64_t l = 1; l < 128; ++l)
+    if (asUnsigned(t, v.cells[g + l]) != value)
+      return error(op, "descriptors that differ across the warpgroup");
   return Status::success();
 }
 
 /// D = A B (+ D) of warpgroup `g` (threads g .. g + 127): A 64 x 16 and B
 /// N x 16 (row r, k at r * 16 + k), into each thread's accumulators.
-Status Cta::wgmmaProduct(Operation *op, const std::vector<double> &A,
-                         const std::vector<double> &B, int64_t g, int64_t n, bool zero,
-                         const Val &acc, Val &out) {
+void Cta::wgmmaProduct(const std::vector<double> &A, const std::vector<double> &B, int64_t g,
+                       int64_t n, bool zero, const Val &acc, Val &out) {
   for (int64_t l = 0; l < 128; ++l) {
     int64_t t = g + l, lane = l % 32;
     for (int64_t i = 0; i < n / 2; ++i) {
@@ -1443,7 +1463,6 @@ Status Cta::wgmmaProduct(Operation *op, const std::vector<double> &A,
       out.cells[t * out.width + i] = static_cast<float>(sum);
     }
   }
-  return Status::success();
 }
 
 /// tile.wgmma_rs: wgmma with A in registers. Thread l of the warpgroup
@@ -1460,17 +1479,14 @@ Status Cta::execWgmmaRs(tilec::tile::WgmmaRsOp mma, const Mask &mask) {
     return error(mma, "unexpected accumulator count or CTA size");
   Type i64 = IntegerType::get(mma.getContext(), 64);
   for (int64_t g = 0; g < threads; g += 128) {
-    int64_t on = 0;
-    for (int64_t l = 0; l < 128; ++l)
-      on += mask[g + l];
-    if (on == 0)
+    bool on = false;
+    uint64_t descB = 0;
+    if (Status s = warpgroupOn(mma, mask, g, on); !s.ok())
+      return s;
+    if (!on)
       continue;
-    if (on != 128)
-      return error(mma, "a warpgroup-collective op under a partial warpgroup");
-    uint64_t descB = asUnsigned(i64, db.cells[g]);
-    for (int64_t l = 1; l < 128; ++l)
-      if (asUnsigned(i64, db.cells[g + l]) != descB)
-        return error(mma, "descriptors that differ across the warpgroup");
+    if (Status s = warpgroupUniform(mma, i64, db, g, descB); !s.ok())
+      return s;
     std::vector<double> A(64 * 16, 0.0), B;
     for (int64_t l = 0; l < 128; ++l) {
       int64_t lane = l % 32;
@@ -1483,8 +1499,7 @@ Status Cta::execWgmmaRs(tilec::tile::WgmmaRsOp mma, const Mask &mask) {
     }
     if (Status s = wgmmaOperand(mma, descB, n, mma.getBMn(), elem, B); !s.ok())
       return s;
-    if (Status s = wgmmaProduct(mma, A, B, g, n, mma.getZeroAcc(), acc, out); !s.ok())
-      return s;
+    wgmmaProduct(A, B, g, n, mma.getZeroAcc(), acc, out);
   }
   return Status::success();
 }
