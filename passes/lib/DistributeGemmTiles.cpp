@@ -81,6 +81,9 @@ struct GemmSchedule {
   // wgmma flash attention: O += P v with P in registers (tile.wgmma_rs);
   // no P tile in shared memory.
   bool pRegs = false;
+  // TMA flash attention with P from registers: the previous block's P v is
+  // issued behind this block's S and runs under its softmax.
+  bool overlap = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -174,6 +177,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.tma = get("tma") == 1;
   s.attentionTurns = get("pingpong") == 1;
   s.pRegs = get("p_regs") == 1;
+  s.overlap = get("overlap") == 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -182,11 +186,12 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
                       ">= 2 stages)";
   if ((s.tma && (!s.wgmma || s.sAhead || s.splitK > 1)) ||
       (s.wgmma && (s.blockM % 64 != 0 || keys % 64 != 0)) ||
-      (s.attentionTurns && (!s.tma || s.blockM != 128)) || (s.pRegs && !s.wgmma))
+      (s.attentionTurns && (!s.tma || s.blockM != 128)) || (s.pRegs && !s.wgmma) ||
+      (s.overlap && (!s.tma || !s.pRegs)))
     return fn.emitOpError("invalid attention tile.schedule ")
            << dict
            << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, no split; "
-              "pingpong: tma, block_m 128; p_regs: wgmma)";
+              "pingpong: tma, block_m 128; p_regs: wgmma; overlap: tma, p_regs)";
   return s;
 }
 
@@ -733,6 +738,50 @@ public:
       return acc;
     };
     auto sVectors = [&](OpBuilder &lb, Value acc) { return accumulatorTiles(lb, acc, niS); };
+    // (wgmma: O's accumulator tiles as the struct of dv / 2 floats.)
+    auto oStructOf = [&](OpBuilder &bb, ArrayRef<Value> tiles) {
+      Value acc = bb.create<LLVM::UndefOp>(
+          loc, LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(dv / 2, bb.getF32Type())));
+      for (int64_t jt = 0; jt < niO; ++jt)
+        for (int64_t e = 0; e < 4; ++e)
+          acc = bb.create<LLVM::InsertValueOp>(
+              loc, acc, bb.create<vector::ExtractOp>(loc, tiles[jt], ArrayRef<int64_t>{e}),
+              ArrayRef<int64_t>{4 * jt + e});
+      return acc;
+    };
+    // P from registers: the scores' accumulator pairs (p[h][t]: row half
+    // h, n8 tile t) are the A fragment of m64n(dv)k16 (as for mma.sync):
+    // k16 step kk takes n8 tiles 2 kk and 2 kk + 1 of both row halves,
+    // rounded to v's dtype and packed as i32 (f16 pairs too, which
+    // mma.sync takes as vectors): 4 a step, bn / 4 in all.
+    auto pFragments = [&](OpBuilder &bb, ArrayRef<Value> p0, ArrayRef<Value> p1) {
+      auto pType = VectorType::get({2}, elem);
+      auto packedI32 = [&](Value pair) {
+        auto v = bb.create<vector::BitCastOp>(loc, VectorType::get({1}, bb.getI32Type()),
+                                              bb.create<arith::TruncFOp>(loc, pType, pair));
+        return bb.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{0}).getResult();
+      };
+      SmallVector<Value> frags;
+      for (int64_t kk = 0; kk < bn / 16; ++kk)
+        frags.append({packedI32(p0[2 * kk]), packedI32(p1[2 * kk]), packedI32(p0[2 * kk + 1]),
+                      packedI32(p1[2 * kk + 1])});
+      return frags;
+    };
+    // O += P v with P's fragments in registers (tile.wgmma_rs), v from the
+    // buffer at `vStage` (MN-major); issued, not committed. (The fragments
+    // are packed before the fence: ptxas fences again before any wgmma
+    // whose A registers were written after the last fence.)
+    auto issuePvFromRegisters = [&](OpBuilder &bb, Value acc, ArrayRef<Value> frags,
+                                    Value vStage) {
+      IndexMath im{bb, loc};
+      bb.create<NVVM::WgmmaFenceAlignedOp>(loc);
+      for (int64_t kk = 0; kk < bn / 16; ++kk) {
+        Value db = wgmmaDescriptor(bb, im.add(vStage, kk * 16 * 128), bn * 128);
+        acc = bb.create<tile::WgmmaRsOp>(loc, acc.getType(), acc, frags.slice(4 * kk, 4), db,
+                                         elem, /*b_mn=*/true, /*zero_acc=*/false);
+      }
+      return acc;
+    };
     // TMA: mbarriers after P's tiles (q's, then full[stage], then
     // empty[stage]); warpgroup 0 is the producer: its first thread copies
     // q, then for each key block waits until its stage is empty (every
@@ -838,6 +887,8 @@ public:
     }
     SmallVector<Value> init(niO, zero4);
     init.append({negInf, negInf, zeroF, zeroF});
+    if (s.overlap) // (P's fragments of the block before: none before the first)
+      init.append(bn / 4, b.create<arith::ConstantOp>(loc, b.getI32IntegerAttr(0)));
     if (s.sAhead) {
       // S of the first block before the loop (its copy group done).
       b.create<nvgpu::DeviceAsyncWaitOp>(loc, token, b.getI32IntegerAttr(s.stages - 1));
@@ -892,6 +943,12 @@ public:
       SmallVector<Value> sAcc(niS, zero4);
       LaneCoords lc = laneCoords(lb);
       Value sNext; // (sAhead: the next block's S, in flight)
+      // (Overlap: the previous block's P fragments, from the loop; O's
+      // struct with its P v in flight.)
+      SmallVector<Value> pPrev;
+      if (s.overlap)
+        pPrev.assign(iter.begin() + niO + 4, iter.begin() + niO + 4 + bn / 4);
+      Value oInFlight;
       if (s.sAhead) {
         // This block's S came with the loop; the next block's is issued now
         // and runs under this one's softmax. (After the last block it reads
@@ -904,6 +961,30 @@ public:
           lb.create<NVVM::BarrierOp>(loc, TypeRange{}, toI32(lb, lm.add(warpgroup, 3)),
                                      c32(lb, 256), NVVM::BarrierReductionAttr(), Value());
         Value acc = issueS(lb, stage);
+        if (s.overlap) {
+          // Overlap (FlashAttention-3's intra-warpgroup pipelining): the
+          // previous block's P v, issued behind this block's S, runs under
+          // this block's softmax. (None before the first block: its group
+          // is empty.)
+          Value prev = lm.sub(i, lm.c(1));
+          auto ifOp = lb.create<scf::IfOp>(
+              loc, TypeRange{oStructOf(lb, o).getType()},
+              lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, i, lm.c(0)),
+              /*withElseRegion=*/true);
+          {
+            OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+            IndexMath tm{tb, loc};
+            Value oAcc = oStructOf(tb, o), vStage = vStageAt(tb, tm.rem(prev, s.stages));
+            Value acc = issuePvFromRegisters(tb, oAcc, pPrev, vStage);
+            tb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+            tb.create<scf::YieldOp>(loc, acc);
+            OpBuilder eb = OpBuilder::atBlockBegin(&ifOp.getElseRegion().front());
+            Value same = oStructOf(eb, o);
+            eb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+            eb.create<scf::YieldOp>(loc, same);
+          }
+          oInFlight = ifOp.getResult(0);
+        }
         if (s.attentionTurns) { // (the other's turn, but after warpgroup 1's last S)
           Value pass = lb.create<arith::OrIOp>(
               loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warpgroup, lm.c(0)),
@@ -914,7 +995,8 @@ public:
           ib.create<NVVM::BarrierArriveOp>(loc, toI32(ib, im.sub(im.c(4), warpgroup)),
                                            c32(ib, 256));
         }
-        lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(0));
+        // (Overlap: this block's S; the P v behind it still running.)
+        lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(s.overlap ? 1 : 0));
         sAcc = sVectors(lb, acc);
       }
       for (int64_t kk = 0; kk < (wg ? 0 : dk / 16); ++kk) {
@@ -1053,52 +1135,38 @@ public:
       }
       Value scale = lb.create<vector::FromElementsOp>(
           loc, v4, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
-      for (Value &acc : o)
-        acc = lb.create<arith::MulFOp>(loc, acc, scale);
+      if (!s.overlap) // (overlap: once the previous block's P v is done)
+        for (Value &acc : o)
+          acc = lb.create<arith::MulFOp>(loc, acc, scale);
       // O += P v, k16 step by k16 step of the block's keys.
       auto pType = VectorType::get({2}, elem);
       auto packed = [&](Value pair) {
         return asI32(lb, loc, lb.create<arith::TruncFOp>(loc, pType, pair));
       };
-      if (wg) {
-        // (O's accumulators as the wgmma struct.)
-        auto oStruct = [&]() {
-          Value acc = lb.create<LLVM::UndefOp>(
-              loc,
-              LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(dv / 2, lb.getF32Type())));
-          for (int64_t jt = 0; jt < niO; ++jt)
-            for (int64_t e = 0; e < 4; ++e)
-              acc = lb.create<LLVM::InsertValueOp>(
-                  loc, acc, lb.create<vector::ExtractOp>(loc, o[jt], ArrayRef<int64_t>{e}),
-                  ArrayRef<int64_t>{4 * jt + e});
-          return acc;
-        };
+      if (wg && s.overlap) {
+        // Overlap: P v of the previous block (issued after this block's S)
+        // done, its stage free; O rescaled to this block's max; this
+        // block's P packed for the next iteration (after the wait: the
+        // registers in flight are not rewritten).
+        lb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, lb.getI64IntegerAttr(0));
+        o = accumulatorTiles(lb, oInFlight, niO);
+        Value ok = lb.create<arith::AndIOp>(
+            loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, lm.c(0)),
+            lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, i, lm.c(0)));
+        auto ifOp = lb.create<scf::IfOp>(loc, ok, false);
+        OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath im{ib, loc};
+        ib.create<NVVM::MBarrierArriveOp>(loc, Type(),
+                                          emptyBar(ib, im.rem(im.sub(i, im.c(1)), s.stages)),
+                                          Value());
+        for (Value &acc : o)
+          acc = lb.create<arith::MulFOp>(loc, acc, scale);
+      } else if (wg) {
         Value acc;
         if (s.pRegs) {
-          acc = oStruct();
-          Value vStage = vStageAt(lb, stage);
-          // P from registers: the scores' accumulator pairs are the A
-          // fragment of m64n(dv)k16 (as for mma.sync below): k16 step kk
-          // takes n8 tiles 2 kk and 2 kk + 1 of both row halves.
-          // (All of P packed before the fence: ptxas fences again before
-          // any wgmma whose A registers were written after the last one.)
-          // (i32 registers, f16 pairs too, which mma.sync takes as vectors.)
-          auto packedI32 = [&](Value pair) {
-            auto v = lb.create<vector::BitCastOp>(loc, VectorType::get({1}, lb.getI32Type()),
-                                                  lb.create<arith::TruncFOp>(loc, pType, pair));
-            return lb.create<vector::ExtractOp>(loc, v, ArrayRef<int64_t>{0}).getResult();
-          };
-          SmallVector<SmallVector<Value, 4>> frags;
-          for (int64_t kk = 0; kk < bn / 16; ++kk)
-            frags.push_back({packedI32(p[0][2 * kk]), packedI32(p[1][2 * kk]),
-                             packedI32(p[0][2 * kk + 1]), packedI32(p[1][2 * kk + 1])});
-          lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
-          for (int64_t kk = 0; kk < bn / 16; ++kk) {
-            ValueRange a = frags[kk];
-            Value db = wgmmaDescriptor(lb, lm.add(vStage, kk * 16 * 128), bn * 128);
-            acc = lb.create<tile::WgmmaRsOp>(loc, acc.getType(), acc, a, db, elem,
-                                             /*b_mn=*/true, /*zero_acc=*/false);
-          }
+          Value oAcc = oStructOf(lb, o), vStage = vStageAt(lb, stage);
+          SmallVector<Value> frags = pFragments(lb, p[0], p[1]);
+          acc = issuePvFromRegisters(lb, oAcc, frags, vStage);
         } else {
           // P (rounded to v's dtype) into the warpgroup's K-major tile: key
           // 8t + pairCol of row r = (warp % 4) * 16 + quad + 8h goes to
@@ -1121,7 +1189,7 @@ public:
           Value count = lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(128));
           lb.create<NVVM::BarrierOp>(loc, TypeRange{}, barId, count,
                                      NVVM::BarrierReductionAttr(), Value());
-          acc = oStruct();
+          acc = oStructOf(lb, o);
           Value pWg = lm.add(smemBase, lm.add(lm.c(qBytes + kBytes + vBytes),
                                               lm.mul(warpgroup, bn / 64 * 64 * 128)));
           Value vStage = vStageAt(lb, stage);
@@ -1155,6 +1223,8 @@ public:
       }
       yields.append(o);
       yields.append({mNew[0], mNew[1], lNew[0], lNew[1]});
+      if (s.overlap)
+        yields.append(pFragments(lb, p[0], p[1]));
       if (s.sAhead) // (its group is done: the wait after P v)
         yields.append(sVectors(lb, sNext));
       if (!s.tma)
@@ -1162,6 +1232,32 @@ public:
       lb.create<scf::YieldOp>(loc, yields);
     }
     b.setInsertionPointAfter(loop);
+    // Overlap: the last block's P v, and its stage's release (none where
+    // the CTA has no block).
+    SmallVector<Value> oFinal(loop.getResults().take_front(niO));
+    if (s.overlap) {
+      auto ifOp = b.create<scf::IfOp>(
+          loc, SmallVector<Type>(niO, v4),
+          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, blockCount, m.c(0)),
+          /*withElseRegion=*/true);
+      OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      IndexMath tm{tb, loc};
+      Value lastStage = tm.rem(tm.sub(blockCount, tm.c(1)), s.stages);
+      Value oAcc = oStructOf(tb, oFinal), vStage = vStageAt(tb, lastStage);
+      SmallVector<Value> frags(loop.getResults().slice(niO + 4, bn / 4));
+      Value acc = issuePvFromRegisters(tb, oAcc, frags, vStage);
+      tb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
+      tb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, tb.getI64IntegerAttr(0));
+      SmallVector<Value> tiles = accumulatorTiles(tb, acc, niO);
+      auto first = tb.create<scf::IfOp>(
+          loc, tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, tm.c(0)), false);
+      OpBuilder ab = OpBuilder::atBlockBegin(&first.getThenRegion().front());
+      ab.create<NVVM::MBarrierArriveOp>(loc, Type(), emptyBar(ab, lastStage), Value());
+      tb.create<scf::YieldOp>(loc, tiles);
+      OpBuilder eb = OpBuilder::atBlockBegin(&ifOp.getElseRegion().front());
+      eb.create<scf::YieldOp>(loc, oFinal);
+      oFinal.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+    }
 
     // ---- O / l through the output's epilogue ----
     // `pairOf(eb, t, h)`: row half h of output n8 tile t, unnormalized;
@@ -1196,7 +1292,7 @@ public:
       LogicalResult done = finish(
           b,
           [&](OpBuilder &eb, int64_t t, int64_t h) -> Value {
-            Value acc = loop.getResult(t);
+            Value acc = oFinal[t];
             return eb.create<vector::ShuffleOp>(loc, acc, acc, ArrayRef<int64_t>{2 * h, 2 * h + 1});
           },
           {loop.getResult(niO + 2), loop.getResult(niO + 3)});

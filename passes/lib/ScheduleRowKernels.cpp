@@ -533,6 +533,9 @@ struct ScheduleRowKernelsPass
     if (attentionPRegs < 0 || attentionPRegs > 1)
       return fn.emitOpError("attention-p-regs must be 0 or 1, got ")
              << static_cast<int64_t>(attentionPRegs);
+    if (attentionOverlap < 0 || attentionOverlap > 1)
+      return fn.emitOpError("attention-overlap must be 0 or 1, got ")
+             << static_cast<int64_t>(attentionOverlap);
     if (attentionPingpong < 0 || attentionPingpong > 1)
       return fn.emitOpError("attention-pingpong must be 0 or 1, got ")
              << static_cast<int64_t>(attentionPingpong);
@@ -603,6 +606,18 @@ struct ScheduleRowKernelsPass
       bm = attentionBlockM ? attentionBlockM : 64;
       bn = bnNoTma;
     }
+    // Overlap (TMA, P from registers): block i's S is issued while block
+    // i - 1's P v still holds its stage, so 3 stages by default where they
+    // fit (with 2 the copy of the next block would start only as that P v
+    // ends, and its latency would be the loop's).
+    // (Like the turns, only with two consumers, 128 rows: with one, head
+    // dim 64 and 128 keys a step, ptxas spilled 4 bytes.)
+    bool overlap = tma && bm == 128 && attentionPRegs == 1 && attentionOverlap == 1;
+    if (overlap && !attentionStages) {
+      stages = 3;
+      if (sharedFor(bm, tma) > maxSharedBytes(target))
+        stages = 2;
+    }
     int64_t shared = sharedFor(bm, tma);
     if (shared > maxSharedBytes(target))
       return fn.emitOpError("attention schedule needs ")
@@ -639,6 +654,7 @@ struct ScheduleRowKernelsPass
                      // (Turns need two consumers: TMA at 128 rows.)
                      {"pingpong", tma && bm == 128 && attentionPingpong == 1 ? 1 : -1},
                      {"p_regs", wgmma && attentionPRegs == 1 ? 1 : -1},
+                     {"overlap", overlap ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},
                      {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},

@@ -153,8 +153,10 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
            {{150, 64}, {333, 64}, {333, 128}, {150, 333}, DType::F16,
             "attention-split=1 attention-block-m=64 attention-block-n=128"}})
    // (3: wgmma 1 with TMA, attention-tma=1; 4: with turns; 5, 6, 7: 1, 4
-   // and 2 with P from registers, attention-p-regs=1.)
-   for (int mode : {1, 2, 3, 4, 5, 6, 7}) {
+   // and 2 with P from registers, attention-p-regs=1; 8, 9: 3 and 4 with P
+   // from registers and each block's P v under the next one's softmax,
+   // attention-overlap=1.)
+   for (int mode : {1, 2, 3, 4, 5, 6, 7, 8, 9}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
                  c.schedule + " mode " + std::to_string(mode));
     Graph g("attention");
@@ -169,12 +171,14 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
     CompileOptions options = simOptions();
     options.target = "sm_90a";
     options.fuseAttention = true;
-    bool pRegs = mode >= 5, tma = mode == 3 || mode == 4 || mode == 6,
-         turns = mode == 4 || mode == 6, sAhead = mode == 2 || mode == 7;
+    bool pRegs = mode >= 5, tma = mode == 3 || mode == 4 || mode == 6 || mode >= 8,
+         turns = mode == 4 || mode == 6 || mode == 9, sAhead = mode == 2 || mode == 7,
+         overlap = mode >= 8;
     options.scheduleOptions = std::string(sAhead ? "attention-wgmma=2" : "attention-wgmma=1") +
                               (tma ? " attention-tma=1" : "") +
                               (turns ? " attention-pingpong=1" : "") +
-                              (pRegs ? " attention-p-regs=1" : "") + " " + c.schedule;
+                              (pRegs ? " attention-p-regs=1" : "") +
+                              (overlap ? " attention-overlap=1" : "") + " " + c.schedule;
     std::vector<HostTensor> inputs = tiletest::randomInputs(g, 37);
     if (c.mask.size() == 2 && c.mask[0] == c.q[1] && c.q[1] <= c.k[1] && c.mask[0] != 1)
       inputs.back() = causalMask(c.mask[0], c.mask[1]);
@@ -231,6 +235,8 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
            {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
             "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1"},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5 attention-p-regs=1"},
+           {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
+            "attention-tma=1 attention-split=1 attention-p-regs=1 attention-overlap=1"},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5"},
            {{2, 130, 64}, {2, 130, 64}, 0, "sm_90a", "attention-split=3"},
            // Sliding windows: blocks before the window skipped too, splits
@@ -241,6 +247,10 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
            {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a", "attention-tma=1 attention-split=1", 100},
            {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a",
             "attention-tma=1 attention-split=1 attention-pingpong=1", 130},
+           {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a",
+            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1 "
+            "attention-overlap=1",
+            130},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5", 300}}) {
     SCOPED_TRACE(shapeString(c.q) + " over " + shapeString(c.k) + " period " +
                  std::to_string(c.period) + " window " + std::to_string(c.window) + " " +

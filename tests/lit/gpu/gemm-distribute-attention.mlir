@@ -315,3 +315,56 @@ func.func @attention_turns(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>
   tile.store %16, %arg4[%0] : tensor<64xbf16> -> memref<?x64xbf16>
   return
 }
+
+// -----
+
+// Overlap (TMA, P from registers, two consumers): in the loop, the block's
+// S is issued and committed, then the previous block's P v (none before
+// the first: an empty group), then wait_group 1 (S done, P v running)
+// before the softmax and wait_group 0 after it, which frees the previous
+// block's stage (mbarrier arrive) and lets O be rescaled; the last
+// block's P v after the loop.
+// CHECK-LABEL: gpu.func @attention_overlap
+//       CHECK:   scf.for
+//       CHECK:     nvvm.mbarrier.try_wait.parity
+//       CHECK:     nvvm.wgmma.fence.aligned
+//  CHECK-COUNT-4:     nvvm.wgmma.mma_async
+//       CHECK:     nvvm.wgmma.commit.group.sync.aligned
+//       CHECK:     scf.if
+//       CHECK:       nvvm.wgmma.fence.aligned
+//  CHECK-COUNT-4:       tile.wgmma_rs {{.*}} {b_mn = true, multiplicand = bf16}
+//       CHECK:       nvvm.wgmma.commit.group.sync.aligned
+//       CHECK:     } else {
+//       CHECK:       nvvm.wgmma.commit.group.sync.aligned
+//       CHECK:     nvvm.wgmma.wait.group.sync.aligned 1
+//       CHECK:     math.exp
+//       CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:     nvvm.mbarrier.arrive
+//       CHECK:     scf.yield
+//       CHECK:   scf.if
+//  CHECK-COUNT-4:     tile.wgmma_rs
+//       CHECK:     nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:     nvvm.mbarrier.arrive
+func.func @attention_overlap(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 168 : i64, tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, overlap = 1 : i64, p_regs = 1 : i64, shared_bytes = 90000 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 80, 64>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}, {arg = 3 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}]} {
+  %c40 = arith.constant 40 : index
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %1, %2 : tensor<72xf32>
+  %4 = arith.remui %0, %c40 : index
+  %5 = tile.load %arg2[%4] : memref<?x72xf32> -> tensor<72xf32>
+  %6 = arith.addf %3, %5 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x64xbf16> -> tensor<64xf32>
+  %16 = arith.truncf %15 : tensor<64xf32> to tensor<64xbf16>
+  tile.store %16, %arg4[%0] : tensor<64xbf16> -> memref<?x64xbf16>
+  return
+}

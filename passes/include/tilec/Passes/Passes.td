@@ -326,6 +326,13 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "softmax left it in (wgmma with A in registers, tile.wgmma_rs), as "
            "FlashAttention-3 does; 0 (default): P through shared memory (a store, a "
            "proxy fence and a warpgroup barrier a key block)">,
+    Option<"attentionOverlap", "attention-overlap", "int64_t", "0",
+           "TMA flash-attention kernels with two consumer warpgroups and P from registers "
+           "(attention-p-regs=1): 1: "
+           "each block's P v is issued behind the next block's S and runs under its "
+           "softmax (FlashAttention-3's intra-warpgroup pipelining; 3 stages unless "
+           "attention-stages says otherwise or they do not fit); 0 (default): each block's "
+           "S, softmax and P v in turn">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "
