@@ -95,6 +95,7 @@ def main():
     ap.add_argument("--tilec-csv", default="", help="tilec-bench --attention-csv, to join")
     ap.add_argument("--cooldown-ms", type=int, default=0)
     ap.add_argument("--rep-ms", type=int, default=100)
+    ap.add_argument("--no-flex", action="store_true", help="no FlexAttention (its compiles are slow)")
     args = ap.parse_args()
     compiled = torch.compile(written)
     rows = []
@@ -122,7 +123,7 @@ def main():
             t_eager = bench(written, written_xs, args.cooldown_ms, args.rep_ms)
             t_comp = bench(compiled, written_xs, args.cooldown_ms, args.rep_ms)
             t_flex, flex_err = float("nan"), ""
-            if causal:
+            if causal and not args.no_flex:
                 try:
                     flex_f = flex_peer(sq, sk, window, dev, 1.0 / math.sqrt(d))
                     flex_err = f"{((flex_f(*xs).float() - want).norm() / want.norm()).item():.2e}"
