@@ -201,8 +201,12 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
     }
     // (P v with A in registers: "{d...}, {a0, a1, a2, a3}, desc_b".)
     EXPECT_EQ(p->ptx.find("}, {%r") != std::string::npos, pRegs);
+    // (P from registers: the fragments packed before the wgmma fence, so
+    // ptxas injects no fence of its own; with the overlap it does once, on
+    // the first block's path, where no P v is issued.)
     if (!ptxas.empty())
-      ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+      ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a",
+                                            /*noInjectedSyncs=*/pRegs && !overlap);
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options));
   }
 }
