@@ -739,9 +739,9 @@ public:
     };
     auto sVectors = [&](OpBuilder &lb, Value acc) { return accumulatorTiles(lb, acc, niS); };
     // (wgmma: O's accumulator tiles as the struct of dv / 2 floats.)
+    Type oStructType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(dv / 2, f32));
     auto oStructOf = [&](OpBuilder &bb, ArrayRef<Value> tiles) {
-      Value acc = bb.create<LLVM::UndefOp>(
-          loc, LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(dv / 2, bb.getF32Type())));
+      Value acc = bb.create<LLVM::UndefOp>(loc, oStructType);
       for (int64_t jt = 0; jt < niO; ++jt)
         for (int64_t e = 0; e < 4; ++e)
           acc = bb.create<LLVM::InsertValueOp>(
@@ -968,7 +968,7 @@ public:
           // is empty.)
           Value prev = lm.sub(i, lm.c(1));
           auto ifOp = lb.create<scf::IfOp>(
-              loc, TypeRange{oStructOf(lb, o).getType()},
+              loc, TypeRange{oStructType},
               lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, i, lm.c(0)),
               /*withElseRegion=*/true);
           {
