@@ -966,7 +966,6 @@ public:
           // previous block's P v, issued behind this block's S, runs under
           // this block's softmax. (None before the first block: its group
           // is empty.)
-          Value prev = lm.sub(i, lm.c(1));
           auto ifOp = lb.create<scf::IfOp>(
               loc, TypeRange{oStructType},
               lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, i, lm.c(0)),
@@ -974,7 +973,8 @@ public:
           {
             OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
             IndexMath tm{tb, loc};
-            Value oAcc = oStructOf(tb, o), vStage = vStageAt(tb, tm.rem(prev, s.stages));
+            Value oAcc = oStructOf(tb, o),
+                  vStage = vStageAt(tb, tm.rem(tm.sub(i, tm.c(1)), s.stages));
             Value acc = issuePvFromRegisters(tb, oAcc, pPrev, vStage);
             tb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
             tb.create<scf::YieldOp>(loc, acc);
