@@ -530,14 +530,17 @@ struct ScheduleRowKernelsPass
     if (attentionTma < -1 || attentionTma > 1)
       return fn.emitOpError("attention-tma must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionTma);
-    if (attentionPRegs < 0 || attentionPRegs > 1)
-      return fn.emitOpError("attention-p-regs must be 0 or 1, got ")
+    if (attentionPRegs < -1 || attentionPRegs > 1)
+      return fn.emitOpError("attention-p-regs must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionPRegs);
-    if (attentionOverlap < 0 || attentionOverlap > 1)
-      return fn.emitOpError("attention-overlap must be 0 or 1, got ")
+    if (attentionOverlap < -1 || attentionOverlap > 1)
+      return fn.emitOpError("attention-overlap must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionOverlap);
-    if (attentionPingpong < 0 || attentionPingpong > 1)
-      return fn.emitOpError("attention-pingpong must be 0 or 1, got ")
+    if (attentionFoldScale < 0 || attentionFoldScale > 1)
+      return fn.emitOpError("attention-fold-scale must be 0 or 1, got ")
+             << static_cast<int64_t>(attentionFoldScale);
+    if (attentionPingpong < -1 || attentionPingpong > 1)
+      return fn.emitOpError("attention-pingpong must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionPingpong);
     auto qArg = llvm::dyn_cast<BlockArgument>(qk.getLhs()),
          kArg = llvm::dyn_cast<BlockArgument>(qk.getRhs()),
@@ -569,9 +572,15 @@ struct ScheduleRowKernelsPass
                 "plus columns at most " << accLimit << ")";
     // (wgmma: P's bf16 tile a warpgroup, and 1 KB to align the panels to
     // the swizzle's 1024-byte atoms.)
+    // P from registers: by default (-1) in the TMA kernels (measured, run
+    // s29 on an H100: 1.00-1.07x alone, 1.07-1.15x with the turns and the
+    // overlap); not measured in the cp.async ones.
+    auto pRegsFor = [&](bool withTma) {
+      return attentionPRegs == 1 || (attentionPRegs == -1 && withTma);
+    };
     auto sharedFor = [&](int64_t rowsACta, bool withTma) {
       return (rowsACta * headDim + stages * bn * (headDim + valueDim)) * 2 +
-             (wgmma ? (attentionPRegs == 1 ? 0 : rowsACta * bn * 2) + 1024 : 0) +
+             (wgmma ? (pRegsFor(withTma) ? 0 : rowsACta * bn * 2) + 1024 : 0) +
              (withTma ? (1 + 2 * stages) * 8 : 0);
     };
     // Flash decoding: few tiles (decode's few query rows a kv head) leave
@@ -612,7 +621,14 @@ struct ScheduleRowKernelsPass
     // ends, and its latency would be the loop's).
     // (Like the turns, only with two consumers, 128 rows: with one, head
     // dim 64 and 128 keys a step, ptxas spilled 4 bytes.)
-    bool overlap = tma && bm == 128 && attentionPRegs == 1 && attentionOverlap == 1;
+    // Turns and overlap by default (-1) where they apply: measured (run s29,
+    // H100) together with P from registers 1.07-1.15x the kernel without
+    // any of them at 32 x 512 .. 8 x 4096 keys, causal or not; the overlap
+    // without the turns 0.93-0.99x, so -1 takes it only with them.
+    bool pRegs = wgmma && pRegsFor(tma);
+    bool turns = tma && bm == 128 && attentionPingpong != 0;
+    bool overlap = tma && bm == 128 && pRegs &&
+                   (attentionOverlap == 1 || (attentionOverlap == -1 && turns));
     if (overlap && !attentionStages) {
       stages = 3;
       if (sharedFor(bm, tma) > maxSharedBytes(target))
@@ -652,9 +668,10 @@ struct ScheduleRowKernelsPass
                      {"threads", warps * 32 + (tma ? 128 : 0)},
                      {"tma", tma ? 1 : -1},
                      // (Turns need two consumers: TMA at 128 rows.)
-                     {"pingpong", tma && bm == 128 && attentionPingpong == 1 ? 1 : -1},
-                     {"p_regs", wgmma && attentionPRegs == 1 ? 1 : -1},
+                     {"pingpong", turns ? 1 : -1},
+                     {"p_regs", pRegs ? 1 : -1},
                      {"overlap", overlap ? 1 : -1},
+                     {"unfolded_scale", attentionFoldScale == 0 ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},
                      {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},

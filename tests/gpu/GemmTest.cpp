@@ -895,16 +895,17 @@ TEST(Attention, WgmmaFlashMatchesReference) {
    // (3: TMA; 4: TMA, the consumers taking turns; 5, 6, 7: 1, 4 and 2 with
    // P from registers, attention-p-regs=1; 8, 9: 3 and 4 with P from
    // registers and each block's P v under the next one's softmax,
-   // attention-overlap=1.)
+   // attention-overlap=1. Each mode sets all three, as the TMA kernels
+   // take them by default: mode 9 is the default kernel where TMA applies.)
    for (int mode : {1, 2, 3, 4, 5, 6, 7, 8, 9}) {
     bool pRegs = mode >= 5, tma = mode == 3 || mode == 4 || mode == 6 || mode >= 8,
          turns = mode == 4 || mode == 6 || mode == 9, sAhead = mode == 2 || mode == 7,
          overlap = mode >= 8;
     std::string modeOptions = std::string(sAhead ? "attention-wgmma=2" : "attention-wgmma=1") +
                               (tma ? " attention-tma=1" : "") +
-                              (turns ? " attention-pingpong=1" : "") +
-                              (pRegs ? " attention-p-regs=1" : "") +
-                              (overlap ? " attention-overlap=1" : "");
+                              (turns ? " attention-pingpong=1" : " attention-pingpong=0") +
+                              (pRegs ? " attention-p-regs=1" : " attention-p-regs=0") +
+                              (overlap ? " attention-overlap=1" : " attention-overlap=0");
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
                  dtypeName(c.dtype) + " " + c.schedule + " " + modeOptions);
     Graph g("wgmma_flash_attention");
@@ -950,17 +951,19 @@ TEST(Attention, CausalFlashMatchesReference) {
            {{8, 4 * 16, 128}, {8, 16 + 4000, 128}, 16, ""},
            {{4, 512, 64}, {4, 512, 64}, 0, "attention-wgmma=0"},
            {{4, 700, 128}, {4, 700, 128}, 0, "attention-tma=0 attention-split=1"},
-           {{16, 1024, 128}, {16, 1024, 128}, 0, "attention-tma=1 attention-split=1"},
            {{16, 1024, 128}, {16, 1024, 128}, 0,
-            "attention-tma=1 attention-split=1 attention-pingpong=1"},
+            "attention-tma=1 attention-split=1 attention-pingpong=0 attention-p-regs=0"},
            {{16, 1024, 128}, {16, 1024, 128}, 0,
-            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1"},
+            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=0"},
+           {{16, 1024, 128}, {16, 1024, 128}, 0,
+            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1 "
+            "attention-overlap=0"},
            {{8, 4 * 16, 128}, {8, 16 + 4000, 128}, 16, "attention-p-regs=1"},
            {{16, 1024, 128}, {16, 1024, 128}, 0,
-            "attention-split=1 attention-pingpong=1 attention-p-regs=1 attention-overlap=1"},
+            "attention-split=1 attention-pingpong=0 attention-p-regs=1 attention-overlap=1"},
            // Sliding windows (prefill, and decode with the keys split).
            {{8, 2048, 128}, {8, 2048, 128}, 0, "", 512},
-           {{8, 2048, 128}, {8, 2048, 128}, 0, "attention-p-regs=1 attention-overlap=1", 512},
+           {{8, 2048, 128}, {8, 2048, 128}, 0, "attention-pingpong=0 attention-p-regs=0", 512},
            {{8, 4 * 16, 128}, {8, 16 + 4000, 128}, 16, "", 1024}}) {
     SCOPED_TRACE(shapeString(c.q) + " over " + shapeString(c.k) + " period " +
                  std::to_string(c.period) + " window " + std::to_string(c.window) + " " +

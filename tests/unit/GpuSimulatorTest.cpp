@@ -155,7 +155,8 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
    // (3: wgmma 1 with TMA, attention-tma=1; 4: with turns; 5, 6, 7: 1, 4
    // and 2 with P from registers, attention-p-regs=1; 8, 9: 3 and 4 with P
    // from registers and each block's P v under the next one's softmax,
-   // attention-overlap=1.)
+   // attention-overlap=1. Each mode sets all three, as the TMA kernels
+   // take them by default: mode 9 is the default kernel where TMA applies.)
    for (int mode : {1, 2, 3, 4, 5, 6, 7, 8, 9}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
                  c.schedule + " mode " + std::to_string(mode));
@@ -176,9 +177,9 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
          overlap = mode >= 8;
     options.scheduleOptions = std::string(sAhead ? "attention-wgmma=2" : "attention-wgmma=1") +
                               (tma ? " attention-tma=1" : "") +
-                              (turns ? " attention-pingpong=1" : "") +
-                              (pRegs ? " attention-p-regs=1" : "") +
-                              (overlap ? " attention-overlap=1" : "") + " " + c.schedule;
+                              (turns ? " attention-pingpong=1" : " attention-pingpong=0") +
+                              (pRegs ? " attention-p-regs=1" : " attention-p-regs=0") +
+                              (overlap ? " attention-overlap=1" : " attention-overlap=0") + " " + c.schedule;
     std::vector<HostTensor> inputs = tiletest::randomInputs(g, 37);
     if (c.mask.size() == 2 && c.mask[0] == c.q[1] && c.q[1] <= c.k[1] && c.mask[0] != 1)
       inputs.back() = causalMask(c.mask[0], c.mask[1]);
@@ -233,14 +234,16 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
            {{2, 100, 128}, {2, 300, 128}, 0, "sm_90a", "attention-tma=0"},
            {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a", "attention-tma=1 attention-split=1"},
            {{2, 4 * 40, 128}, {2, 40 + 90, 128}, 40, "sm_90a",
-            "attention-tma=1 attention-split=1"},
+            "attention-tma=1 attention-split=1 attention-pingpong=0 attention-p-regs=0"},
            {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
-            "attention-tma=1 attention-split=1 attention-pingpong=1"},
+            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=0"},
            {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
-            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1"},
+            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1 "
+            "attention-overlap=0"},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5 attention-p-regs=1"},
            {{3, 300, 128}, {3, 300, 128}, 0, "sm_90a",
-            "attention-tma=1 attention-split=1 attention-p-regs=1 attention-overlap=1"},
+            "attention-tma=1 attention-split=1 attention-pingpong=0 attention-p-regs=1 "
+            "attention-overlap=1"},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5"},
            {{2, 130, 64}, {2, 130, 64}, 0, "sm_90a", "attention-split=3"},
            // Sliding windows: blocks before the window skipped too, splits
@@ -248,13 +251,12 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
            {{2, 200, 64}, {2, 200, 64}, 0, "sm_80", "", 50},
            {{2, 4 * 48, 64}, {2, 48 + 37, 64}, 48, "sm_80", "attention-split=1", 20},
            {{2, 100, 128}, {2, 300, 128}, 0, "sm_90a", "attention-tma=0", 64},
-           {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a", "attention-tma=1 attention-split=1", 100},
            {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a",
-            "attention-tma=1 attention-split=1 attention-pingpong=1", 130},
+            "attention-tma=1 attention-split=1 attention-pingpong=0 attention-p-regs=0", 100},
            {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a",
-            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=1 "
-            "attention-overlap=1",
-            130},
+            "attention-tma=1 attention-split=1 attention-pingpong=1 attention-p-regs=0", 130},
+           {{2, 256, 128}, {2, 256, 128}, 0, "sm_90a",
+            "attention-tma=1 attention-split=1", 130},
            {{4, 16, 128}, {4, 1000, 128}, 16, "sm_90a", "attention-split=5", 300}}) {
     SCOPED_TRACE(shapeString(c.q) + " over " + shapeString(c.k) + " period " +
                  std::to_string(c.period) + " window " + std::to_string(c.window) + " " +

@@ -6,10 +6,12 @@
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-block-n=32" %s | FileCheck %s --check-prefix=N32
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=1" %s | FileCheck %s
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1" %s | FileCheck %s --check-prefix=TMA
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-pingpong=0 attention-p-regs=0" %s | FileCheck %s --check-prefix=PLAIN
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-pingpong=0" %s | FileCheck %s --check-prefix=PREGS
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=1 attention-split=1 attention-block-n=64" %s | FileCheck %s --check-prefix=TMA64
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=0 attention-split=1" %s | FileCheck %s --check-prefix=NOTMA
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=2" %s 2>&1 | FileCheck %s --check-prefix=BADTMA
-// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-pingpong=1" %s | FileCheck %s --check-prefix=TURNS
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-pingpong=1 attention-p-regs=0" %s | FileCheck %s --check-prefix=TURNS
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=0 attention-split=1 attention-pingpong=1" %s | FileCheck %s --check-prefix=NOTMA
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-pingpong=2" %s 2>&1 | FileCheck %s --check-prefix=BADTURNS
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=2 attention-block-n=128" %s 2>&1 | FileCheck %s --check-prefix=AHEAD128
@@ -39,29 +41,40 @@
 // TMA copies (attention-tma; by default at head dim 128) where the keys
 // are not split: 128 rows a CTA (two consumer warpgroups), 128 keys a step,
 // and a producer warpgroup (384 threads, 168 registers a thread at
-// launch); 40 bytes of mbarriers (q's, 2 full, 2 empty) after the panels;
-// tensor maps of q's rows (boxes 64 x 64), k and v (boxes of 128 keys x 64
+// launch); by default the consumers take turns (pingpong), P v takes P
+// from registers (p_regs: no P tile) and runs under the next block's
+// softmax (overlap) with 3 stages: q 32 KB, 3 x 64 KB of k and v, 1 KB
+// of alignment and 56 bytes of mbarriers (q's, 3 full, 3 empty); tensor
+// maps of q's rows (boxes 64 x 64), k and v (boxes of 128 keys x 64
 // columns). Where the keys split (4 tiles: the default RUN line, and
 // attention-tma=1 on the line after it), the cp.async kernel's schedule.
 // TMA-LABEL: func.func @attention_kernel0
 //  TMA-SAME:   tile.max_registers = 168
-//  TMA-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 197672 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
+//  TMA-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, overlap = 1 : i64, p_regs = 1 : i64, pingpong = 1 : i64, shared_bytes = 230456 : i64, stages = 3 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
 //  TMA-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 512, 128>}, {arg = 1 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 2, 256, 128>}, {arg = 2 : i64, box = array<i64: 1, 128, 64>, dims = array<i64: 2, 256, 128>}]
+// With none of the three: 2 stages, P's bf16 tile a consumer (2 x 16 KB),
+// 40 bytes of mbarriers.
+// PLAIN-LABEL: func.func @attention_kernel0
+//  PLAIN-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 197672 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
+// Without the turns, no overlap by default (measured slower alone): P from
+// registers, 2 stages.
+// PREGS-LABEL: func.func @attention_kernel0
+//  PREGS-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, p_regs = 1 : i64, shared_bytes = 164904 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
 // 64 keys a step when asked for:
 // TMA64-LABEL: func.func @attention_kernel0
-//  TMA64-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 115752 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
+//  TMA64-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 1 : i64, overlap = 1 : i64, p_regs = 1 : i64, pingpong = 1 : i64, shared_bytes = 132152 : i64, stages = 3 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
 //  TMA64-SAME:   box = array<i64: 1, 64, 64>
 // Without TMA copies, the cp.async kernel (64 rows a CTA).
 // NOTMA-LABEL: func.func @attention_kernel0
 //  NOTMA-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 8 : i64, group_m = 1 : i64, shared_bytes = 91136 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64}
 // BADTMA: attention-tma must be -1, 0 or 1, got 2
 
-// Turns (attention-pingpong=1): the TMA kernel's two consumers take turns
-// issuing S (schedule key pingpong); the cp.async kernel (one consumer, 64
+// Turns alone (attention-pingpong=1 attention-p-regs=0): the TMA kernel's
+// two consumers take turns issuing S (schedule key pingpong); the cp.async kernel (one consumer, 64
 // rows: the NOTMA line above with it asked for) has none.
 // TURNS-LABEL: func.func @attention_kernel0
 //  TURNS-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, pingpong = 1 : i64, shared_bytes = 197672 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}
-// BADTURNS: attention-pingpong must be 0 or 1, got 2
+// BADTURNS: attention-pingpong must be -1, 0 or 1, got 2
 // attention-wgmma=2 holds two blocks' scores: 128 keys and 128 columns do
 // not fit a thread's registers (ptxas spilled 24 bytes).
 // AHEAD128: 128 keys a step and 128 output columns hold more accumulators than a thread's registers (keys a step plus columns at most 192)

@@ -317,22 +317,29 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "warpgroups (128 query rows a CTA, 128 keys a step by default) share through "
            "mbarriers, no CTA barrier a key block; 0: cp.async by every thread; -1 (default): "
            "1 where the head dims are multiples of 128 and attention-block-n is not set">,
-    Option<"attentionPingpong", "attention-pingpong", "int64_t", "0",
+    Option<"attentionPingpong", "attention-pingpong", "int64_t", "-1",
            "TMA flash-attention kernels with two consumer warpgroups: 1: they take turns "
            "issuing S = q k^T (named barriers 3 and 4), so one's softmax runs under the "
-           "other's MMAs (FlashAttention-3's ping-pong); 0 (default): no turns">,
-    Option<"attentionPRegs", "attention-p-regs", "int64_t", "0",
+           "other's MMAs (FlashAttention-3's ping-pong); 0: no turns; -1 (default): 1 "
+           "(measured 1.01-1.05x alone, 1.07-1.15x with P from registers and the overlap)">,
+    Option<"attentionPRegs", "attention-p-regs", "int64_t", "-1",
            "wgmma flash-attention kernels: 1: O += P v takes P from the registers the "
            "softmax left it in (wgmma with A in registers, tile.wgmma_rs), as "
-           "FlashAttention-3 does; 0 (default): P through shared memory (a store, a "
-           "proxy fence and a warpgroup barrier a key block)">,
-    Option<"attentionOverlap", "attention-overlap", "int64_t", "0",
-           "TMA flash-attention kernels with two consumer warpgroups and P from registers "
-           "(attention-p-regs=1): 1: "
+           "FlashAttention-3 does; 0: P through shared memory (a store, a "
+           "proxy fence and a warpgroup barrier a key block); -1 (default): 1 in TMA "
+           "kernels, 0 in the cp.async ones (not measured there)">,
+    Option<"attentionOverlap", "attention-overlap", "int64_t", "-1",
+           "TMA flash-attention kernels with two consumer warpgroups and P from registers: 1: "
            "each block's P v is issued behind the next block's S and runs under its "
            "softmax (FlashAttention-3's intra-warpgroup pipelining; 3 stages unless "
-           "attention-stages says otherwise or they do not fit); 0 (default): each block's "
-           "S, softmax and P v in turn">,
+           "attention-stages says otherwise or they do not fit); 0: each block's "
+           "S, softmax and P v in turn; -1 (default): 1 with the turns (without them "
+           "measured 0.93-0.99x)">,
+    Option<"attentionFoldScale", "attention-fold-scale", "int64_t", "1",
+           "Flash-attention kernels whose scores are q k^T times a positive constant (then "
+           "at most a causal mask): 1 (default): the constant folded into the softmax (the "
+           "max of the unscaled scores scaled once a row, one fma and ex2 a score); 0: each "
+           "score multiplied (A/B runs)">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "
