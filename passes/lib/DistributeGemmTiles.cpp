@@ -84,6 +84,10 @@ struct GemmSchedule {
   // TMA flash attention with P from registers: the previous block's P v is
   // issued behind this block's S and runs under its softmax.
   bool overlap = false;
+  // Flash attention: a positive constant scale of the scores folded into
+  // the softmax's fma (false, schedule key unfolded_scale = 1: each score
+  // multiplied, for A/B runs).
+  bool foldScale = true;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -178,6 +182,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.attentionTurns = get("pingpong") == 1;
   s.pRegs = get("p_regs") == 1;
   s.overlap = get("overlap") == 1;
+  s.foldScale = get("unfolded_scale") != 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -485,6 +490,40 @@ public:
       return bad();
     Value scores = sub.getLhs();
     SmallPtrSet<Operation *, 8> softmax{max, maxSplat, sub, exp, sum, sumSplat, div, trunc};
+    // The scores' scale c > 0 (q k^T times a constant, then at most a
+    // causal mask's add) folded into the softmax, as FlashAttention's
+    // softmax_scale_log2: the max of the unscaled scores times c is the
+    // max of the scaled ones, and exp(c s - m) = 2^(s (c log2 e) - m log2 e)
+    // is one fma and ex2 an element: the multiplication an element goes.
+    // (The causal mask's 0 or -inf is the same scaled or not.)
+    scaleFolded = {};
+    foldedScale = 0;
+    if (s.foldScale) {
+      Value scaled = scores;
+      if (auto add = scores.getDefiningOp<arith::AddFOp>()) {
+        bool lhsMask = add.getLhs().getDefiningOp<tile::CausalMaskOp>() != nullptr;
+        bool rhsMask = add.getRhs().getDefiningOp<tile::CausalMaskOp>() != nullptr;
+        scaled = lhsMask ? add.getRhs() : rhsMask ? add.getLhs() : Value();
+      }
+      auto mul = scaled ? scaled.getDefiningOp<arith::MulFOp>() : nullptr;
+      Operation *maskAdd = scaled != scores ? scores.getDefiningOp() : nullptr;
+      if (mul && llvm::all_of(scaled.getUsers(), [&](Operation *user) {
+            return maskAdd ? user == maskAdd : softmax.count(user) != 0;
+          })) {
+        for (int64_t side = 0; side < 2; ++side) {
+          Value product = mul->getOperand(side), factor = mul->getOperand(1 - side);
+          auto splat = factor.getDefiningOp<tile::SplatOp>();
+          auto cst = splat ? splat.getInput().getDefiningOp<arith::ConstantOp>() : nullptr;
+          auto value = cst ? llvm::dyn_cast<FloatAttr>(cst.getValue()) : nullptr;
+          double c = value ? value.getValueAsDouble() : 0;
+          if (product.getDefiningOp<tile::MatmulOp>() && std::isfinite(c) && c > 0) {
+            scaleFolded = mul;
+            foldedScale = c;
+            break;
+          }
+        }
+      }
+    }
     // The scores' ops are what the scores depend on; the output's are the
     // rest but the softmax (p @ v and its epilogue, whatever their place in
     // the program: a residual row's load may come before the product).
@@ -1103,7 +1142,11 @@ public:
         for (Value sv : sPair[h])
           for (int64_t e = 0; e < 2; ++e)
             scoresOfRow.push_back(lb.create<vector::ExtractOp>(loc, sv, ArrayRef<int64_t>{e}));
-        Value mx = lb.create<arith::MaximumFOp>(loc, mOld[h], tree(scoresOfRow, true));
+        Value rawMax = tree(scoresOfRow, true);
+        if (scaleFolded) // (c > 0: the max of c s is c times the max of s)
+          rawMax = lb.create<arith::MulFOp>(loc, rawMax,
+                                            fconst(lb, f32, static_cast<float>(foldedScale)));
+        Value mx = lb.create<arith::MaximumFOp>(loc, mOld[h], rawMax);
         mNew[h] = quadReduce(lb, mx, true);
         Value mUse = finiteOrZero(lb, mNew[h]);
         alpha[h] = expOf(lb, lb.create<arith::SubFOp>(loc, mOld[h], mUse));
@@ -1113,6 +1156,9 @@ public:
         // multiplication and ex2.approx).
         bool approx = bitEnumContainsAll(exp.getFastmath(), arith::FastMathFlags::afn);
         Value log2e = fconst(lb, v2, static_cast<float>(M_LOG2E)), negMLog2e;
+        Value sScale = fconst(lb, v2, static_cast<float>(scaleFolded ? foldedScale : 1.0)),
+              sLog2e = fconst(lb, v2,
+                              static_cast<float>((scaleFolded ? foldedScale : 1.0) * M_LOG2E));
         if (approx)
           negMLog2e = lb.create<arith::NegFOp>(loc, lb.create<arith::MulFOp>(loc, mVec, log2e));
         SmallVector<Value> exps;
@@ -1120,10 +1166,12 @@ public:
           Value e;
           if (approx) {
             auto e2 =
-                lb.create<math::Exp2Op>(loc, lb.create<math::FmaOp>(loc, sv, log2e, negMLog2e));
+                lb.create<math::Exp2Op>(loc, lb.create<math::FmaOp>(loc, sv, sLog2e, negMLog2e));
             e2.setFastmathAttr(exp.getFastmathAttr());
             e = e2;
           } else {
+            if (scaleFolded)
+              sv = lb.create<arith::MulFOp>(loc, sv, sScale);
             e = expOf(lb, lb.create<arith::SubFOp>(loc, sv, mVec));
           }
           p[h].push_back(e);
@@ -2839,6 +2887,14 @@ private:
       }
       if (unmaskedCausal && &op == unmaskedCausal.getOperation())
         continue;
+      if (scaleFolded && &op == scaleFolded.getOperation() && captureTile) {
+        // (The scores' scale, folded into the softmax: the product as is.)
+        Value product = scaleFolded.getLhs().getDefiningOp<tile::MatmulOp>()
+                            ? scaleFolded.getLhs()
+                            : scaleFolded.getRhs();
+        map.map(scaleFolded.getResult(), map.lookup(product));
+        continue;
+      }
       if (auto add = dyn_cast<arith::AddFOp>(op); add && unmaskedCausal) {
         Value maskValue = unmaskedCausal.getResult();
         if (add.getLhs() == maskValue || add.getRhs() == maskValue) {
@@ -2941,6 +2997,10 @@ private:
   // emitFragment leaves out: its sum with the scores is the scores.
   Value causalLeastLimit, causalGreatestFirst;
   tile::CausalMaskOp unmaskedCausal;
+  // runFlash: the scores' scale multiplication folded into the softmax
+  // (skipped in the scores' fragments) and its factor.
+  arith::MulFOp scaleFolded;
+  double foldedScale = 0;
   int64_t M = 0, N = 0, K = 0;
   // k steps of one split (split_k; else of the whole product).
   int64_t kSteps = 0;

@@ -368,3 +368,73 @@ func.func @attention_overlap(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf1
   tile.store %16, %arg4[%0] : tensor<64xbf16> -> memref<?x64xbf16>
   return
 }
+
+// -----
+
+// The scores' scale (q k^T times 0.125, then a causal mask) folded into the
+// softmax: no multiplication of the score pairs between the product and
+// the max (masked blocks add the mask, unmasked ones take the product as
+// is); the max times 0.125 once a row half; each exp one fma by
+// 0.125 log2 e (0.180336878) and ex2.
+// CHECK-LABEL: gpu.func @attention_folded_scale
+//       CHECK:   scf.for
+//   CHECK-NOT:     arith.mulf {{.*}} : vector<2xf32>
+//       CHECK:     arith.maximumf
+//       CHECK:     arith.mulf {{.*}} : f32
+//       CHECK:     gpu.shuffle  xor
+//       CHECK:     arith.constant dense<0.180336878> : vector<2xf32>
+//       CHECK:     math.fma
+//       CHECK:     math.exp2
+func.func @attention_folded_scale(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64}} {
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %2, %1 : tensor<72xf32>
+  %4 = tile.causal_mask %0 {offset = 32 : i64, period = 40 : i64} : tensor<72xf32>
+  %6 = arith.addf %3, %4 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 fastmath<afn> : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x32xbf16> -> tensor<32xf32>
+  %16 = arith.truncf %15 : tensor<32xf32> to tensor<32xbf16>
+  tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
+  return
+}
+
+// -----
+
+// unfolded_scale = 1 (attention-fold-scale=0): each pair multiplied by the
+// scale before the max, the exps' fma by log2 e.
+// CHECK-LABEL: gpu.func @attention_unfolded_scale
+//       CHECK:   scf.for
+//       CHECK:     arith.mulf {{.*}} : vector<2xf32>
+//       CHECK:     gpu.shuffle  xor
+//   CHECK-NOT:     dense<0.180336878>
+//       CHECK:     math.exp2
+func.func @attention_unfolded_scale(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, unfolded_scale = 1 : i64, warps_m = 3 : i64}} {
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %2, %1 : tensor<72xf32>
+  %4 = tile.causal_mask %0 {offset = 32 : i64, period = 40 : i64} : tensor<72xf32>
+  %6 = arith.addf %3, %4 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 fastmath<afn> : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x32xbf16> -> tensor<32xf32>
+  %16 = arith.truncf %15 : tensor<32xf32> to tensor<32xbf16>
+  tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
+  return
+}
