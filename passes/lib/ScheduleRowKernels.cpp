@@ -525,8 +525,10 @@ struct ScheduleRowKernelsPass
     // (FlashAttention-3's structure); 128 rows a CTA (two consumers), 128
     // keys a step where v has at most 128 columns, and only where the keys
     // are not split (prefill). By default (-1) where the head dims are
-    // multiples of 128: measured (run s26c, H100) 1.12-1.50x the cp.async
-    // kernel at head dim 128 (0.94x at 32 x 512 x 512), 0.94x at head dim 64.
+    // multiples of 64: measured (run s26c, H100) 1.12-1.50x the cp.async
+    // kernel at head dim 128 (0.94x at 32 x 512 x 512), 0.94x at head dim 64
+    // then; with the turns, P from registers and the overlap (run s29c,
+    // H200) 1.07-1.11x at head dim 64 too.
     if (attentionTma < -1 || attentionTma > 1)
       return fn.emitOpError("attention-tma must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionTma);
@@ -547,8 +549,8 @@ struct ScheduleRowKernelsPass
          vArg = llvm::dyn_cast<BlockArgument>(pv.getRhs());
     bool tma = wgmma && attentionWgmma == 1 && q.getRank() == 2 &&
                (k.getRank() == 2 || k.getRank() == 3) && qArg && kArg && vArg &&
-               (attentionTma == 1 || (attentionTma == -1 && headDim % 128 == 0 &&
-                                      valueDim % 128 == 0 && !attentionBlockN));
+               (attentionTma == 1 || (attentionTma == -1 && headDim % 64 == 0 &&
+                                      valueDim % 64 == 0 && !attentionBlockN));
     int64_t bm = attentionBlockM ? attentionBlockM : tma ? 128 : 64;
     int64_t stages = attentionStages ? attentionStages : 2;
     wgmma = wgmma && bm % 64 == 0;

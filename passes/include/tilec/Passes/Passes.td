@@ -316,7 +316,7 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "k and v copied by TMA from a producer warpgroup into stages that the consumer "
            "warpgroups (128 query rows a CTA, 128 keys a step by default) share through "
            "mbarriers, no CTA barrier a key block; 0: cp.async by every thread; -1 (default): "
-           "1 where the head dims are multiples of 128 and attention-block-n is not set">,
+           "1 where the head dims are multiples of 64 and attention-block-n is not set">,
     Option<"attentionPingpong", "attention-pingpong", "int64_t", "-1",
            "TMA flash-attention kernels with two consumer warpgroups: 1: they take turns "
            "issuing S = q k^T (named barriers 3 and 4), so one's softmax runs under the "
