@@ -88,6 +88,10 @@ struct GemmSchedule {
   // the softmax's fma (false, schedule key unfolded_scale = 1: each score
   // multiplied, for A/B runs).
   bool foldScale = true;
+  // Flash attention (wgmma): a block's k-step descriptors as the first's
+  // plus constant offsets (false, schedule key address_descriptors = 1:
+  // each built from its address, for A/B runs).
+  bool descOffsets = true;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -183,6 +187,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.pRegs = get("p_regs") == 1;
   s.overlap = get("overlap") == 1;
   s.foldScale = get("unfolded_scale") != 1;
+  s.descOffsets = get("address_descriptors") != 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -765,12 +770,20 @@ public:
       IndexMath lm{lb, loc};
       Value qWg = lm.add(smemBase, lm.mul(warpgroup, 64 * 128));
       Value kAt = kStageAt(lb, kStage);
+      // (descOffsets: the k steps' descriptors of the stage's k block are
+      // the first's plus their byte offsets / 16, one 64-bit add each. Not
+      // q's: loop-invariant, LLVM hoists them out of the loop either way,
+      // and as offsets of one they stayed live there (ptxas spilled).)
+      Value db0 = s.descOffsets ? wgmmaDescriptor(lb, kAt, 16) : Value();
       Value acc = lb.create<LLVM::UndefOp>(
           loc, LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(bn / 2, lb.getF32Type())));
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
       for (int64_t kk = 0; kk < dk / 16; ++kk) {
-        Value da = wgmmaDescriptor(lb, lm.add(qWg, (kk / 4) * s.blockM * 128 + (kk % 4) * 32), 16);
-        Value db = wgmmaDescriptor(lb, lm.add(kAt, (kk / 4) * bn * 128 + (kk % 4) * 32), 16);
+        int64_t aAt = (kk / 4) * s.blockM * 128 + (kk % 4) * 32,
+                bAt = (kk / 4) * bn * 128 + (kk % 4) * 32;
+        Value da = wgmmaDescriptor(lb, lm.add(qWg, aAt), 16);
+        Value db = s.descOffsets ? descriptorPlus(lb, db0, bAt)
+                                 : wgmmaDescriptor(lb, lm.add(kAt, bAt), 16);
         acc = wgmmaOp(lb, acc, da, db, bn, /*bMN=*/false, /*zero=*/kk == 0);
       }
       lb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
@@ -813,9 +826,11 @@ public:
     auto issuePvFromRegisters = [&](OpBuilder &bb, Value acc, ArrayRef<Value> frags,
                                     Value vStage) {
       IndexMath im{bb, loc};
+      Value db0 = s.descOffsets ? wgmmaDescriptor(bb, vStage, bn * 128) : Value();
       bb.create<NVVM::WgmmaFenceAlignedOp>(loc);
       for (int64_t kk = 0; kk < bn / 16; ++kk) {
-        Value db = wgmmaDescriptor(bb, im.add(vStage, kk * 16 * 128), bn * 128);
+        Value db = s.descOffsets ? descriptorPlus(bb, db0, kk * 16 * 128)
+                                 : wgmmaDescriptor(bb, im.add(vStage, kk * 16 * 128), bn * 128);
         acc = bb.create<tile::WgmmaRsOp>(loc, acc.getType(), acc, frags.slice(4 * kk, 4), db,
                                          elem, /*b_mn=*/true, /*zero_acc=*/false);
       }
@@ -1241,11 +1256,13 @@ public:
           Value pWg = lm.add(smemBase, lm.add(lm.c(qBytes + kBytes + vBytes),
                                               lm.mul(warpgroup, bn / 64 * 64 * 128)));
           Value vStage = vStageAt(lb, stage);
+          Value db0 = s.descOffsets ? wgmmaDescriptor(lb, vStage, bn * 128) : Value();
           lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
           for (int64_t kk = 0; kk < bn / 16; ++kk) {
-            Value da =
-                wgmmaDescriptor(lb, lm.add(pWg, (kk / 4) * 64 * 128 + (kk % 4) * 32), 16);
-            Value db = wgmmaDescriptor(lb, lm.add(vStage, kk * 16 * 128), bn * 128);
+            int64_t aAt = (kk / 4) * 64 * 128 + (kk % 4) * 32, bAt = kk * 16 * 128;
+            Value da = wgmmaDescriptor(lb, lm.add(pWg, aAt), 16); // (invariant, as q's)
+            Value db = s.descOffsets ? descriptorPlus(lb, db0, bAt)
+                                     : wgmmaDescriptor(lb, lm.add(vStage, bAt), bn * 128);
             acc = wgmmaOp(lb, acc, da, db, dv, /*bMN=*/true, /*zero=*/false);
           }
         }
@@ -1693,6 +1710,18 @@ private:
   /// 0-13), leading byte offset >> 4 (bits 16-29), stride byte offset >> 4
   /// (bits 32-45: 1024, 8-row groups), layout 1 = 128-byte swizzle (bits
   /// 62-63).
+  /// The descriptor of the matrix `bytes` (a multiple of 16) past
+  /// `desc`'s: its start address field (bits 0-13, the shared address / 16)
+  /// plus bytes / 16. (No carry leaves the field: shared addresses are
+  /// below 2^18.)
+  Value descriptorPlus(OpBuilder &bb, Value desc, int64_t bytes) {
+    if (bytes == 0)
+      return desc;
+    return bb.create<arith::AddIOp>(
+        fn.getLoc(), desc,
+        bb.create<arith::ConstantOp>(fn.getLoc(), bb.getI64IntegerAttr(bytes >> 4)));
+  }
+
   Value wgmmaDescriptor(OpBuilder &bb, Value address, int64_t lbo) {
     Location loc = fn.getLoc();
     auto c64 = [&](int64_t v) -> Value {

@@ -538,6 +538,9 @@ struct ScheduleRowKernelsPass
     if (attentionOverlap < -1 || attentionOverlap > 1)
       return fn.emitOpError("attention-overlap must be -1, 0 or 1, got ")
              << static_cast<int64_t>(attentionOverlap);
+    if (attentionDescriptorOffsets < 0 || attentionDescriptorOffsets > 1)
+      return fn.emitOpError("attention-descriptor-offsets must be 0 or 1, got ")
+             << static_cast<int64_t>(attentionDescriptorOffsets);
     if (attentionFoldScale < 0 || attentionFoldScale > 1)
       return fn.emitOpError("attention-fold-scale must be 0 or 1, got ")
              << static_cast<int64_t>(attentionFoldScale);
@@ -674,6 +677,7 @@ struct ScheduleRowKernelsPass
                      {"p_regs", pRegs ? 1 : -1},
                      {"overlap", overlap ? 1 : -1},
                      {"unfolded_scale", attentionFoldScale == 0 ? 1 : -1},
+                     {"address_descriptors", attentionDescriptorOffsets == 0 ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},
                      {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},

@@ -174,10 +174,17 @@ func.func @attention_wgmma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>
 //   CHECK-NOT:     vector.store
 //   CHECK-NOT:     nvvm.barrier
 //       CHECK:     vector.bitcast {{.*}} : vector<2xbf16> to vector<1xi32>
+//       CHECK:     %[[DESC:.+]] = arith.ori {{.*}} : i64
 //       CHECK:     nvvm.wgmma.fence.aligned
 //   CHECK-NOT:     vector.bitcast
-//       CHECK:     tile.wgmma_rs {{.*}} {b_mn = true, multiplicand = bf16} : !llvm.struct<(f32
-//  CHECK-COUNT-3:     tile.wgmma_rs
+//       CHECK:     tile.wgmma_rs {{.*}}, %[[DESC]] {b_mn = true, multiplicand = bf16} : !llvm.struct<(f32
+// (Each k step's descriptor: the first's plus 16 keys of 128 bytes / 16.)
+//       CHECK:     %[[D1:.+]] = arith.addi %[[DESC]], %c128_i64 : i64
+//       CHECK:     tile.wgmma_rs {{.*}}, %[[D1]]
+//       CHECK:     arith.addi %[[DESC]], %c256_i64 : i64
+//       CHECK:     tile.wgmma_rs
+//       CHECK:     arith.addi %[[DESC]], %c384_i64 : i64
+//       CHECK:     tile.wgmma_rs
 //   CHECK-NOT:     nvvm.wgmma.mma_async
 //       CHECK:     nvvm.wgmma.commit.group.sync.aligned
 //       CHECK:     nvvm.wgmma.wait.group.sync.aligned 0

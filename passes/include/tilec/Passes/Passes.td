@@ -340,6 +340,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "at most a causal mask): 1 (default): the constant folded into the softmax (the "
            "max of the unscaled scores scaled once a row, one fma and ex2 a score); 0: each "
            "score multiplied (A/B runs)">,
+    Option<"attentionDescriptorOffsets", "attention-descriptor-offsets", "int64_t", "1",
+           "wgmma flash-attention kernels: 1 (default): the wgmma descriptors of a k or v block's "
+           "k steps are the first's plus constant offsets (one 64-bit add each); 0: each "
+           "built from its shared address (an add, a bit-field extract and an or; A/B runs)">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "
