@@ -92,6 +92,10 @@ struct GemmSchedule {
   // plus constant offsets (false, schedule key address_descriptors = 1:
   // each built from its address, for A/B runs).
   bool descOffsets = true;
+  // Flash attention under fast math: the softmax's exps flush results
+  // below 2^-126 (tile.flush_exp: ex2.approx.ftz; false, schedule key
+  // unflushed_exps = 1: the IEEE form, for A/B runs).
+  bool flushExps = true;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -188,6 +192,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.overlap = get("overlap") == 1;
   s.foldScale = get("unfolded_scale") != 1;
   s.descOffsets = get("address_descriptors") != 1;
+  s.flushExps = get("unflushed_exps") != 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -1183,6 +1188,11 @@ public:
             auto e2 =
                 lb.create<math::Exp2Op>(loc, lb.create<math::FmaOp>(loc, sv, sLog2e, negMLog2e));
             e2.setFastmathAttr(exp.getFastmathAttr());
+            // (As the row kernels' softmax: one MUFU.EX2, not three more
+            // instructions around it to keep subnormal results; an exp
+            // below 2^-126 of the row's max adds nothing to a sum >= 1.)
+            if (s.flushExps)
+              e2->setAttr(tilec::kFlushExpAttr, lb.getUnitAttr());
             e = e2;
           } else {
             if (scaleFolded)

@@ -541,6 +541,9 @@ struct ScheduleRowKernelsPass
     if (attentionDescriptorOffsets < 0 || attentionDescriptorOffsets > 1)
       return fn.emitOpError("attention-descriptor-offsets must be 0 or 1, got ")
              << static_cast<int64_t>(attentionDescriptorOffsets);
+    if (attentionFlushExps < 0 || attentionFlushExps > 1)
+      return fn.emitOpError("attention-flush-exps must be 0 or 1, got ")
+             << static_cast<int64_t>(attentionFlushExps);
     if (attentionFoldScale < 0 || attentionFoldScale > 1)
       return fn.emitOpError("attention-fold-scale must be 0 or 1, got ")
              << static_cast<int64_t>(attentionFoldScale);
@@ -677,6 +680,7 @@ struct ScheduleRowKernelsPass
                      {"p_regs", pRegs ? 1 : -1},
                      {"overlap", overlap ? 1 : -1},
                      {"unfolded_scale", attentionFoldScale == 0 ? 1 : -1},
+                     {"unflushed_exps", attentionFlushExps == 0 ? 1 : -1},
                      {"address_descriptors", attentionDescriptorOffsets == 0 ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},

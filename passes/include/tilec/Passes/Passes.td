@@ -344,6 +344,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "wgmma flash-attention kernels: 1 (default): the wgmma descriptors of a k or v block's "
            "k steps are the first's plus constant offsets (one 64-bit add each); 0: each "
            "built from its shared address (an add, a bit-field extract and an or; A/B runs)">,
+    Option<"attentionFlushExps", "attention-flush-exps", "int64_t", "1",
+           "Flash-attention kernels under fast math: 1 (default): the softmax's exps are "
+           "ex2.approx.ftz (tile.flush_exp, as the row kernels' softmax: one MUFU.EX2 an exp "
+           "instead of four instructions; exps below 2^-126 of a row's max add nothing to "
+           "its sum of at least 1); 0: the IEEE form (A/B runs)">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "
