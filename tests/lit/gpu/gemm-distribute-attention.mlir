@@ -391,7 +391,8 @@ func.func @attention_overlap(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf1
 //       CHECK:     gpu.shuffle  xor
 //       CHECK:     arith.constant dense<0.180336878> : vector<2xf32>
 //       CHECK:     math.fma
-//       CHECK:     math.exp2
+// (Under afn the exps flush, as the row kernels' softmax: ex2.approx.ftz.)
+//       CHECK:     math.exp2 {{.*}} fastmath<afn> {tile.flush_exp} : vector<2xf32>
 func.func @attention_folded_scale(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64}} {
   %cst = arith.constant 1.250000e-01 : f32
   %0 = tile.row_id
@@ -417,14 +418,17 @@ func.func @attention_folded_scale(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x6
 // -----
 
 // unfolded_scale = 1 (attention-fold-scale=0): each pair multiplied by the
-// scale before the max, the exps' fma by log2 e.
+// scale before the max, the exps' fma by log2 e; unflushed_exps = 1
+// (attention-flush-exps=0): the exps' IEEE form.
 // CHECK-LABEL: gpu.func @attention_unfolded_scale
 //       CHECK:   scf.for
 //       CHECK:     arith.mulf {{.*}} : vector<2xf32>
 //       CHECK:     gpu.shuffle  xor
 //   CHECK-NOT:     dense<0.180336878>
-//       CHECK:     math.exp2
-func.func @attention_unfolded_scale(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, unfolded_scale = 1 : i64, warps_m = 3 : i64}} {
+//       CHECK:     math.exp2 {{.*}} fastmath<afn> : vector<2xf32>
+//   CHECK-NOT:     tile.flush_exp
+//       CHECK:   gpu.return
+func.func @attention_unfolded_scale(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, stages = 2 : i64, threads = 96 : i64, unflushed_exps = 1 : i64, unfolded_scale = 1 : i64, warps_m = 3 : i64}} {
   %cst = arith.constant 1.250000e-01 : f32
   %0 = tile.row_id
   %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
