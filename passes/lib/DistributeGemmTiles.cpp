@@ -507,13 +507,13 @@ public:
     // is one fma and ex2 an element: the multiplication an element goes.
     // (The causal mask's 0 or -inf is the same scaled or not.)
     scaleFolded = {};
+    scaledProduct = Value();
     foldedScale = 0;
     if (s.foldScale) {
       Value scaled = scores;
-      if (auto add = scores.getDefiningOp<arith::AddFOp>()) {
-        bool lhsMask = add.getLhs().getDefiningOp<tile::CausalMaskOp>() != nullptr;
-        bool rhsMask = add.getRhs().getDefiningOp<tile::CausalMaskOp>() != nullptr;
-        scaled = lhsMask ? add.getRhs() : rhsMask ? add.getLhs() : Value();
+      if (tile::CausalMaskOp mask = causalMaskOfScores(scores)) {
+        auto add = scores.getDefiningOp<arith::AddFOp>();
+        scaled = add.getLhs() == mask.getResult() ? add.getRhs() : add.getLhs();
       }
       auto mul = scaled ? scaled.getDefiningOp<arith::MulFOp>() : nullptr;
       Operation *maskAdd = scaled != scores ? scores.getDefiningOp() : nullptr;
@@ -528,6 +528,7 @@ public:
           double c = value ? value.getValueAsDouble() : 0;
           if (product.getDefiningOp<tile::MatmulOp>() && std::isfinite(c) && c > 0) {
             scaleFolded = mul;
+            scaledProduct = product;
             foldedScale = c;
             break;
           }
@@ -2928,10 +2929,7 @@ private:
         continue;
       if (scaleFolded && &op == scaleFolded.getOperation() && captureTile) {
         // (The scores' scale, folded into the softmax: the product as is.)
-        Value product = scaleFolded.getLhs().getDefiningOp<tile::MatmulOp>()
-                            ? scaleFolded.getLhs()
-                            : scaleFolded.getRhs();
-        map.map(scaleFolded.getResult(), map.lookup(product));
+        map.map(scaleFolded.getResult(), map.lookup(scaledProduct));
         continue;
       }
       if (auto add = dyn_cast<arith::AddFOp>(op); add && unmaskedCausal) {
@@ -3039,6 +3037,7 @@ private:
   // runFlash: the scores' scale multiplication folded into the softmax
   // (skipped in the scores' fragments) and its factor.
   arith::MulFOp scaleFolded;
+  Value scaledProduct;
   double foldedScale = 0;
   int64_t M = 0, N = 0, K = 0;
   // k steps of one split (split_k; else of the whole product).

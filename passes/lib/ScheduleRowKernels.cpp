@@ -529,27 +529,18 @@ struct ScheduleRowKernelsPass
     // kernel at head dim 128 (0.94x at 32 x 512 x 512), 0.94x at head dim 64
     // then; with the turns, P from registers and the overlap (run s29c,
     // H200) 1.07-1.11x at head dim 64 too.
-    if (attentionTma < -1 || attentionTma > 1)
-      return fn.emitOpError("attention-tma must be -1, 0 or 1, got ")
-             << static_cast<int64_t>(attentionTma);
-    if (attentionPRegs < -1 || attentionPRegs > 1)
-      return fn.emitOpError("attention-p-regs must be -1, 0 or 1, got ")
-             << static_cast<int64_t>(attentionPRegs);
-    if (attentionOverlap < -1 || attentionOverlap > 1)
-      return fn.emitOpError("attention-overlap must be -1, 0 or 1, got ")
-             << static_cast<int64_t>(attentionOverlap);
-    if (attentionDescriptorOffsets < 0 || attentionDescriptorOffsets > 1)
-      return fn.emitOpError("attention-descriptor-offsets must be 0 or 1, got ")
-             << static_cast<int64_t>(attentionDescriptorOffsets);
-    if (attentionFlushExps < 0 || attentionFlushExps > 1)
-      return fn.emitOpError("attention-flush-exps must be 0 or 1, got ")
-             << static_cast<int64_t>(attentionFlushExps);
-    if (attentionFoldScale < 0 || attentionFoldScale > 1)
-      return fn.emitOpError("attention-fold-scale must be 0 or 1, got ")
-             << static_cast<int64_t>(attentionFoldScale);
-    if (attentionPingpong < -1 || attentionPingpong > 1)
-      return fn.emitOpError("attention-pingpong must be -1, 0 or 1, got ")
-             << static_cast<int64_t>(attentionPingpong);
+    // The flags: 0 or 1, or -1 (chosen) where `chosen`.
+    for (auto [name, value, chosen] :
+         {std::tuple<StringRef, int64_t, bool>{"attention-tma", attentionTma, true},
+          {"attention-p-regs", attentionPRegs, true},
+          {"attention-overlap", attentionOverlap, true},
+          {"attention-pingpong", attentionPingpong, true},
+          {"attention-descriptor-offsets", attentionDescriptorOffsets, false},
+          {"attention-flush-exps", attentionFlushExps, false},
+          {"attention-fold-scale", attentionFoldScale, false}})
+      if (value < (chosen ? -1 : 0) || value > 1)
+        return fn.emitOpError() << name << " must be " << (chosen ? "-1, 0 or 1" : "0 or 1")
+                                << ", got " << value;
     auto qArg = llvm::dyn_cast<BlockArgument>(qk.getLhs()),
          kArg = llvm::dyn_cast<BlockArgument>(qk.getRhs()),
          vArg = llvm::dyn_cast<BlockArgument>(pv.getRhs());
