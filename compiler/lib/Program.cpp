@@ -127,7 +127,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
       plan.fixedGrid = get("grid");
       plan.fixedBlock = get("threads");
       plan.sharedBytes = get("shared_bytes");
-      plan.persistent = get("persistent") != 0;
+      plan.persistent = get("persistent") > 0;
       plan.tmaStore = get("tma_store") > 0;
       plan.clusterM = std::max<int64_t>(1, get("cluster_m"));
       plan.splitK = std::max<int64_t>(1, get("split_k"));
@@ -256,7 +256,8 @@ std::string explainFusion(const CompiledProgram &program) {
         return std::to_string(n) + " " + (n == 1 ? one : many);
       };
       if (l.gemm && l.persistent)
-        os << "    schedule: GEMM, " << count(l.gridSize(), "tile", "tiles")
+        os << "    schedule: " << (l.attention ? "flash attention, " : "GEMM, ")
+           << count(l.gridSize(), "tile", "tiles")
            << " over persistent CTAs (at most one an SM) of " << l.blockSize() << " threads";
       else
         os << "    schedule: "

@@ -96,6 +96,9 @@ struct GemmSchedule {
   // below 2^-126 (tile.flush_exp: ex2.approx.ftz; false, schedule key
   // unflushed_exps = 1: the IEEE form, for A/B runs).
   bool flushExps = true;
+  // TMA flash attention: persistent CTAs, each looping over tiles c, c +
+  // grid, ... (false: one tile a CTA, the loop of one trip folded away).
+  bool persistent = false;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -193,6 +196,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.foldScale = get("unfolded_scale") != 1;
   s.descOffsets = get("address_descriptors") != 1;
   s.flushExps = get("unflushed_exps") != 1;
+  s.persistent = get("persistent") == 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -202,11 +206,12 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   if ((s.tma && (!s.wgmma || s.sAhead || s.splitK > 1)) ||
       (s.wgmma && (s.blockM % 64 != 0 || keys % 64 != 0)) ||
       (s.attentionTurns && (!s.tma || s.blockM != 128)) || (s.pRegs && !s.wgmma) ||
-      (s.overlap && (!s.tma || !s.pRegs)))
+      (s.overlap && (!s.tma || !s.pRegs)) || (s.persistent && !s.tma))
     return fn.emitOpError("invalid attention tile.schedule ")
            << dict
            << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, no split; "
-              "pingpong: tma, block_m 128; p_regs: wgmma; overlap: tma, p_regs)";
+              "pingpong: tma, block_m 128; p_regs: wgmma; overlap: tma, p_regs; persistent: "
+              "tma)";
   return s;
 }
 
@@ -356,10 +361,13 @@ public:
     Value warpRow = m.div(warp, s.warpsN), warpCol = m.rem(warp, s.warpsN);
     // (The rows of a causal attention's CTAs see more keys the later they
     // are: runFlash skips the rest.)
-    heavyRowsFirst = fn->hasAttr("tile.attention") &&
-                     llvm::any_of(fn.getOps<tile::ReduceMaxOp>(), [](tile::ReduceMaxOp max) {
-                       return static_cast<bool>(causalMaskOfScores(max.getInput()));
-                     });
+    heavyRowsFirst = false;
+    if (fn->hasAttr("tile.attention"))
+      for (tile::ReduceMaxOp max : fn.getOps<tile::ReduceMaxOp>())
+        if (tile::CausalMaskOp mask = causalMaskOfScores(max.getInput())) {
+          heavyRowsFirst = true;
+          heavyPeriod = mask.getPeriod();
+        }
     setTile(b, pid);
     warpM0 = m.mul(warpRow, s.warpM());
     warpN0 = m.mul(warpCol, s.warpN());
@@ -642,54 +650,65 @@ public:
     };
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
     // This CTA's key blocks: all, or (split keys) its split's share, none
-    // empty (the scheduler's split count).
-    Value firstBlock = m.c(0), blockCount = m.c(kBlocks);
+    // empty (the scheduler's split count). (TMA: a tile's, computed in each
+    // role's loop over the CTA's tiles by `tileBlocks`.)
     int64_t perSplit = llvm::divideCeil(kBlocks, s.splitK);
-    if (s.splitK > 1) {
-      if (static_cast<int64_t>(llvm::divideCeil(kBlocks, perSplit)) != s.splitK)
-        return fn.emitOpError("attention splits ")
-               << kBlocks << " key blocks " << s.splitK << " ways: some split would be empty";
-      firstBlock = m.mul(splitIdx, perSplit);
-      blockCount = m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock));
-    }
-    // A causal mask added to the scores (-inf past row r's limit, r % period
-    // + offset) removes every key past the limit of the CTA's last row of
-    // its run of `period` (of the run's last row where the CTA's rows cross
-    // into the next run): the loop ends at the block holding that key, and
-    // a split past it has no block. (A key it skips is -inf for every row
-    // of the CTA: exp 0, whatever its score.)
+    if (s.splitK > 1 && static_cast<int64_t>(llvm::divideCeil(kBlocks, perSplit)) != s.splitK)
+      return fn.emitOpError("attention splits ")
+             << kBlocks << " key blocks " << s.splitK << " ways: some split would be empty";
     tile::CausalMaskOp causal = causalMaskOfScores(scores);
-    if (causal) {
+    Value firstBlock, blockCount;
+    auto tileBlocks = [&](OpBuilder &tb) {
+      IndexMath m{tb, loc};
+      firstBlock = m.c(0);
+      blockCount = m.c(kBlocks);
+      if (s.splitK > 1) {
+        firstBlock = m.mul(splitIdx, perSplit);
+        blockCount = m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock));
+      }
+      // A causal mask added to the scores (-inf past row r's limit, r %
+      // period + offset) removes every key past the limit of the CTA's last
+      // row of its run of `period` (of the run's last row where the CTA's
+      // rows cross into the next run): the loop ends at the block holding
+      // that key, and a split past it has no block. (A key it skips is -inf
+      // for every row of the CTA: exp 0, whatever its score.) Unsplit, a
+      // tile has a block at least: offset >= 0, so row 0 of a run sees key 0.
+      if (!causal)
+        return;
       int64_t period = causal.getPeriod(), offset = static_cast<int64_t>(causal.getOffset());
       Value last = m.minv(m.add(m0, s.blockM - 1), m.c(M - 1));
-      Value sameRun = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, m.div(m0, period),
-                                              m.div(last, period));
-      Value lastPos = b.create<arith::SelectOp>(loc, sameRun, m.rem(last, period), m.c(period - 1));
-      // (offset >= 0: row 0 of a run sees key 0 at least.)
+      Value sameRun = tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, m.div(m0, period),
+                                               m.div(last, period));
+      Value lastPos =
+          tb.create<arith::SelectOp>(loc, sameRun, m.rem(last, period), m.c(period - 1));
       Value end = m.minv(m.add(m.div(m.add(lastPos, offset), bn), 1), m.c(kBlocks));
-      Value past = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, end, firstBlock);
-      blockCount = m.minv(blockCount, b.create<arith::SelectOp>(loc, past, m.c(0),
-                                                                 m.sub(end, firstBlock)));
+      Value past = tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, end, firstBlock);
+      blockCount = m.minv(blockCount, tb.create<arith::SelectOp>(loc, past, m.c(0),
+                                                                  m.sub(end, firstBlock)));
       // The least limit of the CTA's rows: its first row's, or where the
       // rows cross into the next run, that run's first row's (offset).
       causalLeastLimit = m.add(
-          b.create<arith::SelectOp>(loc, sameRun, m.rem(m0, period), m.c(0)), offset);
+          tb.create<arith::SelectOp>(loc, sameRun, m.rem(m0, period), m.c(0)), offset);
       // A sliding window of W keys: a row sees none before its limit - W +
       // 1, so the loop starts at the block holding the least of those (the
-      // least limit's), and the blocks before it are skipped too.
+      // least limit's), and the blocks before it are skipped too. (That
+      // block is at most the one holding the least limit: one at least.)
       if (int64_t window = static_cast<int64_t>(causal.getWindow()); window > 0) {
         Value leastFirst = m.add(causalLeastLimit, 1 - window);
-        Value before = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, leastFirst, m.c(0));
-        Value low = m.div(b.create<arith::SelectOp>(loc, before, m.c(0), leastFirst), bn);
+        Value before =
+            tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, leastFirst, m.c(0));
+        Value low = m.div(tb.create<arith::SelectOp>(loc, before, m.c(0), leastFirst), bn);
         Value stop = m.add(firstBlock, blockCount);
-        Value start = b.create<arith::MaxUIOp>(loc, firstBlock, low);
-        Value none = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, stop, start);
+        Value start = tb.create<arith::MaxUIOp>(loc, firstBlock, low);
+        Value none = tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ule, stop, start);
         firstBlock = start;
-        blockCount = b.create<arith::SelectOp>(loc, none, m.c(0), m.sub(stop, start));
+        blockCount = tb.create<arith::SelectOp>(loc, none, m.c(0), m.sub(stop, start));
         // (The greatest first key a row sees: a block before it is masked.)
         causalGreatestFirst = m.add(m.add(lastPos, offset), 1 - window);
       }
-    }
+    };
+    if (!s.tma)
+      tileBlocks(b);
     if (s.tma) {
       // (q, k and v by TMA, below)
     } else if (wg) {
@@ -842,13 +861,19 @@ public:
       }
       return acc;
     };
-    // TMA: mbarriers after P's tiles (q's, then full[stage], then
-    // empty[stage]); warpgroup 0 is the producer: its first thread copies
-    // q, then for each key block waits until its stage is empty (every
+    // TMA: mbarriers after P's tiles (q's full, full[stage], empty[stage],
+    // then q's empty). CTA c takes tiles c, c + grid, ... (the launch
+    // gives each CTA one tile, or persistent, at most one CTA an SM);
+    // warpgroup 0 is the producer: its first thread, for each key block of
+    // each of its tiles, waits until the block's stage is empty (every
     // consumer warp has arrived), arms `full` with the block's bytes and
-    // copies k's and v's 64-column boxes (zeros past the last key). The
-    // consumers wait on `full`, and after a block's P v each warp's lane 0
-    // arrives on `empty`: no CTA barrier in the loop.
+    // copies k's and v's 64-column boxes (zeros past the last key); after a
+    // tile's first block, it copies the tile's q rows once the consumers
+    // are done with the previous tile's (q's empty: each consumer warp
+    // arrives after its last S of a tile). The stages and their phases run
+    // on over the tiles: block g of the CTA's sequence is in stage g %
+    // stages. The consumers wait on `full`, and after a block's P v each
+    // warp's lane 0 arrives on `empty`: no CTA barrier in the loop.
     scf::IfOp roleIf;
     auto i32 = b.getI32Type();
     auto c32 = [&](OpBuilder &bb, int64_t v) -> Value {
@@ -865,12 +890,19 @@ public:
     };
     auto fullBar = [&](OpBuilder &bb, Value stage) { return barAt(bb, 1, stage); };
     auto emptyBar = [&](OpBuilder &bb, Value stage) { return barAt(bb, 1 + s.stages, stage); };
+    auto qEmptyBar = [&](OpBuilder &bb) { return barAt(bb, 1 + 2 * s.stages); };
     Value ticks;
     auto parityOf = [&](OpBuilder &bb, Value j, bool flip) {
       IndexMath im{bb, loc};
       Value p = toI32(bb, im.rem(im.div(j, s.stages), 2));
       return flip ? bb.create<arith::XOrIOp>(loc, p, c32(bb, 1)).getResult() : p;
     };
+    // (TMA: the loops over the CTA's tiles run from `tileFirst` to
+    // `tileEnd` by `tileStep`, tile `tileOf(index)`; the consumers' loop,
+    // the tile's index and its first block's place in the CTA's sequence
+    // of blocks.)
+    Value tileFirst, tileEnd, tileStep, tileIdxAt, g0 = m.c(0);
+    scf::ForOp consumerTiles;
     if (s.tma) {
       bars = m.add(smemBase, qBytes + kBytes + vBytes + pBytes);
       ticks = c32(b, 0x989680);
@@ -885,9 +917,54 @@ public:
           ib.create<NVVM::MBarrierInitOp>(loc, emptyBar(ib, im.c(st)), c32(ib, s.tileWarps()),
                                           Value());
         }
+        ib.create<NVVM::MBarrierInitOp>(loc, qEmptyBar(ib), c32(ib, s.tileWarps()), Value());
         ib.create<NVVM::FenceMbarrierInitOp>(loc);
       }
       b.create<gpu::BarrierOp>(loc);
+      // (Not persistent: one tile, the loops' one trip folded away. One
+      // consumer, 64 rows, 128 keys a step and 128 columns, spilled 24
+      // bytes at the launch's 168 registers with the loops kept.)
+      // (The loops carry the tile's first block in the CTA's sequence and
+      // the count of its tiles so far, whose parity q's barriers take.)
+      // (Not persistent: 0 to 1, tile cta + 0 once the trip is folded.
+      // Persistent, where the tiles' work grows with their index (causal:
+      // heaviest first), in waves of `grid` that alternate their order, so
+      // that a CTA's heavy tile of one wave pairs with a light one of the
+      // next: CTA c takes tile w grid + c of even waves w, w grid + grid -
+      // 1 - c of odd ones, the last wave's where it is a tile.)
+      Value cta = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x), grid;
+      bool snake = s.persistent && heavyRowsFirst;
+      if (snake) {
+        grid = b.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
+        Value waves = m.divv(m.c(numTiles()), grid), left = m.remv(m.c(numTiles()), grid);
+        Value oddLast = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, m.rem(waves, 2),
+                                                m.c(1));
+        Value extra = b.create<arith::SelectOp>(
+            loc, oddLast,
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, cta, m.sub(grid, left)),
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, cta, left));
+        tileFirst = m.c(0);
+        tileEnd = m.add(waves, b.create<arith::SelectOp>(loc, extra, m.c(1), m.c(0)).getResult());
+        tileStep = m.c(1);
+      } else if (s.persistent) {
+        tileFirst = cta;
+        tileEnd = m.c(numTiles());
+        tileStep = b.create<gpu::GridDimOp>(loc, gpu::Dimension::x);
+      } else {
+        tileFirst = m.c(0);
+        tileEnd = m.c(1);
+        tileStep = m.c(1);
+      }
+      auto tileOf = [&](OpBuilder &bb, Value index) -> Value {
+        IndexMath im{bb, loc};
+        if (!snake)
+          return s.persistent ? index : im.add(cta, index);
+        Value odd = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, im.rem(index, 2),
+                                             im.c(1));
+        Value reversed = im.sub(im.sub(grid, cta), im.c(1));
+        return im.add(im.mulv(index, grid),
+                      bb.create<arith::SelectOp>(loc, odd, reversed, cta).getResult());
+      };
       OpBuilder ib = splitProducer(b, tid, roleIf);
       IndexMath im{ib, loc};
       auto ptr7 = LLVM::LLVMPointerType::get(ctx, 7);
@@ -897,18 +974,18 @@ public:
             loc, d, map, coords, bar, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
             false, NVVM::CTAGroupKindAttr(), Value());
       };
-      Value qBar = barAt(ib, 0);
-      ib.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), qBar, c32(ib, qBytes),
-                                                NVVM::MemScopeKind::CTA, false, Value());
-      for (int64_t kb = 0; kb < dk / 64; ++kb)
-        for (int64_t rb = 0; rb < s.blockM / 64; ++rb)
-          copy(ib, mapParams[0], im.add(smemBase, kb * s.blockM * 128 + rb * 64 * 128),
-               {c32(ib, kb * 64), toI32(ib, im.add(im.add(batchRow0, m0), rb * 64))}, qBar);
-      auto loop = ib.create<scf::ForOp>(loc, im.c(0), blockCount, im.c(1));
+      auto tileLoop =
+          ib.create<scf::ForOp>(loc, tileFirst, tileEnd, tileStep, ValueRange{im.c(0), im.c(0)});
+      OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+      IndexMath tm{tb, loc};
+      Value gFirst = tileLoop.getRegionIterArgs()[0], t = tileLoop.getRegionIterArgs()[1];
+      setTile(tb, tileOf(tb, tileLoop.getInductionVar()));
+      tileBlocks(tb);
+      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), blockCount, tm.c(1));
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
-      Value j = loop.getInductionVar(), stage = lm.rem(j, s.stages);
-      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, emptyBar(lb, stage), parityOf(lb, j, true),
+      Value j = loop.getInductionVar(), g = lm.add(gFirst, j), stage = lm.rem(g, s.stages);
+      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, emptyBar(lb, stage), parityOf(lb, g, true),
                                                ticks);
       Value bar = fullBar(lb, stage);
       lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar,
@@ -927,23 +1004,53 @@ public:
       Value vStage = vStageAt(lb, stage);
       for (int64_t nb = 0; nb < dv / 64; ++nb)
         copy(lb, mapParams[2], lm.add(vStage, nb * bn * 128), coords(nb * 64), bar);
-      // The consumers: the rest of the kernel, in the else branch.
+      {
+        // The tile's q rows, after its first block (which may go while the
+        // consumers finish the previous tile's last blocks).
+        auto ifOp = lb.create<scf::IfOp>(
+            loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, j, lm.c(0)), false);
+        OpBuilder qb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+        IndexMath qm{qb, loc};
+        Value tileParity = toI32(qb, qm.rem(t, 2));
+        qb.create<NVVM::MBarrierTryWaitParityOp>(
+            loc, qEmptyBar(qb), qb.create<arith::XOrIOp>(loc, tileParity, c32(qb, 1)), ticks);
+        Value qBar = barAt(qb, 0);
+        qb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), qBar, c32(qb, qBytes),
+                                                  NVVM::MemScopeKind::CTA, false, Value());
+        for (int64_t kb = 0; kb < dk / 64; ++kb)
+          for (int64_t rb = 0; rb < s.blockM / 64; ++rb)
+            copy(qb, mapParams[0], qm.add(smemBase, kb * s.blockM * 128 + rb * 64 * 128),
+                 {c32(qb, kb * 64), toI32(qb, qm.add(qm.add(batchRow0, m0), rb * 64))}, qBar);
+      }
+      tb.create<scf::YieldOp>(loc, ValueRange{tm.add(gFirst, blockCount), tm.add(t, 1)});
+      // The consumers: the rest of the kernel, in the else branch, in a
+      // loop over the CTA's tiles.
       b.setInsertionPoint(roleIf.getElseRegion().front().getTerminator());
       b.create<NVVM::SetMaxRegisterOp>(loc, kMmaRegisters, NVVM::SetMaxRegisterAction::increase);
-      b.create<NVVM::MBarrierTryWaitParityOp>(loc, barAt(b, 0), c32(b, 0), ticks);
       if (s.attentionTurns) {
         // Turns (ping-pong): warpgroup w issues a block's S at named
         // barrier 3 + w, which the other's arrival completes, and after
         // issuing it arrives at the other's. Warpgroup 1 lets 0 go first;
-        // it skips its arrival after its last S, so that each barrier
-        // gets as many arrivals as it has syncs.
+        // it skips its arrival after its last S of the CTA's last tile, so
+        // that each barrier gets as many arrivals as it has syncs. (Over
+        // the tiles the turns go on: warpgroup 0 starts the next tile's S
+        // once 1 has issued this tile's last.)
         Value second = b.create<arith::AndIOp>(
             loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warpgroup, m.c(1)),
-            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, blockCount, m.c(0)));
+            b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, tileFirst, tileEnd));
         auto ifOp = b.create<scf::IfOp>(loc, second, /*withElse=*/false);
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         ib.create<NVVM::BarrierArriveOp>(loc, c32(ib, 3), c32(ib, 256));
       }
+      consumerTiles =
+          b.create<scf::ForOp>(loc, tileFirst, tileEnd, tileStep, ValueRange{m.c(0), m.c(0)});
+      b.setInsertionPointToStart(consumerTiles.getBody());
+      tileIdxAt = consumerTiles.getInductionVar();
+      g0 = consumerTiles.getRegionIterArgs()[0];
+      setTile(b, tileOf(b, tileIdxAt));
+      tileBlocks(b);
+      b.create<NVVM::MBarrierTryWaitParityOp>(
+          loc, barAt(b, 0), toI32(b, m.rem(consumerTiles.getRegionIterArgs()[1], 2)), ticks);
     }
     SmallVector<Value> init(niO, zero4);
     init.append({negInf, negInf, zeroF, zeroF});
@@ -968,9 +1075,11 @@ public:
       auto iter = loop.getRegionIterArgs();
       SmallVector<Value> o(iter.begin(), iter.begin() + niO);
       Value mOld[2] = {iter[niO], iter[niO + 1]}, lOld[2] = {iter[niO + 2], iter[niO + 3]};
-      Value stage = lm.rem(i, s.stages), newToken;
+      // (TMA: the block's place in the CTA's sequence, over its tiles.)
+      Value g = s.tma ? lm.add(g0, i) : i;
+      Value stage = lm.rem(g, s.stages), newToken;
       if (s.tma) {
-        lb.create<NVVM::MBarrierTryWaitParityOp>(loc, fullBar(lb, stage), parityOf(lb, i, false),
+        lb.create<NVVM::MBarrierTryWaitParityOp>(loc, fullBar(lb, stage), parityOf(lb, g, false),
                                                  ticks);
       } else {
         lb.create<nvgpu::DeviceAsyncWaitOp>(loc, iter.back(), lb.getI32IntegerAttr(s.stages - 2));
@@ -1034,7 +1143,7 @@ public:
             OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
             IndexMath tm{tb, loc};
             Value oAcc = oStructOf(tb, o),
-                  vStage = vStageAt(tb, tm.rem(tm.sub(i, tm.c(1)), s.stages));
+                  vStage = vStageAt(tb, tm.rem(tm.sub(g, tm.c(1)), s.stages));
             Value acc = issuePvFromRegisters(tb, oAcc, pPrev, vStage);
             tb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
             tb.create<scf::YieldOp>(loc, acc);
@@ -1049,6 +1158,10 @@ public:
           Value pass = lb.create<arith::OrIOp>(
               loc, lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, warpgroup, lm.c(0)),
               lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, lm.add(i, 1), blockCount));
+          pass = lb.create<arith::OrIOp>(
+              loc, pass,
+              lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                       lm.add(tileIdxAt, tileStep), tileEnd));
           auto ifOp = lb.create<scf::IfOp>(loc, pass, /*withElse=*/false);
           OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
           IndexMath im{ib, loc};
@@ -1231,7 +1344,7 @@ public:
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         IndexMath im{ib, loc};
         ib.create<NVVM::MBarrierArriveOp>(loc, Type(),
-                                          emptyBar(ib, im.rem(im.sub(i, im.c(1)), s.stages)),
+                                          emptyBar(ib, im.rem(im.sub(g, im.c(1)), s.stages)),
                                           Value());
         for (Value &acc : o)
           acc = lb.create<arith::MulFOp>(loc, acc, scale);
@@ -1308,6 +1421,13 @@ public:
       lb.create<scf::YieldOp>(loc, yields);
     }
     b.setInsertionPointAfter(loop);
+    if (s.tma) {
+      // The tile's S are done: q's rows may go (lane 0 of each warp).
+      auto ifOp = b.create<scf::IfOp>(
+          loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, m.c(0)), false);
+      OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
+      ib.create<NVVM::MBarrierArriveOp>(loc, Type(), qEmptyBar(ib), Value());
+    }
     // Overlap: the last block's P v, and its stage's release (none where
     // the CTA has no block).
     SmallVector<Value> oFinal(loop.getResults().take_front(niO));
@@ -1318,7 +1438,7 @@ public:
           /*withElseRegion=*/true);
       OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       IndexMath tm{tb, loc};
-      Value lastStage = tm.rem(tm.sub(blockCount, tm.c(1)), s.stages);
+      Value lastStage = tm.rem(tm.sub(tm.add(g0, blockCount), tm.c(1)), s.stages);
       Value oAcc = oStructOf(tb, oFinal), vStage = vStageAt(tb, lastStage);
       SmallVector<Value> frags(loop.getResults().slice(niO + 4, bn / 4));
       Value acc = issuePvFromRegisters(tb, oAcc, frags, vStage);
@@ -1372,9 +1492,14 @@ public:
             return eb.create<vector::ShuffleOp>(loc, acc, acc, ArrayRef<int64_t>{2 * h, 2 * h + 1});
           },
           {loop.getResult(niO + 2), loop.getResult(niO + 3)});
+      if (failed(done))
+        return failure();
+      if (consumerTiles) // (the next tile's blocks follow this one's)
+        b.create<scf::YieldOp>(
+            loc, ValueRange{m.add(g0, blockCount), m.add(consumerTiles.getRegionIterArgs()[1], 1)});
       if (roleIf) // (the kernel goes on after the producer / consumer branches)
         b.setInsertionPointAfter(roleIf);
-      return done;
+      return success();
     }
 
     // Split keys (flash decoding): each split hands over its unnormalized
@@ -1471,7 +1596,21 @@ private:
     if (heavyRowsFirst && batched && blocksN == 1 && s.splitK == 1 && s.clusterM == 1) {
       // Causal attention: a row block's keys grow with its rows, so the
       // last row blocks of every batch go first (the longest work first:
-      // the last wave is the shortest).
+      // the last wave is the shortest). Rows in several runs of `period` a
+      // batch (grouped queries: each query head's tokens) see keys by
+      // their place in their run: where the runs are whole row blocks,
+      // the last places of every run and batch go first.
+      if (int64_t period = heavyPeriod;
+          period > 0 && period % s.blockM == 0 && M % period == 0 && M / period > 1) {
+        int64_t perRun = period / s.blockM, units = batch * (M / period);
+        Value place = m.div(pid, units), unit = m.rem(pid, units);
+        batchIdx = m.rem(unit, batch);
+        batchRow0 = m.mul(batchIdx, M);
+        Value run = m.div(unit, batch);
+        m0 = m.mul(m.add(m.mul(run, perRun), m.sub(m.c(perRun - 1), place)), s.blockM);
+        n0 = m.c(0);
+        return;
+      }
       batchIdx = m.rem(pid, batch);
       batchRow0 = m.mul(batchIdx, M);
       m0 = m.mul(m.sub(m.c(blocksM - 1), m.div(pid, batch)), s.blockM);
@@ -3029,6 +3168,7 @@ private:
   Value batchIdx, batchRow0;
   // Causal attention: CTAs take the last row blocks first (setTile).
   bool heavyRowsFirst = false;
+  int64_t heavyPeriod = 0; // (the causal mask's runs of rows)
   // Causal flash attention: the least key limit of the CTA's rows, and
   // (set while a key block every row sees all of is emitted) the mask that
   // emitFragment leaves out: its sum with the scores is the scores.

@@ -891,7 +891,11 @@ TEST(Attention, WgmmaFlashMatchesReference) {
            {{32, 512, 128}, {32, 512, 128}, {32, 512, 128}, {512, 512}, DType::BF16,
             "attention-split=1 attention-stages=3"},
            {{2, 1000, 128}, {2, 1000, 128}, {2, 1000, 64}, {1000, 1000}, DType::F16,
-            "attention-split=1 attention-block-n=128"}})
+            "attention-split=1 attention-block-n=128"},
+           // More tiles (210) than SMs: TMA kernels with two consumers are
+           // persistent by default, each CTA taking one or two tiles.
+           {{70, 260, 64}, {70, 300, 64}, {70, 300, 64}, {260, 300}, DType::BF16,
+            "attention-split=1"}})
    // (3: TMA; 4: TMA, the consumers taking turns; 5, 6, 7: 1, 4 and 2 with
    // P from registers, attention-p-regs=1; 8, 9: 3 and 4 with P from
    // registers and each block's P v under the next one's softmax,
@@ -964,7 +968,11 @@ TEST(Attention, CausalFlashMatchesReference) {
            // Sliding windows (prefill, and decode with the keys split).
            {{8, 2048, 128}, {8, 2048, 128}, 0, "", 512},
            {{8, 2048, 128}, {8, 2048, 128}, 0, "attention-pingpong=0 attention-p-regs=0", 512},
-           {{8, 4 * 16, 128}, {8, 16 + 4000, 128}, 16, "", 1024}}) {
+           {{8, 4 * 16, 128}, {8, 16 + 4000, 128}, 16, "", 1024},
+           // Persistent CTAs asked for (not the causal default): more tiles
+           // than SMs, each CTA's of different block counts.
+           {{48, 700, 128}, {48, 700, 128}, 0, "attention-persistent=1"},
+           {{12, 1500, 128}, {12, 1500, 128}, 0, "attention-persistent=1", 300}}) {
     SCOPED_TRACE(shapeString(c.q) + " over " + shapeString(c.k) + " period " +
                  std::to_string(c.period) + " window " + std::to_string(c.window) + " " +
                  c.schedule);

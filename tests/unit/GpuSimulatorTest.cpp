@@ -282,6 +282,69 @@ TEST(GpuSimTest, CausalFlashAttentionMatchesTheReference) {
   }
 }
 
+// Persistent TMA flash kernels (attention-persistent=1; by default with
+// two consumers and more tiles than the H200's SMs) on few SMs, so that
+// each CTA takes several tiles, some one more than others: the stages'
+// phases and q's barriers go on over the tiles, the turns too. Attention
+// with a mask input, with and without turns and P from registers, a 2-D
+// q, k and v; causal ones (their block counts differ a tile: waves of
+// alternating order), grouped rows and a window among them, and runs of
+// whole row blocks (the tiles by their place in their run; also one CTA a
+// tile).
+TEST(GpuSimTest, PersistentTmaFlashAttentionMatchesTheReference) {
+  struct Case {
+    Shape q, k, v;
+    bool causal;
+    int64_t period, window, sms;
+    std::string schedule;
+  };
+  std::string ptxas = ptxtest::ptxasPath();
+  for (const Case &c : std::vector<Case>{
+           {{3, 260, 64}, {3, 300, 64}, {3, 300, 64}, false, 0, 0, 4, "attention-persistent=1"},
+           {{3, 260, 64}, {3, 300, 64}, {3, 300, 64}, false, 0, 0, 4,
+            "attention-persistent=1 attention-pingpong=0 attention-p-regs=0"},
+           {{300, 128}, {400, 128}, {400, 64}, false, 0, 0, 2, "attention-persistent=1"},
+           {{3, 300, 128}, {3, 300, 128}, {3, 300, 128}, true, 0, 0, 4, "attention-persistent=1"},
+           {{2, 4 * 40, 128}, {2, 40 + 90, 128}, {2, 40 + 90, 128}, true, 40, 0, 3,
+            "attention-persistent=1"},
+           // (Runs of whole row blocks: the tiles by their place in their run.)
+           {{2, 3 * 256, 128}, {2, 256 + 100, 128}, {2, 256 + 100, 128}, true, 256, 0, 4,
+            "attention-persistent=1"},
+           {{2, 3 * 256, 128}, {2, 256 + 100, 128}, {2, 256 + 100, 128}, true, 256, 0, 4,
+            "attention-persistent=0"},
+           {{2, 256, 128}, {2, 256, 128}, {2, 256, 128}, true, 0, 130, 3,
+            "attention-persistent=1"}}) {
+    SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) +
+                 (c.causal ? " causal" : "") + " on " + std::to_string(c.sms) + " SMs " +
+                 c.schedule);
+    Graph g("persistent");
+    Tensor q = g.input("q", c.q, DType::BF16);
+    Tensor k = g.input("k", c.k, DType::BF16);
+    Tensor v = g.input("v", c.v, DType::BF16);
+    double scale = 1.0 / std::sqrt(static_cast<double>(c.q.back()));
+    int64_t sq = c.q[c.q.size() - 2], sk = c.k[c.k.size() - 2];
+    g.output(c.causal ? nn::causal_attention(q, k, v, scale, c.period, c.window)
+                      : nn::attention(q, k, v, scale, g.input("mask", {sq, sk}, DType::F32)));
+    CompileOptions options;
+    options.dependentLaunch = false;
+    options.fuseAttention = true;
+    options.scheduleOptions = "attention-split=1 " + c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
+    EXPECT_EQ(p->launches[0].tensorMaps.size(), 3u);
+    EXPECT_EQ(p->launches[0].persistent,
+              c.schedule.find("attention-persistent=0") == std::string::npos);
+    EXPECT_GT(p->launches[0].gridSize(), c.sms);
+    if (!ptxas.empty())
+      ptxtest::expectAssemblesWithoutSpills(ptxas, p->ptx, "sm_90a");
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 47);
+    if (!c.causal)
+      inputs.back() = causalMask(sq, sk);
+    ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, inputs, 3e-2, options, c.sms));
+  }
+}
+
 // Causal masks outside flash attention, simulated and interpreted against
 // the reference: returned (a row kernel stores it), added to scores in a
 // GEMM's epilogue (attention as three kernels, with a sliding window), in

@@ -215,42 +215,59 @@ func.func @attention_p_regs(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16
 
 // -----
 
-// TMA copies (tma = 1): three tensor maps after the buffers; thread 0
-// initializes the mbarriers (q's, full and empty a stage); warpgroup 0 is
-// the producer (setmaxnreg down): its first thread copies q, then for each
-// key block waits on the stage's `empty`, arms `full` with the block's
-// bytes and copies k's and v's boxes. The consumers (setmaxnreg up) wait on
-// q's barrier, then in the loop on `full` (no cp.async, no CTA barrier),
-// and after P v each warp's lane 0 arrives on `empty`.
+// TMA copies (tma = 1, persistent = 1): three tensor maps after the
+// buffers; thread 0 initializes the mbarriers (q's full, full and empty a
+// stage, q's empty); CTA c takes tiles c, c + grid, ... (the loops over
+// them carry the tile's first block in the CTA's sequence and the count of
+// tiles so far). Warpgroup 0 is the producer (setmaxnreg down): its first thread,
+// for each tile and each key block of it, waits on the stage's `empty`,
+// arms `full` with the block's bytes and copies k's and v's boxes; after
+// a tile's first block it waits on q's `empty` and copies q. The consumers
+// (setmaxnreg up), for each tile, wait on q's barrier, then in the loop on
+// `full` (no cp.async, no CTA barrier); after P v each warp's lane 0
+// arrives on `empty`, and after the tile's last block on q's `empty`. The
+// block counter goes on over the tiles (the loops' index).
 // CHECK-LABEL: gpu.func @attention_tma
 //  CHECK-SAME:   %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
 //  CHECK-SAME:   known_block_size = array<i32: 256, 1, 1>
 //  CHECK-SAME:   tile.tma_params = 3
 //   CHECK-NOT:   nvgpu.device_async_copy
-//       CHECK:   nvvm.mbarrier.init
+//  CHECK-COUNT-6:   nvvm.mbarrier.init
 //       CHECK:   nvvm.fence.mbarrier.init
 //       CHECK:   gpu.barrier
+//       CHECK:   %[[CTA:.+]] = gpu.block_id  x
+//       CHECK:   %[[GRID:.+]] = gpu.grid_dim  x
 //       CHECK:   scf.if
 //       CHECK:     nvvm.setmaxregister  decrease 40
-//       CHECK:     nvvm.mbarrier.arrive.expect_tx
-//       CHECK:     nvvm.cp.async.bulk.tensor.shared.cluster.global
-//       CHECK:     scf.for
-//       CHECK:       nvvm.mbarrier.try_wait.parity
-//       CHECK:       nvvm.mbarrier.arrive.expect_tx
-//  CHECK-COUNT-2:       nvvm.cp.async.bulk.tensor.shared.cluster.global
+//       CHECK:     scf.for %{{.+}} = %[[CTA]] to %c2{{.*}} step %[[GRID]] iter_args(%[[G0:.+]] = %{{.+}}, %[[T:.+]] = %{{.+}}) -> (index, index)
+//       CHECK:       scf.for
+//       CHECK:         nvvm.mbarrier.try_wait.parity
+//       CHECK:         nvvm.mbarrier.arrive.expect_tx
+//  CHECK-COUNT-2:         nvvm.cp.async.bulk.tensor.shared.cluster.global
+//       CHECK:         scf.if
+//       CHECK:           nvvm.mbarrier.try_wait.parity
+//       CHECK:           nvvm.mbarrier.arrive.expect_tx
+//       CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global
+//       CHECK:       %[[NEXT:.+]] = arith.addi %[[G0]], %c2
+//       CHECK:       %[[T1:.+]] = arith.addi %[[T]], %c1
+//       CHECK:       scf.yield %[[NEXT]], %[[T1]] : index, index
 //       CHECK:   } else {
 //       CHECK:     nvvm.setmaxregister  increase 232
-//       CHECK:     nvvm.mbarrier.try_wait.parity
-//       CHECK:     scf.for
+//       CHECK:     scf.for %{{.+}} = %[[CTA]] to %c2{{.*}} step %[[GRID]] iter_args(
 //       CHECK:       nvvm.mbarrier.try_wait.parity
-//   CHECK-NOT:       gpu.barrier
-//       CHECK:       nvvm.wgmma.mma_async
-//       CHECK:       nvvm.barrier id
-//       CHECK:       nvvm.wgmma.mma_async
-//       CHECK:       nvvm.mbarrier.arrive
+//       CHECK:       scf.for
+//       CHECK:         nvvm.mbarrier.try_wait.parity
+//   CHECK-NOT:         gpu.barrier
+//       CHECK:         nvvm.wgmma.mma_async
+//       CHECK:         nvvm.barrier id
+//       CHECK:         nvvm.wgmma.mma_async
+//       CHECK:         nvvm.mbarrier.arrive
+//       CHECK:         scf.yield
+//       CHECK:       scf.if
+//       CHECK:         nvvm.mbarrier.arrive
 //       CHECK:       scf.yield
 //       CHECK:   gpu.return
-func.func @attention_tma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 168 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, shared_bytes = 50216 : i64, stages = 2 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 80, 64>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}, {arg = 3 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}]} {
+func.func @attention_tma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 168 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 2 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 80, 64>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}, {arg = 3 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}]} {
   %c40 = arith.constant 40 : index
   %cst = arith.constant 1.250000e-01 : f32
   %0 = tile.row_id
@@ -277,29 +294,37 @@ func.func @attention_tma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, 
 // -----
 
 // Turns (pingpong = 1, two consumer warpgroups of 64 rows): warpgroup 1
-// arrives once at named barrier 3 before the loop (so 0 goes first); in
-// the loop each syncs at 3 + its warpgroup before issuing S, and after
-// issuing it arrives at the other's (4 - warpgroup; warpgroup 1 not after
-// its last block).
+// arrives once at named barrier 3 before the loop over tiles (so 0 goes
+// first); in the loop over key blocks each syncs at 3 + its warpgroup
+// before issuing S, and after issuing it arrives at the other's (4 -
+// warpgroup; warpgroup 1 not after its last block of the CTA's last tile).
 // CHECK-LABEL: gpu.func @attention_turns
 //  CHECK-SAME:   known_block_size = array<i32: 384, 1, 1>
 //       CHECK:   } else {
 //       CHECK:     nvvm.setmaxregister  increase 232
-//       CHECK:     nvvm.mbarrier.try_wait.parity
 //       CHECK:     scf.if
 //       CHECK:       nvvm.barrier.arrive id = %{{.+}} number_of_threads = %{{.+}}
-//       CHECK:     scf.for
+//       CHECK:     scf.for %[[T:.+]] = %{{.+}} to %[[END:.+]] step %[[STEP:.+]] iter_args
 //       CHECK:       nvvm.mbarrier.try_wait.parity
-//       CHECK:       nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
-//       CHECK:       nvvm.wgmma.mma_async
-//       CHECK:       nvvm.wgmma.commit.group.sync.aligned
-//       CHECK:       scf.if
-//       CHECK:         nvvm.barrier.arrive id = %{{.+}} number_of_threads = %{{.+}}
-//       CHECK:       nvvm.wgmma.wait.group.sync.aligned 0
-//       CHECK:       nvvm.wgmma.mma_async
-//       CHECK:       scf.yield
+//       CHECK:       scf.for %[[I:.+]] = %{{.+}} to %[[COUNT:.+]] step
+//       CHECK:         nvvm.mbarrier.try_wait.parity
+//       CHECK:         nvvm.barrier id = %{{.+}} number_of_threads = %{{.+}}
+//       CHECK:         nvvm.wgmma.mma_async
+//       CHECK:         nvvm.wgmma.commit.group.sync.aligned
+//       CHECK:         %[[I1:.+]] = arith.addi %[[I]], %c1
+//       CHECK:         %[[MORE:.+]] = arith.cmpi ult, %[[I1]], %[[COUNT]]
+//       CHECK:         %[[WG0:.+]] = arith.cmpi eq, %{{.+}}, %c0
+//       CHECK:         %[[EITHER:.+]] = arith.ori %[[WG0]], %[[MORE]]
+//       CHECK:         %[[T1:.+]] = arith.addi %[[T]], %[[STEP]]
+//       CHECK:         %[[MORETILES:.+]] = arith.cmpi slt, %[[T1]], %[[END]]
+//       CHECK:         %[[PASS:.+]] = arith.ori %[[EITHER]], %[[MORETILES]]
+//       CHECK:         scf.if %[[PASS]]
+//       CHECK:           nvvm.barrier.arrive id = %{{.+}} number_of_threads = %{{.+}}
+//       CHECK:         nvvm.wgmma.wait.group.sync.aligned 0
+//       CHECK:         nvvm.wgmma.mma_async
+//       CHECK:         scf.yield
 //       CHECK:   gpu.return
-func.func @attention_turns(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 168 : i64, tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, pingpong = 1 : i64, shared_bytes = 90000 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 80, 64>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}, {arg = 3 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}]} {
+func.func @attention_turns(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 168 : i64, tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, persistent = 1 : i64, pingpong = 1 : i64, shared_bytes = 90000 : i64, stages = 2 : i64, threads = 384 : i64, tma = 1 : i64, warps_m = 8 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 80, 64>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}, {arg = 3 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}]} {
   %c40 = arith.constant 40 : index
   %cst = arith.constant 1.250000e-01 : f32
   %0 = tile.row_id
@@ -330,8 +355,13 @@ func.func @attention_turns(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>
 // the first: an empty group), then wait_group 1 (S done, P v running)
 // before the softmax and wait_group 0 after it, which frees the previous
 // block's stage (mbarrier arrive) and lets O be rescaled; the last
-// block's P v after the loop.
+// block's P v after the loop. (Not persistent: one tile a CTA, the
+// block's; the loops over tiles have one trip, 0 to 1, which the
+// canonicalizer folds.)
 // CHECK-LABEL: gpu.func @attention_overlap
+//   CHECK-NOT:   gpu.grid_dim
+//       CHECK:   scf.for %{{.+}} = %c0{{.*}} to %c1{{.*}} step %c1
+//   CHECK-NOT:   gpu.grid_dim
 //       CHECK:   scf.for
 //       CHECK:     nvvm.mbarrier.try_wait.parity
 //       CHECK:     nvvm.wgmma.fence.aligned

@@ -322,6 +322,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "issuing S = q k^T (named barriers 3 and 4), so one's softmax runs under the "
            "other's MMAs (FlashAttention-3's ping-pong); 0: no turns; -1 (default): 1 "
            "(measured 1.01-1.05x alone, 1.07-1.15x with P from registers and the overlap)">,
+    Option<"attentionPersistent", "attention-persistent", "int64_t", "-1",
+           "TMA flash-attention kernels: 1: persistent CTAs (at most one an SM, each "
+           "looping over tiles; the producer copies the next tile's first key blocks and q "
+           "while the consumers finish this one's); 0: one CTA a tile; -1 (default): 1 "
+           "where no causal mask makes the tiles' work unequal">,
     Option<"attentionPRegs", "attention-p-regs", "int64_t", "-1",
            "wgmma flash-attention kernels: 1: O += P v takes P from the registers the "
            "softmax left it in (wgmma with A in registers, tile.wgmma_rs), as "
