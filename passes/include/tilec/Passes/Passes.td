@@ -325,8 +325,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"attentionPersistent", "attention-persistent", "int64_t", "-1",
            "TMA flash-attention kernels: 1: persistent CTAs (at most one an SM, each "
            "looping over tiles; the producer copies the next tile's first key blocks and q "
-           "while the consumers finish this one's); 0: one CTA a tile; -1 (default): 1 "
-           "where no causal mask makes the tiles' work unequal">,
+           "while the consumers finish this one's; causal tiles heaviest first in waves of "
+           "alternating order); 0: one CTA a tile; -1 (default): 1 with two consumers (128 "
+           "rows) past 132 tiles where causal tiles go heaviest first (runs of grouped rows "
+           "whole row blocks; measured 1.02-1.10x)">,
     Option<"attentionPRegs", "attention-p-regs", "int64_t", "-1",
            "wgmma flash-attention kernels: 1: O += P v takes P from the registers the "
            "softmax left it in (wgmma with A in registers, tile.wgmma_rs), as "
