@@ -656,7 +656,7 @@ struct ScheduleRowKernelsPass
     fn.walk([&](tilec::tile::CausalMaskOp mask) {
       causal = true;
       int64_t period = mask.getPeriod();
-      heaviestFirst = heaviestFirst && (period % bm == 0 || period >= m);
+      heaviestFirst = heaviestFirst && ((period % bm == 0 && m % period == 0) || period >= m);
     });
     bool persistent =
         tma && (attentionPersistent == 1 ||
