@@ -1593,10 +1593,10 @@ private:
       tileIdx = rank ? m.add(m.mul(pid, s.clusterM), rank) : pid;
     }
     batchRow0 = m.c(0);
-    if (heavyRowsFirst && batched && blocksN == 1 && s.splitK == 1 && s.clusterM == 1) {
+    if (heavyRowsFirst && blocksN == 1 && s.splitK == 1 && s.clusterM == 1) {
       // Causal attention: a row block's keys grow with its rows, so the
-      // last row blocks of every batch go first (the longest work first:
-      // the last wave is the shortest). Rows in several runs of `period` a
+      // last row blocks of every batch (or of the one, unbatched) go first
+      // (the longest work first: the last wave is the shortest). Rows in several runs of `period` a
       // batch (grouped queries: each query head's tokens) see keys by
       // their place in their run: where the runs are whole row blocks,
       // the last places of every run and batch go first.

@@ -312,6 +312,11 @@ TEST(GpuSimTest, PersistentTmaFlashAttentionMatchesTheReference) {
             "attention-persistent=1"},
            {{2, 3 * 256, 128}, {2, 256 + 100, 128}, {2, 256 + 100, 128}, true, 256, 0, 4,
             "attention-persistent=0"},
+           // (Unbatched: 2-D q, k and v, runs of whole row blocks too.)
+           {{2 * 256, 128}, {256 + 40, 128}, {256 + 40, 128}, true, 256, 0, 3,
+            "attention-persistent=1"},
+           {{2 * 256, 128}, {256 + 40, 128}, {256 + 40, 128}, true, 256, 0, 3,
+            "attention-persistent=0"},
            {{2, 256, 128}, {2, 256, 128}, {2, 256, 128}, true, 0, 130, 3,
             "attention-persistent=1"}}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) +
