@@ -921,17 +921,18 @@ public:
         ib.create<NVVM::FenceMbarrierInitOp>(loc);
       }
       b.create<gpu::BarrierOp>(loc);
-      // (Not persistent: one tile, the loops' one trip folded away. One
-      // consumer, 64 rows, 128 keys a step and 128 columns, spilled 24
-      // bytes at the launch's 168 registers with the loops kept.)
-      // (The loops carry the tile's first block in the CTA's sequence and
-      // the count of its tiles so far, whose parity q's barriers take.)
-      // (Not persistent: 0 to 1, tile cta + 0 once the trip is folded.
-      // Persistent, where the tiles' work grows with their index (causal:
-      // heaviest first), in waves of `grid` that alternate their order, so
-      // that a CTA's heavy tile of one wave pairs with a light one of the
-      // next: CTA c takes tile w grid + c of even waves w, w grid + grid -
-      // 1 - c of odd ones, the last wave's where it is a tile.)
+      // The loops over the CTA's tiles carry the tile's first block in the
+      // CTA's sequence and the count of its tiles so far, whose parity q's
+      // barriers take. Not persistent, they run 0 to 1 over tile cta + 0,
+      // and the canonicalizer folds the one trip away (kept, the loops
+      // made the one-consumer kernel, 64 rows, 128 keys a step and 128
+      // columns, spill 24 bytes at the launch's 168 registers).
+      // Persistent, from the CTA's index by the grid; where the tiles'
+      // work falls with their index (causal: heaviest first), in waves of
+      // `grid` that alternate their order, so that a CTA's heavy tile of
+      // one wave pairs with a light one of the next: CTA c takes tile w
+      // grid + c of even waves w, w grid + grid - 1 - c of odd ones, the
+      // last wave's where it is a tile.
       Value cta = b.create<gpu::BlockIdOp>(loc, gpu::Dimension::x), grid;
       bool snake = s.persistent && heavyRowsFirst;
       if (snake) {
