@@ -903,6 +903,7 @@ public:
     // of blocks.)
     Value tileFirst, tileEnd, tileStep, tileIdxAt, g0 = m.c(0);
     scf::ForOp consumerTiles;
+    std::function<void(OpBuilder &, scf::ForOp)> nextTile;
     if (s.tma) {
       bars = m.add(smemBase, qBytes + kBytes + vBytes + pBytes);
       ticks = c32(b, 0x989680);
@@ -966,8 +967,24 @@ public:
         return im.add(im.mulv(index, grid),
                       bb.create<arith::SelectOp>(loc, odd, reversed, cta).getResult());
       };
+      // Each role's loop over the tiles: `bb` moves into its body, where the
+      // tile's rows and key blocks are set; `nextTile` ends the body.
+      auto tileLoopAt = [&](OpBuilder &bb) {
+        IndexMath im{bb, loc};
+        auto loop =
+            bb.create<scf::ForOp>(loc, tileFirst, tileEnd, tileStep, ValueRange{im.c(0), im.c(0)});
+        bb.setInsertionPointToStart(loop.getBody());
+        setTile(bb, tileOf(bb, loop.getInductionVar()));
+        tileBlocks(bb);
+        return loop;
+      };
+      nextTile = [&](OpBuilder &bb, scf::ForOp loop) {
+        IndexMath im{bb, loc};
+        auto carried = loop.getRegionIterArgs();
+        bb.create<scf::YieldOp>(loc, ValueRange{im.add(carried[0], blockCount),
+                                                im.add(carried[1], 1)});
+      };
       OpBuilder ib = splitProducer(b, tid, roleIf);
-      IndexMath im{ib, loc};
       auto ptr7 = LLVM::LLVMPointerType::get(ctx, 7);
       auto copy = [&](OpBuilder &cb, Value map, Value dst, ValueRange coords, Value bar) {
         Value d = cb.create<LLVM::AddrSpaceCastOp>(loc, ptr7, sharedPointer(cb, dst));
@@ -975,13 +992,10 @@ public:
             loc, d, map, coords, bar, ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
             false, NVVM::CTAGroupKindAttr(), Value());
       };
-      auto tileLoop =
-          ib.create<scf::ForOp>(loc, tileFirst, tileEnd, tileStep, ValueRange{im.c(0), im.c(0)});
-      OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
+      OpBuilder tb = ib;
+      scf::ForOp tileLoop = tileLoopAt(tb);
       IndexMath tm{tb, loc};
       Value gFirst = tileLoop.getRegionIterArgs()[0], t = tileLoop.getRegionIterArgs()[1];
-      setTile(tb, tileOf(tb, tileLoop.getInductionVar()));
-      tileBlocks(tb);
       auto loop = tb.create<scf::ForOp>(loc, tm.c(0), blockCount, tm.c(1));
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
@@ -1023,7 +1037,7 @@ public:
             copy(qb, mapParams[0], qm.add(smemBase, kb * s.blockM * 128 + rb * 64 * 128),
                  {c32(qb, kb * 64), toI32(qb, qm.add(qm.add(batchRow0, m0), rb * 64))}, qBar);
       }
-      tb.create<scf::YieldOp>(loc, ValueRange{tm.add(gFirst, blockCount), tm.add(t, 1)});
+      nextTile(tb, tileLoop);
       // The consumers: the rest of the kernel, in the else branch, in a
       // loop over the CTA's tiles.
       b.setInsertionPoint(roleIf.getElseRegion().front().getTerminator());
@@ -1043,13 +1057,9 @@ public:
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         ib.create<NVVM::BarrierArriveOp>(loc, c32(ib, 3), c32(ib, 256));
       }
-      consumerTiles =
-          b.create<scf::ForOp>(loc, tileFirst, tileEnd, tileStep, ValueRange{m.c(0), m.c(0)});
-      b.setInsertionPointToStart(consumerTiles.getBody());
+      consumerTiles = tileLoopAt(b);
       tileIdxAt = consumerTiles.getInductionVar();
       g0 = consumerTiles.getRegionIterArgs()[0];
-      setTile(b, tileOf(b, tileIdxAt));
-      tileBlocks(b);
       b.create<NVVM::MBarrierTryWaitParityOp>(
           loc, barAt(b, 0), toI32(b, m.rem(consumerTiles.getRegionIterArgs()[1], 2)), ticks);
     }
@@ -1496,8 +1506,7 @@ public:
       if (failed(done))
         return failure();
       if (consumerTiles) // (the next tile's blocks follow this one's)
-        b.create<scf::YieldOp>(
-            loc, ValueRange{m.add(g0, blockCount), m.add(consumerTiles.getRegionIterArgs()[1], 1)});
+        nextTile(b, consumerTiles);
       if (roleIf) // (the kernel goes on after the producer / consumer branches)
         b.setInsertionPointAfter(roleIf);
       return success();
@@ -1597,10 +1606,11 @@ private:
     if (heavyRowsFirst && blocksN == 1 && s.splitK == 1 && s.clusterM == 1) {
       // Causal attention: a row block's keys grow with its rows, so the
       // last row blocks of every batch (or of the one, unbatched) go first
-      // (the longest work first: the last wave is the shortest). Rows in several runs of `period` a
-      // batch (grouped queries: each query head's tokens) see keys by
-      // their place in their run: where the runs are whole row blocks,
-      // the last places of every run and batch go first.
+      // (the longest work first: the last wave is the shortest). Rows in
+      // several runs of `period` a batch (grouped queries: each query
+      // head's tokens) see keys by their place in their run: where the runs
+      // are whole row blocks, the last places of every run and batch go
+      // first.
       if (int64_t period = heavyPeriod;
           period > 0 && period % s.blockM == 0 && M % period == 0 && M / period > 1) {
         int64_t perRun = period / s.blockM, units = batch * (M / period);
