@@ -33,6 +33,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -96,6 +97,11 @@ struct GemmSchedule {
   // below 2^-126 (tile.flush_exp: ex2.approx.ftz; false, schedule key
   // unflushed_exps = 1: the IEEE form, for A/B runs).
   bool flushExps = true;
+  /// Split keys: every row's partials handed over, not only the batch's,
+  /// and combined by each warp a tile at a time, loads just before their
+  /// use (attention-all-partials: the hand-off before the thirty-first
+  /// session, A/B runs).
+  bool allPartials = false;
   // TMA flash attention: persistent CTAs, each looping over tiles c, c +
   // grid, ... (false: one tile a CTA, the loop of one trip folded away).
   bool persistent = false;
@@ -197,19 +203,21 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.descOffsets = get("address_descriptors") != 1;
   s.flushExps = get("unflushed_exps") != 1;
   s.persistent = get("persistent") == 1;
+  s.allPartials = get("all_partials") == 1;
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
     return fn.emitOpError("invalid attention tile.schedule ")
            << dict << " (block_m a multiple of 16, 16 a warp; block_n keys a multiple of 16; "
                       ">= 2 stages)";
-  if ((s.tma && (!s.wgmma || s.sAhead || s.splitK > 1)) ||
+  if ((s.tma && (!s.wgmma || s.sAhead || (s.splitK > 1 && s.persistent))) ||
       (s.wgmma && (s.blockM % 64 != 0 || keys % 64 != 0)) ||
       (s.attentionTurns && (!s.tma || s.blockM != 128)) || (s.pRegs && !s.wgmma) ||
       (s.overlap && (!s.tma || !s.pRegs)) || (s.persistent && !s.tma))
     return fn.emitOpError("invalid attention tile.schedule ")
            << dict
-           << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, no split; "
+           << " (wgmma: block_m and block_n multiples of 64; tma: wgmma 1, not persistent "
+              "where split; "
               "pingpong: tma, block_m 128; p_regs: wgmma; overlap: tma, p_regs; persistent: "
               "tma)";
   return s;
@@ -1060,8 +1068,18 @@ public:
       consumerTiles = tileLoopAt(b);
       tileIdxAt = consumerTiles.getInductionVar();
       g0 = consumerTiles.getRegionIterArgs()[0];
-      b.create<NVVM::MBarrierTryWaitParityOp>(
-          loc, barAt(b, 0), toI32(b, m.rem(consumerTiles.getRegionIterArgs()[1], 2)), ticks);
+      // (q comes with a tile's first block: a split of none, past a causal
+      // limit or before a window, has no q to wait for.)
+      OpBuilder qb = b;
+      if (s.splitK > 1 && causal) {
+        auto any = b.create<scf::IfOp>(
+            loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ugt, blockCount, m.c(0)),
+            /*withElse=*/false);
+        qb = OpBuilder::atBlockBegin(&any.getThenRegion().front());
+      }
+      qb.create<NVVM::MBarrierTryWaitParityOp>(
+          loc, barAt(qb, 0), toI32(qb, IndexMath{qb, loc}.rem(consumerTiles.getRegionIterArgs()[1], 2)),
+          ticks);
     }
     SmallVector<Value> init(niO, zero4);
     init.append({negInf, negInf, zeroF, zeroF});
@@ -1469,11 +1487,19 @@ public:
     // ---- O / l through the output's epilogue ----
     // `pairOf(eb, t, h)`: row half h of output n8 tile t, unnormalized;
     // `sums`: each row half's sum of exps (this thread's columns).
+    // (`warpRow`, `tBase`, `tCount`, `halves`: the split keys' combine
+    // spread over a warpgroup, below - the rows of another warp, output
+    // tiles tBase .. tBase + tCount - 1 as pairOf's 0 .., the first
+    // `halves` row halves; by default this warp's, all.)
     auto finish = [&](OpBuilder &eb, llvm::function_ref<Value(OpBuilder &, int64_t, int64_t)> pairOf,
-                      ArrayRef<Value> sums) -> LogicalResult {
+                      ArrayRef<Value> sums, Value warpRow = Value(), Value tBase = Value(),
+                      int64_t tCount = 0, int64_t halves = 2) -> LogicalResult {
       IndexMath em{eb, loc};
+      warpRow = warpRow ? warpRow : warpM0;
+      tBase = tBase ? tBase : em.c(0);
+      tCount = tCount ? tCount : niO;
       Value inv[2];
-      for (int64_t h = 0; h < 2; ++h) {
+      for (int64_t h = 0; h < halves; ++h) {
         Value l = quadReduce(eb, sums[h], false);
         auto d = eb.create<arith::DivFOp>(loc, fconst(eb, f32, 1.0f), l);
         d.setFastmathAttr(div.getFastmathAttr());
@@ -1481,12 +1507,12 @@ public:
       }
       Value quad = em.div(lane, 4), pairCol = em.mul(em.rem(lane, 4), 2);
       fragmentOps = outOps;
-      for (int64_t h = 0; h < 2; ++h) {
+      for (int64_t h = 0; h < halves; ++h) {
         Value invVec = eb.create<vector::BroadcastOp>(loc, v2, inv[h]);
-        for (int64_t t = 0; t < niO; ++t) {
+        for (int64_t t = 0; t < tCount; ++t) {
           rowProductPair = eb.create<arith::MulFOp>(loc, pairOf(eb, t, h), invVec);
-          Value row = em.add(em.add(em.add(m0, warpM0), quad), h * 8);
-          Value col = em.add(em.add(n0, pairCol), t * 8);
+          Value row = em.add(em.add(em.add(m0, warpRow), quad), h * 8);
+          Value col = em.add(em.add(n0, pairCol), em.mul(em.add(tBase, t), 8));
           if (failed(emitFragment(eb, row, col, {}, t, h, Emit::All)))
             return failure();
         }
@@ -1517,19 +1543,73 @@ public:
     // last to finish rescales each split's by exp(m_split - m) for the
     // overall max m (0 where every key so far is masked) and adds them in
     // split order.
+    // Only rows of the batch are handed over: half h of a warp's output
+    // fragments holds rows m0 + warpM0 + 8 h + lane / 4, none of the
+    // batch's M where the first is past them (the same for the whole warp:
+    // its stores are skipped, and the combine's loads with the warp). With
+    // decode's few query rows a kv head (M <= 8: 1-8 heads a kv head and
+    // token) every warp's second half is empty, and all warps but the
+    // first: an eighth of the 64-row tile's partials moves.
+    SmallVector<Value> rowHalfLive;
+    for (int64_t h = 0; h < 2 && !s.allPartials; ++h) {
+      Value live;
+      if (M % s.blockM == 0)
+        live = b.create<arith::ConstantOp>(loc, b.getBoolAttr(true));
+      else if (h == 1 && M <= 8)
+        live = b.create<arith::ConstantOp>(loc, b.getBoolAttr(false));
+      else
+        live = m.lt(m.add(m.add(m0, warpM0), h * 8), M);
+      rowHalfLive.push_back(live);
+    }
     SmallVector<Value> partials(loop.getResults().take_front(niO));
     partials.push_back(b.create<vector::FromElementsOp>(
         loc, v4, ValueRange{loop.getResult(niO), loop.getResult(niO + 1),
                             loop.getResult(niO + 2), loop.getResult(niO + 3)}));
-    FailureOr<SplitSlots> slots = arriveWithPartials(b, partials, (dv + 8) * s.blockM);
+    FailureOr<SplitSlots> slots =
+        arriveWithPartials(b, partials, (dv + 8) * s.blockM, rowHalfLive, niO);
     if (failed(slots))
       return failure();
     OpBuilder eb = slots->last;
+    // Decode (wgmma, at most 32 rows a batch, fewer than a CTA's): the last
+    // split's whole warpgroup combines the rows of its first one or two
+    // warps, each warp a share of their output tiles (the loads of a tile's
+    // partials wait for the previous tile's stores: a warp alone would
+    // make one round trip to L2 a tile, 16 at 128 columns, measured as
+    // most of a 1028-key decode's 12.5 us; spread, 4). Its warps read
+    // another warp's slots (the source's lanes, same quads).
+    int64_t liveWarps = llvm::divideCeil(M, 16);
+    bool spread = s.wgmma && !rowHalfLive.empty() && M < s.blockM && M <= 32;
+    int64_t chunks = spread ? 4 / liveWarps : 1, perChunk = niO / chunks;
+    SplitSlots src = *slots;
+    Value srcRow, tBase;
+    if (spread) {
+      IndexMath em{eb, loc};
+      Value inGroup = em.rem(tileWarp, 4), srcWarp = em.rem(inGroup, liveWarps);
+      src.tileTid = em.add(em.mul(srcWarp, kWarpSize), lane);
+      srcRow = em.mul(srcWarp, 16);
+      tBase = em.mul(em.div(inGroup, liveWarps), perChunk);
+      // (The first warpgroup's: a later one holds none of the rows.)
+      auto first = eb.create<scf::IfOp>(loc, em.lt(tileWarp, 4), /*withElse=*/false);
+      eb = OpBuilder::atBlockBegin(&first.getThenRegion().front());
+    } else if (!rowHalfLive.empty() && !getConstantIntValue(rowHalfLive[0])) {
+      // (A warp with no row of the batch has nothing to combine.)
+      auto any = eb.create<scf::IfOp>(loc, rowHalfLive[0], /*withElse=*/false);
+      eb = OpBuilder::atBlockBegin(&any.getThenRegion().front());
+    }
+    // (Output tile t of the warp's share: tile tBase + t of the source's.)
     auto partial = [&](OpBuilder &bb, int64_t sp, int64_t f, int64_t h) -> Value {
       IndexMath im{bb, loc};
-      return bb.create<LLVM::LoadOp>(loc, v2, partialAt(bb, *slots, im.c(sp), f, h),
+      std::optional<int64_t> live =
+          rowHalfLive.empty() ? std::optional<int64_t>() : getConstantIntValue(rowHalfLive[h]);
+      if (f < niO && live && *live == 0) // (rows past the batch's: not stored)
+        return bb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(v2, 0.0f));
+      Value fv = spread && f < niO ? im.add(tBase, f) : im.c(f);
+      return bb.create<LLVM::LoadOp>(loc, v2, partialAt(bb, src, im.c(sp), fv, h),
                                      /*alignment=*/8);
     };
+    std::optional<int64_t> secondLive =
+        rowHalfLive.empty() ? std::optional<int64_t>() : getConstantIntValue(rowHalfLive[1]);
+    int64_t halves = secondLive && *secondLive == 0 ? 1 : 2;
     SmallVector<std::array<Value, 2>> splitMax;
     Value overall[2] = {negInf, negInf};
     for (int64_t sp = 0; sp < s.splitK; ++sp) {
@@ -1554,18 +1634,46 @@ public:
       }
       weight.push_back(w);
     }
-    return finish(
+    // Each output tile's loads are issued `ahead` tiles before its sum (in
+    // finish's order: row half, then tile), ahead of the stores between:
+    // else each tile's loads would wait for the last tile's stores to
+    // issue, a round trip to L2 a tile. (About 32 loaded floats a thread;
+    // 16 in the TMA kernels, whose launch allows 168 registers: at 5 splits
+    // and 3 tiles ahead ptxas spilled 16 bytes.)
+    int64_t tiles = spread ? perChunk : niO,
+            ahead = s.allPartials ? 0 : std::max<int64_t>(1, (s.tma ? 8 : 16) / s.splitK);
+    DenseMap<int64_t, SmallVector<Value>> issued; // (h * tiles + t: a split's pair each)
+    auto issue = [&](OpBuilder &bb, int64_t at) {
+      if (at >= halves * tiles || issued.count(at))
+        return;
+      SmallVector<Value> &loads = issued[at];
+      for (int64_t sp = 0; sp < s.splitK; ++sp)
+        loads.push_back(partial(bb, sp, at % tiles, at / tiles));
+    };
+    LogicalResult done = finish(
         eb,
         [&](OpBuilder &bb, int64_t t, int64_t h) -> Value {
+          int64_t at = h * tiles + t;
+          for (int64_t next = at; next <= at + ahead; ++next)
+            issue(bb, next);
+          SmallVector<Value> loads = issued.lookup(at);
+          issued.erase(at);
           Value sum;
           for (int64_t sp = 0; sp < s.splitK; ++sp) {
             Value wv = bb.create<vector::BroadcastOp>(loc, v2, weight[sp][h]);
-            Value part = bb.create<arith::MulFOp>(loc, partial(bb, sp, t, h), wv);
+            Value part = bb.create<arith::MulFOp>(loc, loads[sp], wv);
             sum = sum ? bb.create<arith::AddFOp>(loc, sum, part).getResult() : part;
           }
           return sum;
         },
-        {sums[0], sums[1]});
+        {sums[0], sums[1]}, srcRow, tBase, spread ? perChunk : 0, halves);
+    if (failed(done))
+      return failure();
+    if (consumerTiles) // (TMA: one tile, the consumer branch's end)
+      nextTile(b, consumerTiles);
+    if (roleIf)
+      b.setInsertionPointAfter(roleIf);
+    return success();
   }
 
   /// The causal mask (tile.causal_mask of the row's own id) added last to
@@ -2812,11 +2920,23 @@ private:
   /// split `split`: byte ((2 f + h) * tileThreads + t) * 8 of the tile's
   /// slot for that split, so that a warp's stores and loads are whole lines.
   Value partialAt(OpBuilder &bb, const SplitSlots &w, Value split, int64_t f, int64_t h) {
+    return partialAt(bb, w, split, [&](IndexMath &im) {
+      return im.add(w.tileTid, (2 * f + h) * w.tileThreads);
+    });
+  }
+  /// (The same, of a tile index f known only at run time.)
+  Value partialAt(OpBuilder &bb, const SplitSlots &w, Value split, Value f, int64_t h) {
+    return partialAt(bb, w, split, [&](IndexMath &im) {
+      return im.add(w.tileTid, im.add(im.mul(f, 2 * w.tileThreads), h * w.tileThreads));
+    });
+  }
+  Value partialAt(OpBuilder &bb, const SplitSlots &w, Value split,
+                  llvm::function_ref<Value(IndexMath &)> entryOf) {
     Location loc = fn.getLoc();
     IndexMath im{bb, loc};
     Value slot = im.add(im.mul(im.add(im.mul(tileIdx, s.splitK), split), w.layout.slotBytes()),
                         w.layout.counterBytes());
-    Value byte = im.add(slot, im.mul(im.add(w.tileTid, (2 * f + h) * w.tileThreads), 8));
+    Value byte = im.add(slot, im.mul(entryOf(im), 8));
     Value off = bb.create<arith::IndexCastOp>(loc, bb.getI64Type(), byte);
     return bb.create<LLVM::GEPOp>(loc, LLVM::LLVMPointerType::get(bb.getContext(), 1),
                                   bb.getI8Type(), workspace, ValueRange{off});
@@ -2835,8 +2955,14 @@ private:
   ///    builder is inside the block it alone runs, where partialAt reads
   ///    every split's partials. The other splits' units are done.
   /// No unit waits for another, so the splits need not run at once.
+  /// `rowHalfLive` (runFlash's split keys), where given: whether half h of
+  /// the first `rowFrags` accumulators holds any row of the batch (an i1,
+  /// the same across the unit's warp, or a constant): a half of none is
+  /// not stored (the combine does not read it).
   FailureOr<SplitSlots> arriveWithPartials(OpBuilder &b, ArrayRef<Value> acc,
-                                           int64_t tileAccumulators) {
+                                           int64_t tileAccumulators,
+                                           ArrayRef<Value> rowHalfLive = {},
+                                           int64_t rowFrags = 0) {
     Location loc = fn.getLoc();
     MLIRContext *ctx = b.getContext();
     IndexMath m{b, loc};
@@ -2859,12 +2985,29 @@ private:
     Value tileTid = m.add(m.mul(tileWarp, kWarpSize), lane);
     Value unit = m.div(tileTid, unitThreads);
     SplitSlots slots{layout, tileTid, tileThreads, OpBuilder(ctx)};
-    for (int64_t f = 0; f < frags; ++f)
-      for (int64_t h = 0; h < 2; ++h) {
-        Value half = b.create<vector::ShuffleOp>(loc, acc[f], acc[f],
-                                                 ArrayRef<int64_t>{2 * h, 2 * h + 1});
-        b.create<LLVM::StoreOp>(loc, half, partialAt(b, slots, splitIdx, f, h), /*alignment=*/8);
+    auto storeHalves = [&](OpBuilder &sb, int64_t fBegin, int64_t fEnd, ArrayRef<int64_t> hs) {
+      for (int64_t f = fBegin; f < fEnd; ++f)
+        for (int64_t h : hs) {
+          Value half = sb.create<vector::ShuffleOp>(loc, acc[f], acc[f],
+                                                    ArrayRef<int64_t>{2 * h, 2 * h + 1});
+          sb.create<LLVM::StoreOp>(loc, half, partialAt(sb, slots, splitIdx, f, h),
+                                   /*alignment=*/8);
+        }
+    };
+    int64_t guarded = rowHalfLive.empty() ? 0 : rowFrags;
+    for (int64_t h = 0; h < 2 && guarded; ++h) {
+      std::optional<int64_t> known = getConstantIntValue(rowHalfLive[h]);
+      if (known && *known == 0)
+        continue;
+      if (known) {
+        storeHalves(b, 0, guarded, {h});
+        continue;
       }
+      auto live = b.create<scf::IfOp>(loc, rowHalfLive[h], /*withElse=*/false);
+      OpBuilder lb = OpBuilder::atBlockBegin(&live.getThenRegion().front());
+      storeHalves(lb, 0, guarded, {h});
+    }
+    storeHalves(b, guarded, frags, {0, 1});
     // Release (fence.acq_rel.gpu: membar.gl is the stronger fence.sc).
     b.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release, "device");
     Value barId, count;

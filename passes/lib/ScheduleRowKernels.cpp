@@ -538,6 +538,7 @@ struct ScheduleRowKernelsPass
           {"attention-persistent", attentionPersistent, true},
           {"attention-descriptor-offsets", attentionDescriptorOffsets, false},
           {"attention-flush-exps", attentionFlushExps, false},
+          {"attention-all-partials", attentionAllPartials, false},
           {"attention-fold-scale", attentionFoldScale, false}})
       if (value < (chosen ? -1 : 0) || value > 1)
         return fn.emitOpError() << name << " must be " << (chosen ? "-1, 0 or 1" : "0 or 1")
@@ -601,19 +602,46 @@ struct ScheduleRowKernelsPass
       split = std::min(split, blocks);
       return llvm::divideCeil(blocks, llvm::divideCeil(blocks, split)); // (none empty)
     };
-    // (TMA where the keys would be split: the cp.async kernel instead, with
-    // its 64 rows a CTA.)
     // (TMA: 128 keys a step by default, where the stages fit; the split is
     // judged with them: 128 keys are one block, not two.)
-    if (tma && !attentionBlockN && valueDim <= 128) {
-      bn = 128;
-      if (sharedFor(bm, true) > maxSharedBytes(target))
-        bn = bnNoTma;
-    }
-    if (tma && splitFor(bm) > 1) {
+    auto tmaKeys = [&] {
+      if (tma && !attentionBlockN && valueDim <= 128) {
+        bn = 128;
+        if (sharedFor(bm, true) > maxSharedBytes(target))
+          bn = bnNoTma;
+      }
+    };
+    tmaKeys();
+    // TMA where the keys are split (decode): one consumer, 64 rows a CTA
+    // (decode's 1-64 query rows a kv head: 128 would double the MMAs and
+    // exps of rows past the batch's), as many stages as fit, up to 4 (at
+    // 128 keys a step and head dim 128, 3: 192 KB of k and v in flight, one
+    // CTA an SM). Measured (run s31a, H100) before: the cp.async kernel (64
+    // rows, 2 stages of 64 keys) at 47-68% of the copy's bandwidth where
+    // the keys were split, the TMA kernel 94% with 256 kv heads not split.
+    // (attention-tma=0: the cp.async kernel.)
+    // (A mask read with the scores, a row of the keys' length, holds a
+    // thread's 64 more floats at 128 keys a step: ptxas spilled 8 bytes at
+    // the launch's 168 registers, none at 64 keys a step.)
+    bool splitTma = false, maskRead = false;
+    fn.walk([&](tilec::tile::LoadOp load) {
+      auto t = llvm::dyn_cast<RankedTensorType>(load.getType());
+      maskRead = maskRead || (t && t.getRank() == 1 && t.getDimSize(0) == keys);
+    });
+    if (tma && splitFor(bm) > 1 && attentionBlockM > 64) {
+      // (Two consumers with split keys: the cp.async kernel, as before.)
       tma = false;
-      bm = attentionBlockM ? attentionBlockM : 64;
+      bm = attentionBlockM;
       bn = bnNoTma;
+    } else if (tma && splitFor(bm) > 1) {
+      splitTma = true;
+      bm = 64;
+      bn = bnNoTma;
+      if (!maskRead)
+        tmaKeys();
+      if (!attentionStages)
+        for (stages = 4; stages > 2 && sharedFor(bm, true) > maxSharedBytes(target);)
+          --stages;
     }
     // Overlap (TMA, P from registers): block i's S is issued while block
     // i - 1's P v still holds its stage, so 3 stages by default where they
@@ -629,7 +657,7 @@ struct ScheduleRowKernelsPass
     bool turns = tma && bm == 128 && attentionPingpong != 0;
     bool overlap = tma && bm == 128 && pRegs &&
                    (attentionOverlap == 1 || (attentionOverlap == -1 && turns));
-    if (overlap && !attentionStages) {
+    if (overlap && !attentionStages && !splitTma) {
       stages = 3;
       if (sharedFor(bm, tma) > maxSharedBytes(target))
         stages = 2;
@@ -658,9 +686,11 @@ struct ScheduleRowKernelsPass
       int64_t period = mask.getPeriod();
       heaviestFirst = heaviestFirst && ((period % bm == 0 && m % period == 0) || period >= m);
     });
+    // (Not with split keys: a split takes its tile's blocks once.)
     bool persistent =
-        tma && (attentionPersistent == 1 ||
-                (attentionPersistent == -1 && bm == 128 && tiles > kHopperSms && heaviestFirst));
+        tma && split == 1 &&
+        (attentionPersistent == 1 ||
+         (attentionPersistent == -1 && bm == 128 && tiles > kHopperSms && heaviestFirst));
     int64_t warps = bm / 16;
     tilec::GemmSplitWorkspace workspace{tiles, warps, split, (valueDim + 8) * bm};
     if (tma) {
@@ -697,6 +727,7 @@ struct ScheduleRowKernelsPass
                      // (Not with TMA and one consumer, 64 rows: compiled
                      // at the launch's 168 registers, 128 keys and 128
                      // columns spilled 8 bytes with the shorter exps.)
+                     {"all_partials", attentionAllPartials == 1 ? 1 : -1},
                      {"unflushed_exps",
                       attentionFlushExps == 0 || (tma && bm == 64) ? 1 : -1},
                      {"address_descriptors", attentionDescriptorOffsets == 0 ? 1 : -1},

@@ -840,7 +840,9 @@ TEST(Attention, FlashMatchesReference) {
            {{2, 130, 64}, {2, 130, 64}, {2, 130, 64}, {130, 130}, DType::BF16, DType::F32, true,
             "attention-split=3"},
            {{8, 4, 128}, {8, 4100, 128}, {8, 4100, 128}, {4, 4100}, DType::BF16, DType::F32, true,
-            ""}}) {
+            ""},
+           // (Split keys, 20 rows a batch: warp 1 hands over half its rows.)
+           {{4, 20, 64}, {4, 900, 64}, {4, 900, 64}, {}, DType::BF16, DType::F32, false, ""}}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " mask " +
                  shapeString(c.mask) + (c.causal ? " causal " : " ") + dtypeName(c.dtype) + " " +
                  c.schedule);
@@ -887,6 +889,7 @@ TEST(Attention, WgmmaFlashMatchesReference) {
            {{2, 512, 128}, {2, 512, 128}, {2, 512, 128}, {512, 512}, DType::BF16,
             "attention-block-m=64"},
            {{8, 4, 128}, {8, 4100, 128}, {8, 4100, 128}, {4, 4100}, DType::BF16, ""},
+           {{3, 20, 128}, {3, 2000, 128}, {3, 2000, 128}, {20, 2000}, DType::BF16, ""},
            // TMA copies (mode 3: attention-tma=1; the keys not split)
            {{32, 512, 128}, {32, 512, 128}, {32, 512, 128}, {512, 512}, DType::BF16,
             "attention-split=1 attention-stages=3"},

@@ -100,7 +100,10 @@ TEST(GpuSimTest, FlashAttentionMatchesTheReference) {
            {{2, 130, 64}, {2, 130, 64}, {2, 130, 64}, {130, 130}, DType::BF16,
             "attention-split=3"},
            {{4, 16, 128}, {4, 1000, 128}, {4, 1000, 128}, {16, 1000}, DType::BF16,
-            "attention-block-n=32 attention-stages=3 attention-split=11"}}) {
+            "attention-block-n=32 attention-stages=3 attention-split=11"},
+           // (Only the batch's rows hand over partials: 20 rows leave warp
+           // 1's second half and warps 2-3 with none.)
+           {{2, 20, 64}, {2, 300, 64}, {2, 300, 64}, {}, DType::F16, "attention-split=4"}}) {
     SCOPED_TRACE(shapeString(c.q) + " " + shapeString(c.k) + " " + shapeString(c.v) + " " +
                  c.schedule);
     Graph g("attention");
@@ -146,6 +149,10 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
             "attention-block-m=64 attention-block-n=128"},
            {{4, 16, 128}, {4, 1000, 128}, {4, 1000, 128}, {16, 1000}, DType::BF16,
             "attention-split=5"},
+           // (Decode: 4 query rows a kv head, only warp 0's first half of
+           // each split's partials handed over; 20 rows: warp 1's too.)
+           {{3, 4, 128}, {3, 700, 128}, {3, 700, 128}, {}, DType::BF16, "attention-split=6"},
+           {{2, 20, 64}, {2, 300, 64}, {2, 300, 64}, {}, DType::BF16, "attention-split=3"},
            // TMA (mode 3; the keys not split): 128 and 64 rows a CTA, 2-4
            // stages, more key blocks than stages, a 2-D k and v.
            {{2, 200, 128}, {2, 700, 128}, {2, 700, 128}, {200, 700}, DType::BF16,
@@ -194,11 +201,14 @@ TEST(GpuSimTest, WgmmaFlashAttentionMatchesTheReference) {
     }
     ASSERT_TRUE(p.ok()) << p.message();
     EXPECT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos);
-    if (tma && c.schedule.find("attention-split=1") != std::string::npos) {
+    // (TMA with the keys split too - decode: one consumer, 64 rows.)
+    bool split = c.schedule.find("attention-split=") != std::string::npos &&
+                 c.schedule.find("attention-split=1") == std::string::npos;
+    if (tma && c.schedule.find("attention-split=") != std::string::npos) {
       EXPECT_NE(p->ptx.find("cp.async.bulk.tensor"), std::string::npos);
       // (Turns where the CTA has two consumers: 128 rows.)
       EXPECT_EQ(p->ptx.find("bar.arrive") != std::string::npos,
-                turns && c.schedule.find("block-m=64") == std::string::npos);
+                turns && !split && c.schedule.find("block-m=64") == std::string::npos);
     }
     // (P v with A in registers: "{d...}, {a0, a1, a2, a3}, desc_b".)
     EXPECT_EQ(p->ptx.find("}, {%r") != std::string::npos, pRegs);

@@ -105,6 +105,51 @@ func.func @attention_split(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>
 
 // -----
 
+// Split keys at decode (4 query rows a batch, 48 a CTA): only rows of the
+// batch hand over partials. A warp's second row half (rows 8-15 of its 16)
+// holds none, so its stores are not emitted; the first half's are guarded
+// by whether the warp's first row is one of the batch's (warp 0 only), the
+// split's max and sum stored by all; the last split's combine runs in the
+// warps the same guard lets in.
+// CHECK-LABEL: gpu.func @attention_split_decode
+//       CHECK:   scf.for
+//       CHECK:   scf.yield
+//       CHECK:   scf.if %[[LIVE:.+]] {
+//  CHECK-COUNT-4:     llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>
+//  CHECK-NEXT:   }
+//  CHECK-COUNT-2:   llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<1>
+//  CHECK-NEXT:   llvm.fence syncscope("device") release
+//       CHECK:   llvm.atomicrmw add
+//       CHECK:   llvm.fence syncscope("device") acquire
+//  CHECK-NEXT:   scf.if %[[LIVE]] {
+//       CHECK:     llvm.load {{.*}} -> vector<2xf32>
+//       CHECK:     vector.store
+func.func @attention_split_decode(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x32xbf16>, %arg4: memref<?x32xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 4, 32>, tile.gemm, tile.kernel, tile.max_registers = 255 : i64, tile.schedule = {attention = 1 : i64, block_m = 48 : i64, block_n = 64 : i64, grid = 4 : i64, group_m = 1 : i64, shared_bytes = 30720 : i64, split_k = 2 : i64, stages = 2 : i64, threads = 96 : i64, warps_m = 3 : i64, workspace_bytes = 30976 : i64}} {
+  %c4 = arith.constant 4 : index
+  %cst = arith.constant 1.250000e-01 : f32
+  %0 = tile.row_id
+  %1 = tile.matmul %arg0, %arg1[%0] {transpose_b = true} : memref<?x64xbf16>, memref<2x72x64xbf16> -> tensor<72xf32>
+  %2 = tile.splat %cst : f32 -> tensor<72xf32>
+  %3 = arith.mulf %1, %2 : tensor<72xf32>
+  %4 = arith.remui %0, %c4 : index
+  %5 = tile.load %arg2[%4] : memref<?x72xf32> -> tensor<72xf32>
+  %6 = arith.addf %3, %5 : tensor<72xf32>
+  %7 = tile.reduce_max %6 : tensor<72xf32> -> f32
+  %8 = tile.splat %7 : f32 -> tensor<72xf32>
+  %9 = arith.subf %6, %8 : tensor<72xf32>
+  %10 = math.exp %9 : tensor<72xf32>
+  %11 = tile.reduce_sum %10 : tensor<72xf32> -> f32
+  %12 = tile.splat %11 : f32 -> tensor<72xf32>
+  %13 = arith.divf %10, %12 : tensor<72xf32>
+  %14 = arith.truncf %13 : tensor<72xf32> to tensor<72xbf16>
+  %15 = tile.row_matmul %14, %arg3[%0] : tensor<72xbf16>, memref<2x72x32xbf16> -> tensor<32xf32>
+  %16 = arith.truncf %15 : tensor<32xf32> to tensor<32xbf16>
+  tile.store %16, %arg4[%0] : tensor<32xbf16> -> memref<?x32xbf16>
+  return
+}
+
+// -----
+
 // The Hopper flash kernel (wgmma = 1): panels aligned to 1024 bytes; q and
 // k in 64-column blocks (K-major), v MN-major; in the loop the copies are
 // fenced for the async proxy before the barrier, S = q k^T is one

@@ -5,6 +5,7 @@
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=0" %s | FileCheck %s --check-prefix=SYNC
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-block-n=32" %s | FileCheck %s --check-prefix=N32
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=1" %s | FileCheck %s
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-tma=0" %s | FileCheck %s --check-prefix=CPASYNC
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1" %s | FileCheck %s --check-prefix=TMA
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-pingpong=0 attention-p-regs=0" %s | FileCheck %s --check-prefix=PLAIN
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-pingpong=0" %s | FileCheck %s --check-prefix=PREGS
@@ -20,12 +21,17 @@
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=3" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The Hopper flash kernel's schedule (attention-wgmma=1, the default on
-// sm_90a): 64 query rows a CTA (one warpgroup), 64 keys a step, shared
+// sm_90a) where the keys are split (8 tiles of 64 rows): TMA copies from a
+// producer warpgroup to one consumer of 64 query rows, 128 keys a step (2
+// blocks: 2 ways), 3 stages of k and v (192 KB) beside q (16 KB).
+// CHECK-LABEL: func.func @attention_kernel0
+//  CHECK-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 128 : i64, grid = 16 : i64, group_m = 1 : i64, p_regs = 1 : i64, shared_bytes = 214080 : i64, split_k = 2 : i64, stages = 3 : i64, threads = 256 : i64, tma = 1 : i64, unflushed_exps = 1 : i64, warps_m = 4 : i64, wgmma = 1 : i64, workspace_bytes = 557312 : i64}
+// Without TMA (the cp.async kernel): one warpgroup, 64 keys a step, shared
 // memory for q (16 KB), two stages of k and v blocks (64 KB), P's bf16
 // tile (8 KB) and 1 KB to align the panels; the split of the key blocks as
-// for mma.sync (8 tiles: 4 ways).
-// CHECK-LABEL: func.func @attention_kernel0
-//  CHECK-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 32 : i64, group_m = 1 : i64, shared_bytes = 91136 : i64, split_k = 4 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64, workspace_bytes = 1114368 : i64}
+// for mma.sync (4 ways).
+// CPASYNC-LABEL: func.func @attention_kernel0
+//  CPASYNC-SAME:   tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 32 : i64, group_m = 1 : i64, shared_bytes = 91136 : i64, split_k = 4 : i64, stages = 2 : i64, threads = 128 : i64, warps_m = 4 : i64, wgmma = 1 : i64, workspace_bytes = 1114368 : i64}
 // 128 rows a CTA: two warpgroups (P's tile each).
 // W128-LABEL: func.func @attention_kernel0
 //  W128-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 64 : i64, grid = 16 : i64, group_m = 1 : i64, shared_bytes = 115712 : i64, split_k = 4 : i64, stages = 2 : i64, threads = 256 : i64, warps_m = 8 : i64, wgmma = 1 : i64, workspace_bytes = 1114368 : i64}

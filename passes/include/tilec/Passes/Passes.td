@@ -356,6 +356,13 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "ex2.approx.ftz (tile.flush_exp, as the row kernels' softmax: one MUFU.EX2 an exp "
            "instead of four instructions; exps below 2^-126 of a row's max add nothing to "
            "its sum of at least 1); 0: the IEEE form (A/B runs)">,
+    Option<"attentionAllPartials", "attention-all-partials", "int64_t", "0",
+           "Flash-attention kernels with split keys: 0 (default): only the rows of the batch "
+           "hand their partial outputs to the last split (decode's 1-8 query rows a kv head: "
+           "an eighth of a 64-row tile's), whose warps combine them loading a few output "
+           "tiles ahead (at most 32 rows: the whole warpgroup, each warp a share); 1: every "
+           "row of the tile, each warp its own, a tile at a time (the hand-off before; A/B "
+           "runs)">,
     Option<"attentionSplit", "attention-split", "int64_t", "0",
            "Flash-attention kernels: the key blocks split over this many CTAs a tile of query "
            "rows (flash decoding: partial outputs, maxima and sums in a workspace, combined "
