@@ -48,8 +48,8 @@ options:
   --fuse-attention       attention always as one flash-attention kernel;
   --no-fuse-attention    never (three kernels: scores GEMM, softmax, GEMM);
                          default: by shape, flash for 256+ query rows a batch,
-                         4096+ keys, or 2048+ keys over 64+ rows (measured:
-                         docs/perf.md)
+                         4096+ keys, 2048+ keys over 64+ rows, or 512+ keys
+                         over at most 16 rows (measured: docs/perf.md)
   --schedule="OPTS"      options of tilec-schedule-row-kernels, e.g.
                          "max-chunks-per-thread=4" (experiments)
   --mlir-print-ir-after-all  print the IR after every pass to stderr

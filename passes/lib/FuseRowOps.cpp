@@ -151,9 +151,10 @@ public:
         groups[g2].attentionChoice =
             (flash ? "flash by shape: " : "three kernels by shape: ") + std::to_string(rows) +
             " query rows a batch over " + std::to_string(keys) + " keys (flash from " +
-            std::to_string(kFlashRows) + " rows, " + std::to_string(kFlashKeys) + " keys, or " +
+            std::to_string(kFlashRows) + " rows, " + std::to_string(kFlashKeys) + " keys, " +
             std::to_string(kFlashManyKeys) + " keys over " + std::to_string(kFlashManyKeysRows) +
-            " rows)";
+            " rows, or " + std::to_string(kFlashFewRowsKeys) + " keys over at most " +
+            std::to_string(kFlashFewRows) + " rows)";
         if (!flash)
           continue;
       }
@@ -237,18 +238,23 @@ public:
 
   /// attention=auto's rule by shape: one flash kernel where the query rows
   /// of a batch (grouped heads included) are at least 256, the keys at
-  /// least 4096, or the keys at least 2048 over 64 rows or more (the DSL
-  /// binds symbolic dims before compiling). Measured (docs/perf.md, 24th
-  /// and 25th sessions; H100 run s25b, 8 kv heads, head dim 128): three
-  /// kernels were faster at 64 rows over 528-1040 keys (flash 0.73-0.88x)
-  /// and at 4 rows over 516-2052 (0.76-0.91x), where the scores fit L2
-  /// and flash's CTAs are few; flash at 64 rows over 2064 keys (1.11x), 4
-  /// over 4100 (1.10x), and prefills of 256-2048 rows (1.67-2.56x).
+  /// least 4096, the keys at least 2048 over 64 rows or more, or at least
+  /// 512 over at most 16 rows (decode) (the DSL binds symbolic dims before
+  /// compiling). Measured (docs/perf.md, 24th and 25th sessions; H100 run
+  /// s25b, 8 kv heads, head dim 128): three kernels were faster at 64 rows
+  /// over 528-1040 keys (flash 0.73-0.88x) and at 4 rows over 516-2052
+  /// (0.76-0.91x), where the scores fit L2 and flash's CTAs are few; flash
+  /// at 64 rows over 2064 keys (1.11x), 4 over 4100 (1.10x), and prefills
+  /// of 256-2048 rows (1.67-2.56x). With the split keys' TMA kernel and
+  /// hand-off of the 31st session (H100 run s31g): flash 1.03-1.22x at 4
+  /// and 16 rows over 516-2064 keys, still 0.78-0.87x at 64 rows over
+  /// 528-1040 and 1.00-1.04x over 2064. (All on sm_90a, the machine lent.)
   static constexpr int64_t kFlashRows = 256, kFlashKeys = 4096, kFlashManyKeys = 2048,
-                           kFlashManyKeysRows = 64;
+                           kFlashManyKeysRows = 64, kFlashFewRows = 16, kFlashFewRowsKeys = 512;
   static bool flashMeasuredFaster(int64_t queryRows, int64_t keys) {
     return queryRows >= kFlashRows || keys >= kFlashKeys ||
-           (keys >= kFlashManyKeys && queryRows >= kFlashManyKeysRows);
+           (keys >= kFlashManyKeys && queryRows >= kFlashManyKeysRows) ||
+           (keys >= kFlashFewRowsKeys && queryRows <= kFlashFewRows);
   }
 
   /// Two 16-bit GEMM kernels of at most 64 rows whose products read one

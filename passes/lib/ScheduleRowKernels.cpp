@@ -619,7 +619,12 @@ struct ScheduleRowKernelsPass
     // CTA an SM). Measured (run s31a, H100) before: the cp.async kernel (64
     // rows, 2 stages of 64 keys) at 47-68% of the copy's bandwidth where
     // the keys were split, the TMA kernel 94% with 256 kv heads not split.
-    // (attention-tma=0: the cp.async kernel.)
+    // With it (run s31d): 1.01-1.08x the cp.async kernel with the same
+    // hand-off at 8-64 kv heads over 4100-16388 keys, 0.92-0.98x over 1028
+    // (the hand-off's change alone 1.06-1.39x); 64 keys a step in 4 stages
+    // within 3% either way; the cp.async kernel at two CTAs an SM and twice the splits
+    // 1.01-1.03x (run s31e), not taken. (attention-tma=0: the cp.async
+    // kernel.)
     // (A mask read with the scores, a row of the keys' length, holds a
     // thread's 64 more floats at 128 keys a step: ptxas spilled 8 bytes at
     // the launch's 168 registers, none at 64 keys a step.)

@@ -2342,8 +2342,9 @@ TEST(FusionTest, FlashAttentionOnlyWhereItsIntermediatesStayInside) {
 }
 
 // By default (fuseAttention unset) attention is flash by shape: where the
-// query rows of a batch are at least 256, the keys at least 4096, or the
-// keys at least 2048 over 64 rows or more. The
+// query rows of a batch are at least 256, the keys at least 4096, the keys
+// at least 2048 over 64 rows or more, or at least 512 over at most 16 rows
+// (decode: 1-4 tokens here). The
 // decoder layer's grouped attention has 4 query rows a token (32 heads
 // over 8 kv heads at hidden 4096; hidden 1024 keeps the same grouping) and
 // past + tokens keys.
@@ -2352,9 +2353,10 @@ TEST(FusionTest, FlashAttentionByShapeByDefault) {
     int64_t tokens, past;
     bool flash;
   };
-  for (Case c : {Case{1, 4095, true}, Case{1, 4094, false}, Case{16, 2032, true},
-                 Case{16, 2031, false}, Case{15, 4000, false}, Case{16, 512, false},
-                 Case{64, 0, true}, Case{63, 0, false}}) {
+  for (Case c : {Case{1, 4095, true}, Case{1, 4094, true}, Case{1, 511, true},
+                 Case{1, 510, false}, Case{4, 508, true}, Case{5, 1000, false},
+                 Case{16, 2032, true}, Case{16, 2031, false}, Case{15, 4000, false},
+                 Case{16, 512, false}, Case{64, 0, true}, Case{63, 0, false}}) {
     SCOPED_TRACE(std::to_string(c.tokens) + " tokens after " + std::to_string(c.past));
     Graph g("layer");
     ASSERT_TRUE(examples::build("decoder_layer", g, c.tokens, 1024, DType::BF16, c.past).ok());

@@ -3,8 +3,9 @@
 // RUN: not tilec-opt --tilec-fuse="attention=yes" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // attention=auto (the default) by shape: one flash kernel where the query
-// rows of a batch are at least 256, the keys at least 4096, or the keys at
-// least 2048 over 64 rows or more; three kernels elsewhere. The fusion of
+// rows of a batch are at least 256, the keys at least 4096, the keys at
+// least 2048 over 64 rows or more, or at least 512 over at most 16 rows;
+// three kernels elsewhere. The fusion of
 // attention's output says which and why (attention_choice).
 // BAD: attention must be auto, true or false, got 'yes'
 
@@ -149,4 +150,66 @@ func.func @rows_256(%q: tensor<256x64xbf16>, %k: tensor<72x64xbf16>, %v: tensor<
   %p16 = graph.cast %p : (tensor<256x72xf32>) -> tensor<256x72xbf16>
   %o = graph.matmul %p16, %v : (tensor<256x72xbf16>, tensor<72x32xbf16>) -> tensor<256x32xbf16>
   return %o : tensor<256x32xbf16>
+}
+
+// -----
+
+// At most 16 rows over 512 keys or more (decode: 1-16 query heads a kv
+// head and token): flash.
+// CHECK-LABEL: func.func @rows_16_keys_512
+//       CHECK:   graph.fusion({{.*}}) attributes {attention, attention_choice = "flash by shape: 16 query rows a batch over 512 keys
+//   CHECK-NOT:   graph.fusion
+func.func @rows_16_keys_512(%q: tensor<16x64xbf16>, %k: tensor<512x64xbf16>, %v: tensor<512x32xbf16>) -> tensor<16x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<16x64xbf16>, tensor<512x64xbf16>) -> tensor<16x512xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<16x512xf32>) -> tensor<16x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<16x1xf32>) -> tensor<16x512xf32>
+  %d = graph.sub %s, %mxb : (tensor<16x512xf32>, tensor<16x512xf32>) -> tensor<16x512xf32>
+  %e = graph.exp %d : (tensor<16x512xf32>) -> tensor<16x512xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<16x512xf32>) -> tensor<16x1xf32>
+  %lb = graph.broadcast %l : (tensor<16x1xf32>) -> tensor<16x512xf32>
+  %p = graph.div %e, %lb : (tensor<16x512xf32>, tensor<16x512xf32>) -> tensor<16x512xf32>
+  %p16 = graph.cast %p : (tensor<16x512xf32>) -> tensor<16x512xbf16>
+  %o = graph.matmul %p16, %v : (tensor<16x512xbf16>, tensor<512x32xbf16>) -> tensor<16x32xbf16>
+  return %o : tensor<16x32xbf16>
+}
+
+// -----
+
+// 16 rows over 511 keys, and 17 over 1024: three kernels.
+// CHECK-LABEL: func.func @rows_16_keys_511
+// CHECK-COUNT-3: graph.fusion
+//   CHECK-NOT:   attention,
+//       CHECK:   attention_choice = "three kernels by shape
+func.func @rows_16_keys_511(%q: tensor<16x64xbf16>, %k: tensor<511x64xbf16>, %v: tensor<511x32xbf16>) -> tensor<16x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<16x64xbf16>, tensor<511x64xbf16>) -> tensor<16x511xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<16x511xf32>) -> tensor<16x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<16x1xf32>) -> tensor<16x511xf32>
+  %d = graph.sub %s, %mxb : (tensor<16x511xf32>, tensor<16x511xf32>) -> tensor<16x511xf32>
+  %e = graph.exp %d : (tensor<16x511xf32>) -> tensor<16x511xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<16x511xf32>) -> tensor<16x1xf32>
+  %lb = graph.broadcast %l : (tensor<16x1xf32>) -> tensor<16x511xf32>
+  %p = graph.div %e, %lb : (tensor<16x511xf32>, tensor<16x511xf32>) -> tensor<16x511xf32>
+  %p16 = graph.cast %p : (tensor<16x511xf32>) -> tensor<16x511xbf16>
+  %o = graph.matmul %p16, %v : (tensor<16x511xbf16>, tensor<511x32xbf16>) -> tensor<16x32xbf16>
+  return %o : tensor<16x32xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @rows_17_keys_1024
+// CHECK-COUNT-3: graph.fusion
+//   CHECK-NOT:   attention,
+//       CHECK:   attention_choice = "three kernels by shape
+func.func @rows_17_keys_1024(%q: tensor<17x64xbf16>, %k: tensor<1024x64xbf16>, %v: tensor<1024x32xbf16>) -> tensor<17x32xbf16> {
+  %s = graph.matmul %q, %k {transpose_b = true} : (tensor<17x64xbf16>, tensor<1024x64xbf16>) -> tensor<17x1024xf32>
+  %mx = graph.reduce_max %s {axis = 1 : i64} : (tensor<17x1024xf32>) -> tensor<17x1xf32>
+  %mxb = graph.broadcast %mx : (tensor<17x1xf32>) -> tensor<17x1024xf32>
+  %d = graph.sub %s, %mxb : (tensor<17x1024xf32>, tensor<17x1024xf32>) -> tensor<17x1024xf32>
+  %e = graph.exp %d : (tensor<17x1024xf32>) -> tensor<17x1024xf32>
+  %l = graph.reduce_sum %e {axis = 1 : i64} : (tensor<17x1024xf32>) -> tensor<17x1xf32>
+  %lb = graph.broadcast %l : (tensor<17x1xf32>) -> tensor<17x1024xf32>
+  %p = graph.div %e, %lb : (tensor<17x1024xf32>, tensor<17x1024xf32>) -> tensor<17x1024xf32>
+  %p16 = graph.cast %p : (tensor<17x1024xf32>) -> tensor<17x1024xbf16>
+  %o = graph.matmul %p16, %v : (tensor<17x1024xbf16>, tensor<1024x32xbf16>) -> tensor<17x32xbf16>
+  return %o : tensor<17x32xbf16>
 }

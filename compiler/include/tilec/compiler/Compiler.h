@@ -67,9 +67,10 @@ struct CompileOptions {
   /// and probabilities stay in registers, the softmax is computed online
   /// over blocks of keys (tilec-fuse{attention}, DistributeGemmTiles'
   /// runFlash). Unset (the default): by shape, flash where the query rows
-  /// of a batch are at least 256, the keys at least 4096, or the keys at
-  /// least 2048 over 64 rows or more (three kernels were measured faster
-  /// elsewhere: decode over short caches; docs/perf.md); true: always
+  /// of a batch are at least 256, the keys at least 4096, the keys at
+  /// least 2048 over 64 rows or more, or at least 512 over at most 16 rows
+  /// (three kernels were measured faster elsewhere: 64 rows over short
+  /// caches; docs/perf.md); true: always
   /// where the graph allows; false: never, attention is three kernels (the
   /// scores GEMM, the softmax, the second GEMM).
   std::optional<bool> fuseAttention;
