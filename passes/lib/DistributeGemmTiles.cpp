@@ -1077,9 +1077,8 @@ public:
             /*withElse=*/false);
         qb = OpBuilder::atBlockBegin(&any.getThenRegion().front());
       }
-      qb.create<NVVM::MBarrierTryWaitParityOp>(
-          loc, barAt(qb, 0), toI32(qb, IndexMath{qb, loc}.rem(consumerTiles.getRegionIterArgs()[1], 2)),
-          ticks);
+      Value tileParity = IndexMath{qb, loc}.rem(consumerTiles.getRegionIterArgs()[1], 2);
+      qb.create<NVVM::MBarrierTryWaitParityOp>(loc, barAt(qb, 0), toI32(qb, tileParity), ticks);
     }
     SmallVector<Value> init(niO, zero4);
     init.append({negInf, negInf, zeroF, zeroF});
