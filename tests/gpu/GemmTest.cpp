@@ -582,14 +582,17 @@ TEST(Scatter, TransposesStoredByTheirProducers) {
 // prefill of 64 tokens without a cache, hidden
 // 1024 (8 query heads over 2 kv heads), weights scaled by 1 / sqrt(fan-in)
 // and a causal mask (computed in the kernels), as a model's are.
-// With fuse-attention, its attention is one flash-attention kernel.
+// With fuse-attention, its attention is one flash-attention kernel; by
+// shape (unset), one token after 700 (4 rows over 701 keys) is flash too,
+// the keys split over CTAs.
 TEST(DecoderLayer, MatchesReference) {
   TILEC_REQUIRE_GPU(ctx);
-  for (auto [tokens, past, flash] : std::vector<std::tuple<int64_t, int64_t, bool>>{
+  for (auto [tokens, past, flash] :
+       std::vector<std::tuple<int64_t, int64_t, std::optional<bool>>>{
            {1, 100, false}, {16, 100, false}, {64, 0, false}, {1, 100, true}, {16, 100, true},
-           {64, 0, true}}) {
+           {64, 0, true}, {1, 700, std::nullopt}}) {
     SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past) +
-                 (flash ? ", flash attention" : ""));
+                 (!flash ? ", by shape" : *flash ? ", flash attention" : ""));
     CompileOptions options;
     options.fuseAttention = flash;
     Graph g("layer");
