@@ -622,9 +622,9 @@ struct ScheduleRowKernelsPass
     // With it (run s31d): 1.01-1.08x the cp.async kernel with the same
     // hand-off at 8-64 kv heads over 4100-16388 keys, 0.92-0.98x over 1028
     // (the hand-off's change alone 1.06-1.39x); 64 keys a step in 4 stages
-    // within 3% either way; the cp.async kernel at two CTAs an SM and twice the splits
-    // 1.01-1.03x (run s31e), not taken. (attention-tma=0: the cp.async
-    // kernel.)
+    // within 3% either way; the cp.async kernel at two CTAs an SM and
+    // twice the splits 1.01-1.03x (run s31e), not taken. (attention-tma=0:
+    // the cp.async kernel.)
     // (A mask read with the scores, a row of the keys' length, holds a
     // thread's 64 more floats at 128 keys a step: ptxas spilled 8 bytes at
     // the launch's 168 registers, none at 64 keys a step.)
@@ -729,10 +729,10 @@ struct ScheduleRowKernelsPass
                      {"p_regs", pRegs ? 1 : -1},
                      {"overlap", overlap ? 1 : -1},
                      {"unfolded_scale", attentionFoldScale == 0 ? 1 : -1},
+                     {"all_partials", attentionAllPartials == 1 ? 1 : -1},
                      // (Not with TMA and one consumer, 64 rows: compiled
                      // at the launch's 168 registers, 128 keys and 128
                      // columns spilled 8 bytes with the shorter exps.)
-                     {"all_partials", attentionAllPartials == 1 ? 1 : -1},
                      {"unflushed_exps",
                       attentionFlushExps == 0 || (tma && bm == 64) ? 1 : -1},
                      {"address_descriptors", attentionDescriptorOffsets == 0 ? 1 : -1},

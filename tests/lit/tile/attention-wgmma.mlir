@@ -17,6 +17,8 @@
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-pingpong=2" %s 2>&1 | FileCheck %s --check-prefix=BADTURNS
 // RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-split=1 attention-persistent=1" %s | FileCheck %s --check-prefix=PERSIST
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-persistent=3" %s 2>&1 | FileCheck %s --check-prefix=BADPERSIST
+// RUN: tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-all-partials=1" %s | FileCheck %s --check-prefix=ALLPARTS
+// RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-all-partials=2" %s 2>&1 | FileCheck %s --check-prefix=BADPARTS
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=2 attention-block-n=128" %s 2>&1 | FileCheck %s --check-prefix=AHEAD128
 // RUN: not tilec-opt --tilec-fuse="attention=true" --tilec-lower-fusion-to-tile --canonicalize --cse --tilec-schedule-row-kernels="target=sm_90a attention-wgmma=3" %s 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -90,6 +92,11 @@
 // PERSIST-LABEL: func.func @attention_kernel0
 //  PERSIST-SAME:   tile.schedule = {attention = 1 : i64, block_m = 128 : i64, block_n = 128 : i64, grid = 4 : i64, group_m = 1 : i64, overlap = 1 : i64, p_regs = 1 : i64, persistent = 1 : i64, pingpong = 1 : i64, shared_bytes = 230464 : i64
 // BADPERSIST: attention-persistent must be -1, 0 or 1, got 3
+// The split keys' old hand-off (every row's partials; A/B runs) is a key
+// of the schedule; 0 or 1 only.
+// ALLPARTS-LABEL: func.func @attention_kernel0
+//  ALLPARTS-SAME:   all_partials = 1 : i64, {{.*}}split_k = 2 : i64
+// BADPARTS: attention-all-partials must be 0 or 1, got 2
 // attention-wgmma=2 holds two blocks' scores: 128 keys and 128 columns do
 // not fit a thread's registers (ptxas spilled 24 bytes).
 // AHEAD128: 128 keys a step and 128 output columns hold more accumulators than a thread's registers (keys a step plus columns at most 192)
