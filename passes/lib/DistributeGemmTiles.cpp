@@ -1598,14 +1598,12 @@ public:
     // (Output tile t of the warp's share: tile tBase + t of the source's.)
     auto partial = [&](OpBuilder &bb, int64_t sp, int64_t f, int64_t h) -> Value {
       IndexMath im{bb, loc};
-      std::optional<int64_t> live =
-          rowHalfLive.empty() ? std::optional<int64_t>() : getConstantIntValue(rowHalfLive[h]);
-      if (f < niO && live && *live == 0) // (rows past the batch's: not stored)
-        return bb.create<arith::ConstantOp>(loc, DenseElementsAttr::get(v2, 0.0f));
       Value fv = spread && f < niO ? im.add(tBase, f) : im.c(f);
       return bb.create<LLVM::LoadOp>(loc, v2, partialAt(bb, src, im.c(sp), fv, h),
                                      /*alignment=*/8);
     };
+    // (A second row half that holds none of the batch's rows, not stored,
+    // is neither read nor emitted.)
     std::optional<int64_t> secondLive =
         rowHalfLive.empty() ? std::optional<int64_t>() : getConstantIntValue(rowHalfLive[1]);
     int64_t halves = secondLive && *secondLive == 0 ? 1 : 2;

@@ -628,11 +628,7 @@ struct ScheduleRowKernelsPass
     // (A mask read with the scores, a row of the keys' length, holds a
     // thread's 64 more floats at 128 keys a step: ptxas spilled 8 bytes at
     // the launch's 168 registers, none at 64 keys a step.)
-    bool splitTma = false, maskRead = false;
-    fn.walk([&](tilec::tile::LoadOp load) {
-      auto t = llvm::dyn_cast<RankedTensorType>(load.getType());
-      maskRead = maskRead || (t && t.getRank() == 1 && t.getDimSize(0) == keys);
-    });
+    bool splitTma = false;
     if (tma && splitFor(bm) > 1 && attentionBlockM > 64) {
       // (Two consumers with split keys: the cp.async kernel, as before.)
       tma = false;
@@ -642,6 +638,11 @@ struct ScheduleRowKernelsPass
       splitTma = true;
       bm = 64;
       bn = bnNoTma;
+      bool maskRead = false;
+      fn.walk([&](tilec::tile::LoadOp load) {
+        auto t = llvm::dyn_cast<RankedTensorType>(load.getType());
+        maskRead = maskRead || (t && t.getRank() == 1 && t.getDimSize(0) == keys);
+      });
       if (!maskRead)
         tmaKeys();
       if (!attentionStages)
