@@ -10,7 +10,8 @@ const std::vector<std::string> &names() {
   static const std::vector<std::string> n = {"rms_norm",   "softmax",  "layer_norm",
                                              "add_rms_norm", "silu_mul", "elementwise_chain",
                                              "rope", "matmul", "matmul_nn", "matmul_lhs_t",
-                                             "matmul_bias_gelu", "heads_rms_norm",
+                                             "matmul_bias_gelu", "matmul_swiglu",
+                                             "heads_rms_norm",
                                              "transpose"};
   return n;
 }
@@ -164,6 +165,12 @@ Status build(const std::string &name, Graph &g, int64_t rows, int64_t cols, DTyp
       Tensor x = g.input("x", {rows, depth}, dtype), w = g.input("w", {cols, depth}, dtype),
              b = g.input("bias", {cols}, dtype);
       g.output(gelu(nn::linear(x, w, b)));
+    } else if (name == "matmul_swiglu") {
+      // silu(x @ wg^T) * (x @ wu^T): a Llama MLP's gate and up projections
+      // (wg, wu [cols, depth]) and their SwiGLU, as decoder_layer has them.
+      Tensor x = g.input("x", {rows, depth}, dtype), wg = g.input("wg", {cols, depth}, dtype),
+             wu = g.input("wu", {cols, depth}, dtype);
+      g.output(nn::silu_mul(nn::linear(x, wg), nn::linear(x, wu)));
     } else if (name == "decoder_layer") {
       buildDecoderLayer(g, rows, cols, depth, dtype);
     } else {

@@ -142,7 +142,8 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
     return "";
   case Stage::Fused:
     return std::string("cse,tilec-fold-transposes,tilec-fuse{attention=") +
-           (!options.fuseAttention ? "auto" : *options.fuseAttention ? "true" : "false") + "}";
+           (!options.fuseAttention ? "auto" : *options.fuseAttention ? "true" : "false") +
+           (options.fuseOptions.empty() ? "" : " " + options.fuseOptions) + "}";
   case Stage::Tile:
     return std::string("tilec-lower-fusion-to-tile") +
            "{round-every-op=" + (options.roundEveryOp ? "true" : "false") +

@@ -221,7 +221,7 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
      << (options.fastMath && options.flushSubnormals ? "ftz|" : "")
      << (options.dependentLaunch ? "pdl|" : "")
      << (!options.fuseAttention ? "" : *options.fuseAttention ? "flash|" : "noflash|")
-     << options.scheduleOptions
+     << options.scheduleOptions << '|' << options.fuseOptions
      << '|' << graph.name() << '|';
   for (const Node &n : graph.nodes()) {
     os << static_cast<int>(n.kind) << ':' << dtypeName(n.dtype) << shapeString(n.shape);

@@ -52,11 +52,14 @@ options:
                          over at most 16 rows (measured: docs/perf.md)
   --schedule="OPTS"      options of tilec-schedule-row-kernels, e.g.
                          "max-chunks-per-thread=4" (experiments)
+  --fuse="OPTS"          more options of tilec-fuse, e.g. "sink-tails=false"
+                         (experiments)
   --mlir-print-ir-after-all  print the IR after every pass to stderr
   --help                 this text
 
 examples: rms_norm, softmax, layer_norm, add_rms_norm, silu_mul, elementwise_chain,
           rope, matmul, matmul_nn, matmul_lhs_t, matmul_bias_gelu,
+          matmul_swiglu (silu(x @ wg^T) * (x @ wu^T), an MLP's gate and up),
           heads_rms_norm (rms_norm of [tokens, heads, 128] moved heads first),
           transpose ([rows, cols] -> [cols, rows]),
           decoder_layer (a Llama-style layer: --rows tokens, --cols hidden,
@@ -129,7 +132,8 @@ int main(int argc, char **argv) {
                takeValue(arg, "--rows", rowsText) || takeValue(arg, "--cols", colsText) ||
                takeValue(arg, "--k", depthText) ||
                takeValue(arg, "--dtype", dtypeText) ||
-               takeValue(arg, "--schedule", options.scheduleOptions)) {
+               takeValue(arg, "--schedule", options.scheduleOptions) ||
+               takeValue(arg, "--fuse", options.fuseOptions)) {
     } else if (!arg.empty() && arg[0] == '-')
       return fail("unknown option '" + arg + "' (see --help)");
     else if (!input.empty())

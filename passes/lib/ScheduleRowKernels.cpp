@@ -877,6 +877,13 @@ struct ScheduleRowKernelsPass
       // 256 rows).
       // Clusters of two CTAs on consecutive block rows share the B panel:
       // each copies half and multicasts it (half the B traffic from L2).
+      // Off by default (gemm-cluster-m=1) since run s32c (H100, A B A B):
+      // one CTA was 1.11-1.15x faster at 512 tokens (512 x 4096 x 14336,
+      // 512 x 4096 x 4096, 512 x 1024 x 4096), 1.04-1.07x at 128-256 rows
+      // and 1024^3, 1.00-1.03x at 2048-8192 (the 4096-row gate/up within
+      // the noise either way); the pair's stages are freed only when both
+      // CTAs' consumers are done with them. (The fourth session, 128 x 256
+      // tiles only, had measured it neutral.)
       if (gemmClusterM != 1 && gemmClusterM != 2)
         return fn.emitOpError("gemm-cluster-m must be 1 or 2, got ")
                << static_cast<int64_t>(gemmClusterM);

@@ -288,7 +288,7 @@ int main(int argc, char **argv) {
     };
     if (a == "--help") {
       std::puts("usage: tilec-bench [--ops=a,b] [--dtypes=bf16,f32] [--shapes=RxC,...] "
-                "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--round-every-op]\n"
+                "[--csv=FILE] [--schedule=\"PASS OPTIONS\"] [--fuse=\"OPTS\"] [--round-every-op]\n"
                 "                   [--grid=issue3 [--tokens=1,16,4096,16384]]\n"
                 "                   [--precise-math] [--flush-subnormals] [--no-dependent-launch]\n"
                 "                   [--fuse-attention | --no-fuse-attention]\n"
@@ -308,7 +308,8 @@ int main(int argc, char **argv) {
                 "(hidden 4096 and 8192; softmax also 32768 and 131072 columns; silu_mul\n"
                 "[tokens, 14336]; rope [tokens, 32, 128]) instead of --shapes.\n"
                 "--ops= (empty) skips the row ops; GEMMs run in bf16 (C = A[M,K] @ B[N,K]^T;\n"
-                "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias)).\n"
+                "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias); matmul_swiglu:\n"
+                "silu(x @ Wg[N,K]^T) * (x @ Wu[N,K]^T), two products: TFLOP/s count both).\n"
                 "--layers: the decoder_layer example (bf16) for T new tokens, hidden H, P\n"
                 "past tokens in the kv cache, timed as the GEMMs are; GB/s counts its inputs\n"
                 "(weights, cache) read once and outputs written once (decode's floor).\n"
@@ -345,6 +346,7 @@ int main(int argc, char **argv) {
     }
     if (!value("--ops", ops) && !value("--dtypes", dtypes) && !value("--shapes", shapes) &&
         !value("--csv", csv) && !value("--schedule", options.scheduleOptions) &&
+        !value("--fuse", options.fuseOptions) &&
         !value("--gemm", gemm) && !value("--gemm-ops", gemmOps) && !value("--gemm-csv", gemmCsv) &&
         !value("--cooldown-ms", cooldown) && !value("--gemm-rep-ms", gemmRep) &&
         !value("--gemm-timing", gemmTiming) && !value("--gemm-flush", gemmFlush) &&
@@ -453,7 +455,7 @@ int main(int argc, char **argv) {
                           gemmTiming == "dobench" ? &doBench : nullptr);
       if (!ms)
         return fail(ms.message());
-      double tflops = 2.0 * m * n * k / (*ms * 1e-3) / 1e12;
+      double tflops = (op == "matmul_swiglu" ? 4.0 : 2.0) * m * n * k / (*ms * 1e-3) / 1e12;
       std::printf("%-18s %-5s %-18s %10.2f %9.1f %6.1f%%\n", op.c_str(), "bf16", shape.c_str(),
                   *ms * 1e3, tflops, 100.0 * tflops / kPeakTflops);
       if (gout)

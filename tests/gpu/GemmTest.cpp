@@ -351,7 +351,7 @@ TEST(GemmSchedules, TmaStoreEpilogue) {
   TILEC_REQUIRE_GPU(ctx);
   runMultiTileCases(
       "tma_store",
-      {"gemm-tma-store=1 ", "gemm-tma-store=1 gemm-cluster-m=1",
+      {"gemm-tma-store=1 ", "gemm-tma-store=1 gemm-cluster-m=2",
        "gemm-tma-store=1 gemm-block-n=64 gemm-cluster-m=1", "gemm-tma-store=1 gemm-block-n=192",
        "gemm-tma-store=1 gemm-pingpong=1"},
       [](const MultiTileCase &c, const Graph &g, const CompiledProgram &program,

@@ -3,7 +3,9 @@ autotuned Triton matmul, and for matmul_bias_gelu PyTorch eager (cuBLAS then
 a separate epilogue) and torch.compile. Same shapes and layouts as
 tilec-bench's examples: matmul is A[M,K] @ B[N,K]^T (both K-major, cuBLAS
 "TN"); matmul_bias_gelu is
-gelu(x[M,K] @ W[N,K]^T + bias, tanh approximation); bf16 in and out.
+gelu(x[M,K] @ W[N,K]^T + bias, tanh approximation); matmul_swiglu is
+silu(x @ Wg[N,K]^T) * (x @ Wu[N,K]^T) (f32 inside, as the layer's peers;
+cuBLAS column: the two products alone); bf16 in and out.
 Timed like triton.testing.do_bench (median; --flush picks the L2 flush before
 each call: do_bench's memset, a read, or none), inputs rotated over sets.
 """
@@ -71,6 +73,11 @@ def triton_mm(a, b):
 
 def bias_gelu(x, w, bias):
     return torch.nn.functional.gelu(torch.nn.functional.linear(x, w, bias), approximate="tanh")
+
+
+def swiglu(x, wg, wu):
+    linear = torch.nn.functional.linear
+    return (torch.nn.functional.silu(linear(x, wg).float()) * linear(x, wu).float()).to(x.dtype)
 
 
 TIMING = {"cooldown_ms": 0, "rep_ms": 100, "flush": "write"}
@@ -148,7 +155,8 @@ def bench(fn, sets):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shapes", default="4096x4096x4096,8192x8192x8192")
-    ap.add_argument("--ops", default="matmul,matmul_bias_gelu")
+    ap.add_argument("--ops", default="matmul,matmul_bias_gelu",
+                    help="matmul, matmul_nn, matmul_lhs_t, matmul_bias_gelu, matmul_swiglu")
     ap.add_argument("--triton", default="1", help="0 skips the Triton matmul")
     ap.add_argument("--csv", default="")
     ap.add_argument("--cooldown-ms", type=int, default=0, help="idle before each timing")
@@ -162,6 +170,7 @@ def main():
     writer = None
     dt = torch.bfloat16
     compiled = torch.compile(bias_gelu)
+    compiled_swiglu = torch.compile(swiglu)
     for op in args.ops.split(","):
         for shape in args.shapes.split(","):
             m, n, k = map(int, shape.split("x"))
@@ -191,6 +200,17 @@ def main():
                         print(f"triton matmul wrong ({err}); skipped", flush=True)
                     else:
                         row["triton_us"] = bench(lambda a, b: triton_mm(a, b.t()), sets)
+            elif op == "matmul_swiglu":
+                nsets = max(1, min(4, int(3 * 2**30 // ((m * k + 2 * k * n + m * n) * 2))))
+                sets = [(torch.randn(m, k, device="cuda", dtype=dt),
+                         torch.randn(n, k, device="cuda", dtype=dt),
+                         torch.randn(n, k, device="cuda", dtype=dt)) for _ in range(nsets)]
+                linear = torch.nn.functional.linear
+                row["cublas_us"] = bench(lambda x, wg, wu: (linear(x, wg), linear(x, wu)), sets)
+                row["eager_us"] = bench(swiglu, sets)
+                compiled_swiglu(*sets[0])
+                torch.cuda.synchronize()
+                row["compile_us"] = bench(compiled_swiglu, sets)
             else:
                 sets = [(torch.randn(m, k, device="cuda", dtype=dt),
                          torch.randn(n, k, device="cuda", dtype=dt),
@@ -206,7 +226,7 @@ def main():
                     writer.writeheader()
                 writer.writerow(row)
                 out.flush()
-            tf = lambda us: 2.0 * m * n * k / (us * 1e-6) / 1e12
+            tf = lambda us: (4.0 if op == "matmul_swiglu" else 2.0) * m * n * k / (us * 1e-6) / 1e12
             print(f"{op:18s} {shape:18s} cublas {row['cublas_us']:9.1f} us ({tf(row['cublas_us']):6.1f} TF)"
                   f"  triton {row['triton_us']:9.1f}  eager {row['eager_us']:9.1f}"
                   f"  compile {row['compile_us']:9.1f}", flush=True)

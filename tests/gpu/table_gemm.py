@@ -2,7 +2,8 @@
 TFLOP/s of each, and tilec's time over the best peer's (>1: tilec faster).
 For matmul the peers are cuBLAS and Triton; for matmul_bias_gelu they are
 eager (cuBLAS + epilogue kernels) and torch.compile; cuBLAS alone (no
-epilogue) is shown for reference."""
+epilogue) is shown for reference. matmul_swiglu (two products) likewise,
+its TFLOP/s counting both products."""
 import csv
 import sys
 
@@ -31,9 +32,9 @@ for t in tilec:
     key = (t["op"], t["m"], t["n"], t["k"])
     p = peers.get(key, {})
     us = float(t["us"])
-    flops = 2.0 * int(t["m"]) * int(t["n"]) * int(t["k"])
+    flops = (4.0 if t["op"] == "matmul_swiglu" else 2.0) * int(t["m"]) * int(t["n"]) * int(t["k"])
     cb, tr, e, c = (num(p, k) for k in ("cublas_us", "triton_us", "eager_us", "compile_us"))
-    peers_us = [x for x in ((cb, tr) if t["op"].startswith("matmul") and t["op"] != "matmul_bias_gelu" else (e, c)) if x == x]
+    peers_us = [x for x in ((cb, tr) if t["op"].startswith("matmul") and t["op"] not in ("matmul_bias_gelu", "matmul_swiglu") else (e, c)) if x == x]
     best = min(peers_us) if peers_us else float("nan")
     tf = lambda x: flops / (x * 1e-6) / 1e12 if x == x else float("nan")
     print(f"{t['op']:17s} {t['m']+'x'+t['n']+'x'+t['k']:17s} {us:9.1f} {tf(us):6.1f} "

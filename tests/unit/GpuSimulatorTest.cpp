@@ -721,7 +721,7 @@ TEST(GpuSimTest, WgmmaGemmsMatchTheReference) {
 }
 
 // Hopper GEMMs as the scheduler makes them by default: TMA boxes in the
-// 128-byte swizzle (multicast over a cluster's CTAs), a producer warpgroup
+// 128-byte swizzle (multicast over a cluster's CTAs with gemm-cluster-m=2), a producer warpgroup
 // and consumer warpgroups (run as fibers) handing stages over full and
 // empty mbarriers, persistent CTAs looping over tiles (8 SMs here, so each
 // loops), TMA stores of the output, transposed lhs read MN-major, and the
@@ -732,11 +732,16 @@ TEST(GpuSimTest, TmaGemmsMatchTheReference) {
        {200, 264, 520, "matmul_bias_gelu", ""},
        {256, 384, 256, "matmul_nn", ""},
        {192, 256, 256, "matmul_lhs_t", ""},
-       {256, 256, 512, "matmul", "gemm-cluster-m=1"},
+       {256, 256, 512, "matmul", "gemm-cluster-m=2"},
+       {256, 384, 256, "matmul_nn", "gemm-cluster-m=2"},
        {256, 512, 256, "matmul", "gemm-block-m=128 gemm-block-n=256"},
        {256, 256, 512, "matmul", "gemm-persistent=false gemm-tma-store=false"},
        {384, 256, 512, "matmul", "gemm-pingpong=true"},
-       {256, 256, 1024, "matmul", "gemm-split-k=2"}},
+       {256, 256, 1024, "matmul", "gemm-split-k=2"},
+       {256, 448, 256, "matmul_swiglu", ""},
+       {256, 448, 256, "matmul_swiglu", "gemm-block-n=112"},
+       {256, 336, 256, "matmul", "gemm-block-n=112"},
+       {256, 576, 256, "matmul", "gemm-block-n=192"}},
       "TMA", [](const CompiledProgram &p) { return !p.launches.back().tensorMaps.empty(); },
       /*smCount=*/8);
 }
@@ -751,7 +756,7 @@ TEST(GpuSimTest, HopperGemmOptionsMatchTheReference) {
   };
   int simulated = 0;
   for (const char *opts :
-       {"", "gemm-cluster-m=1", "gemm-persistent=false", "gemm-tma-store=false",
+       {"", "gemm-cluster-m=2", "gemm-persistent=false", "gemm-tma-store=false",
         "gemm-pingpong=true", "gemm-m-chains=2 gemm-block-m=256", "gemm-mma-pending=0",
         "gemm-stages=2", "gemm-block-n=64", "gemm-block-n=256", "gemm-split-k=3",
         "gemm-tma=0", "gemm-tma=0 gemm-mma-pending=0 gemm-stages=3", "gemm-wgmma-mn=false",

@@ -466,3 +466,46 @@ func.func @product_and_tanh(%x: tensor<64x128xbf16>, %w: tensor<128x256xbf16>) -
   %1 = graph.tanh %0 : (tensor<64x256xf32>) -> tensor<64x256xf32>
   return %0, %1 : tensor<64x256xf32>, tensor<64x256xf32>
 }
+
+// -----
+
+// A projection, its residual add and the add's rms_norm (add_rms_norm after
+// a Linear, as decoder_layer's o projection): the add stays the GEMM's
+// epilogue (its bf16 sum is a result, stored anyway), but the cast to f32
+// and the squares, which only the norm's kernel reads, move into that
+// kernel (sinkEpilogueTails): the GEMM kernel stores the bf16 sum alone,
+// not also the f32 sum and the f32 squares for the reduction to read back.
+// CHECK-LABEL: func.func @linear_add_rms_norm
+//  CHECK-SAME:   (%[[X:[^:]+]]: tensor<64x256xbf16>, %[[W:[^:]+]]: tensor<512x256xbf16>, %[[R:[^:]+]]: tensor<64x512xbf16>, %[[G:[^:]+]]: tensor<512xbf16>)
+//  CHECK-NEXT:   %[[F:.+]] = graph.fusion(%[[X]], %[[W]], %[[R]] :
+//  CHECK-SAME:     fused_ops = 2 : i64
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     %[[MM:.+]] = graph.matmul
+//  CHECK-NEXT:     %[[ADD:.+]] = graph.add %[[MM]],
+//  CHECK-NEXT:     graph.yield %[[ADD]] : tensor<64x512xbf16>
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   %[[N:.+]] = graph.fusion(%[[F]], %[[G]] : tensor<64x512xbf16>, tensor<512xbf16>)
+//  CHECK-NEXT:   ^bb0(%[[NS:[^:]+]]: tensor<64x512xbf16>, %{{[^:]+}}: tensor<512xbf16>):
+//  CHECK-NEXT:     %[[C:.+]] = graph.cast %[[NS]] : (tensor<64x512xbf16>) -> tensor<64x512xf32>
+//  CHECK-NEXT:     %[[SQ:.+]] = graph.mul %[[C]], %[[C]]
+//  CHECK-NEXT:     graph.reduce_mean %[[SQ]]
+//   CHECK-NOT:     graph.matmul
+//       CHECK:   return %[[F]], %[[N]]
+func.func @linear_add_rms_norm(%x: tensor<64x256xbf16>, %w: tensor<512x256xbf16>, %r: tensor<64x512xbf16>, %g: tensor<512xbf16>) -> (tensor<64x512xbf16>, tensor<64x512xbf16>) {
+  %0 = graph.matmul %x, %w {transpose_b = true} : (tensor<64x256xbf16>, tensor<512x256xbf16>) -> tensor<64x512xbf16>
+  %1 = graph.add %0, %r : (tensor<64x512xbf16>, tensor<64x512xbf16>) -> tensor<64x512xbf16>
+  %2 = graph.cast %1 : (tensor<64x512xbf16>) -> tensor<64x512xf32>
+  %3 = graph.mul %2, %2 : (tensor<64x512xf32>, tensor<64x512xf32>) -> tensor<64x512xf32>
+  %4 = graph.reduce_mean %3 {axis = 1 : i64} : (tensor<64x512xf32>) -> tensor<64x1xf32>
+  %5 = graph.constant 1.000000e-05 : tensor<f32>
+  %6 = graph.broadcast %5 : (tensor<f32>) -> tensor<64x1xf32>
+  %7 = graph.add %4, %6 : (tensor<64x1xf32>, tensor<64x1xf32>) -> tensor<64x1xf32>
+  %8 = graph.rsqrt %7 : (tensor<64x1xf32>) -> tensor<64x1xf32>
+  %9 = graph.broadcast %8 : (tensor<64x1xf32>) -> tensor<64x512xf32>
+  %10 = graph.mul %2, %9 : (tensor<64x512xf32>, tensor<64x512xf32>) -> tensor<64x512xf32>
+  %11 = graph.cast %g : (tensor<512xbf16>) -> tensor<512xf32>
+  %12 = graph.broadcast %11 : (tensor<512xf32>) -> tensor<64x512xf32>
+  %13 = graph.mul %10, %12 : (tensor<64x512xf32>, tensor<64x512xf32>) -> tensor<64x512xf32>
+  %14 = graph.cast %13 : (tensor<64x512xf32>) -> tensor<64x512xbf16>
+  return %1, %14 : tensor<64x512xbf16>, tensor<64x512xbf16>
+}

@@ -1,8 +1,8 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-cluster-m=2 gemm-fill-sms=0 target=sm_90a gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=ONE --implicit-check-not=nvvm.cluster --implicit-check-not=nvvm.mapa --implicit-check-not=multicast_mask --implicit-check-not=sreg.cluster --implicit-check-not=sreg.nclusterid
 
 // 2-CTA clusters of the TMA wgmma kernel (DistributeGemmTiles.cpp, the
-// gemm-cluster-m option of tilec-schedule-row-kernels, 2 by default). A
+// gemm-cluster-m option of tilec-schedule-row-kernels, 1 by default since run s32c). A
 // cluster's two CTAs take consecutive block rows (rank 0 the upper, rank 1
 // the lower) of one block column and share its B panel: each producer copies
 // its A box alone and its half of the B panel with multicast to both CTAs.
@@ -230,7 +230,7 @@ func.func @kn(%x: memref<?x128xbf16>, %w: memref<128x512xbf16>, %y: memref<?x512
 // -----
 
 // 128 rows: one block row, no partner to share B with: the single-CTA
-// kernel even by default (cluster_m = 1, empty count 8, a CTA barrier).
+// kernel even with gemm-cluster-m=2 (cluster_m = 1, empty count 8, a CTA barrier).
 // CHECK-LABEL: gpu.func @rows_128
 // CHECK-SAME:    attributes {known_block_size = array<i32: 384, 1, 1>, tile.domain = array<i64: 128, 512>
 // CHECK-SAME:    block_n = 256 : i64, cluster_m = 1 : i64, grid = 2 : i64

@@ -1,5 +1,5 @@
 // RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --implicit-check-not="arith.constant 8 : i32" --implicit-check-not=nvvm.mapa
-// RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=CL --implicit-check-not="arith.constant 4 : i32"
+// RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=2 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=CL --implicit-check-not="arith.constant 4 : i32"
 // RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=NOPP --implicit-check-not=nvvm.barrier
 
 // The ping-pong TMA wgmma kernel (gemm-pingpong=1; DistributeGemmTiles.cpp,

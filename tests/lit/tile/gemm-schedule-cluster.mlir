@@ -1,11 +1,11 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-tma-store=0" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-cluster-m=2 gemm-fill-sms=0 target=sm_90a gemm-tma-store=0" %s | FileCheck %s
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=ONE
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-block-n=192 gemm-tma-store=0" %s | FileCheck %s --check-prefix=BN192
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-persistent=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOPERS
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-tma=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOTMA --implicit-check-not=tile.tma
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-cluster-m=2 gemm-fill-sms=0 target=sm_90a gemm-block-n=192 gemm-tma-store=0" %s | FileCheck %s --check-prefix=BN192
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-cluster-m=2 gemm-fill-sms=0 target=sm_90a gemm-persistent=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOPERS
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-cluster-m=2 gemm-fill-sms=0 target=sm_90a gemm-tma=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOTMA --implicit-check-not=tile.tma
 
 // The cluster choice of the TMA wgmma schedule (gemm-schedule.mlir has the
-// rules; ScheduleRowKernels.cpp): by default (gemm-cluster-m=2) two CTAs a
+// rules; ScheduleRowKernels.cpp): with gemm-cluster-m=2 (the default is 1 since run s32c) two CTAs a
 // cluster when the kernel has more than block_m rows (of one batch) and its
 // B panel halves into multicast boxes (block_n / 2 a multiple of 8 for an
 // [N, K] rhs, an even count of 64-column blocks for a [K, N] rhs). Then

@@ -103,9 +103,9 @@ func.func @rows48_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c
 // half of every MMA on columns past N; the tile halves to 128 columns (a
 // grid of 128 tiles, over half the SMs: no further narrowing).
 // CHECK-LABEL: func.func @wgmma_n128
-//  CHECK-SAME:   block_m = 128 : i64, block_n = 128 : i64, cluster_m = 2 : i64, grid = 128 : i64
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 128 : i64
 // OFF-LABEL: func.func @wgmma_n128
-//  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 128 : i64
+//  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 128 : i64
 func.func @wgmma_n128(%a: memref<?x512xbf16>, %b: memref<8x512x128xbf16>, %c: memref<?x128xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 8, 2048, 128>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] : memref<?x512xbf16>, memref<8x512x128xbf16> -> tensor<128xf32>
@@ -118,16 +118,16 @@ func.func @wgmma_n128(%a: memref<?x512xbf16>, %b: memref<8x512x128xbf16>, %c: me
 
 // wgmma, 256 x 4096 x 4096: 128 x 256 tiles would be 32 (2 x 16), at most
 // half the SMs: 128 columns make 64, still at most half, 64 columns 128,
-// so the rows stay 128. Clusters of two block rows; the w box halves to 32 x 64.
+// so the rows stay 128. One CTA a cluster (the default): the w box is 64 x 64.
 // One wave of tiles: as many stages as fit, up to 8: 8 x (128 + 64) x 64 x
 // 2 bytes, 1024 of alignment and 8 x 16 of barriers (gemm-tma-store=0 here:
 // no staging) = 197760.
 // CHECK-LABEL: func.func @wgmma_256
-//  CHECK-SAME:   block_k = 64 : i64, block_m = 128 : i64, block_n = 64 : i64, cluster_m = 2 : i64, grid = 128 : i64
+//  CHECK-SAME:   block_k = 64 : i64, block_m = 128 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 128 : i64
 //  CHECK-SAME:   shared_bytes = 197760 : i64, stages = 8 : i64, threads = 384 : i64, tma = 1 : i64
-//  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 256, 4096>}, {arg = 1 : i64, box = array<i64: 32, 64>, dims = array<i64: 4096, 4096>}]
+//  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 256, 4096>}, {arg = 1 : i64, box = array<i64: 64, 64>, dims = array<i64: 4096, 4096>}]
 // OFF-LABEL: func.func @wgmma_256
-//  OFF-SAME:   block_n = 256 : i64, cluster_m = 2 : i64, grid = 32 : i64
+//  OFF-SAME:   block_n = 256 : i64, cluster_m = 1 : i64, grid = 32 : i64
 func.func @wgmma_256(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 256, 4096>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<4096x4096xbf16> -> tensor<4096xf32>
@@ -142,10 +142,10 @@ func.func @wgmma_256(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: me
 // SMs: 64 x 64 tiles, 64, one MMA warpgroup and the producer (256
 // threads).
 // CHECK-LABEL: func.func @wgmma_512
-//  CHECK-SAME:   block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 2 : i64, grid = 64 : i64
+//  CHECK-SAME:   block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 64 : i64
 //  CHECK-SAME:   stages = 8 : i64, threads = 256 : i64, tma = 1 : i64
 // OFF-LABEL: func.func @wgmma_512
-//  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 8 : i64
+//  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 8 : i64
 func.func @wgmma_512(%a: memref<?x512xbf16>, %b: memref<512x512xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 512, 512>} {
   %r = tile.row_id
   %p = tile.matmul %a, %b[%r] {transpose_b = true} : memref<?x512xbf16>, memref<512x512xbf16> -> tensor<512xf32>
@@ -159,7 +159,7 @@ func.func @wgmma_512(%a: memref<?x512xbf16>, %b: memref<512x512xbf16>, %c: memre
 // More tiles than half the SMs keep 128 x 256: 4096^3 (512), and 4096 x
 // 1024 (128, a wave: narrower tiles would make two).
 // CHECK-LABEL: func.func @wgmma_large
-//  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 512 : i64
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 512 : i64
 //  CHECK-SAME:   stages = 4 : i64
 func.func @wgmma_large(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: memref<?x4096xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 4096>} {
   %r = tile.row_id
@@ -172,7 +172,7 @@ func.func @wgmma_large(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: 
 // -----
 
 // CHECK-LABEL: func.func @wgmma_one_wave
-//  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 2 : i64, grid = 128 : i64
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 128 : i64
 //  CHECK-SAME:   stages = 4 : i64
 func.func @wgmma_one_wave(%a: memref<?x512xbf16>, %b: memref<1024x512xbf16>, %c: memref<?x1024xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 4096, 1024>} {
   %r = tile.row_id

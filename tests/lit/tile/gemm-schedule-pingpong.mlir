@@ -1,16 +1,16 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=PP
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" %s 2>&1 >/dev/null | count 0
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=PPCL
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=2 gemm-tma-store=0" %s | FileCheck %s --check-prefix=PPCL
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-block-n=128 gemm-tma-store=0" %s | FileCheck %s --check-prefix=BN128
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-stages=4 gemm-tma-store=0" %s | FileCheck %s --check-prefix=STAGES4
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-group-m=4 gemm-tma-store=0" %s | FileCheck %s --check-prefix=GROUP4
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=0 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=OFF --implicit-check-not=pingpong
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-persistent=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOPERS --implicit-check-not=pingpong
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-tma=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOTMA --implicit-check-not=pingpong --implicit-check-not=tile.tma
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 gemm-pingpong=1" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 gemm-pingpong=1 gemm-block-m=128" %s | FileCheck %s --check-prefix=SM80BM --implicit-check-not=pingpong --implicit-check-not=wgmma
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90 gemm-pingpong=1" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-block-m=128 gemm-tma-store=0" %s 2> %t.bm128 | FileCheck %s --check-prefix=BM128-OUT
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=2 gemm-tma=0 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOTMA --implicit-check-not=pingpong --implicit-check-not=tile.tma
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 gemm-pingpong=1 gemm-cluster-m=2" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 gemm-pingpong=1 gemm-cluster-m=2 gemm-block-m=128" %s | FileCheck %s --check-prefix=SM80BM --implicit-check-not=pingpong --implicit-check-not=wgmma
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90 gemm-pingpong=1 gemm-cluster-m=2" %s | FileCheck %s --check-prefix=SM80 --implicit-check-not=pingpong --implicit-check-not=tile.tma --implicit-check-not=wgmma
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=2 gemm-block-m=128 gemm-tma-store=0" %s 2> %t.bm128 | FileCheck %s --check-prefix=BM128-OUT
 // RUN: FileCheck %s --check-prefix=BM128 < %t.bm128
 
 // The ping-pong wgmma schedule (gemm-pingpong=1; ScheduleRowKernels.cpp,
@@ -30,7 +30,7 @@
 //   tile.tma: the lhs in 64 x 64 boxes
 // The rest as for the 128-row TMA schedule (gemm-schedule.mlir): block_n 256
 // (128 for two products), persistent, cluster_m 2 where there are more than
-// block_m rows (PPCL; the other runs set gemm-cluster-m=1).
+// block_m rows (PPCL, gemm-cluster-m=2; the others have one CTA a cluster).
 // Where TMA is impossible (@k_500: 1000-byte rows) ping-pong is dropped
 // silently (nothing on stderr): the 128-row cp.async schedule, no pingpong
 // entry, no tile.tma. So it is with gemm-tma=0 (NOTMA), on sm_80 and sm_90

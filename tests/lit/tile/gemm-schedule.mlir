@@ -6,7 +6,7 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-block-m=64 gemm-block-n=64 gemm-block-k=64 gemm-stages=3 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=WGOPTS
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=TMA
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-persistent=0 gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=NOPERS
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-tma-store=0" %s | FileCheck %s --check-prefix=CLUSTER
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="gemm-split-k=1 gemm-fill-sms=0 target=sm_90a gemm-cluster-m=2 gemm-tma-store=0" %s | FileCheck %s --check-prefix=CLUSTER
 
 // GEMM kernels (tile.gemm) get a tensor-core schedule instead of a row
 // schedule (ScheduleRowKernels.cpp, scheduleGemm). Every run here pins

@@ -74,6 +74,8 @@ struct CompileOptions {
   /// where the graph allows; false: never, attention is three kernels (the
   /// scores GEMM, the softmax, the second GEMM).
   std::optional<bool> fuseAttention;
+  /// More options of tilec-fuse (e.g. "sink-tails=false"), for experiments.
+  std::string fuseOptions;
 };
 
 /// Whether `options` compile kernels for programmatic dependent launch (the

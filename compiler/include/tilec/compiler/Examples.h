@@ -46,7 +46,7 @@ Status build(const std::string &name, Graph &graph, int64_t rows, int64_t cols,
 /// Whether the example is a matrix product (its shape is rows x cols x depth).
 inline bool isMatmul(const std::string &name) {
   return name == "matmul" || name == "matmul_nn" || name == "matmul_lhs_t" ||
-         name == "matmul_bias_gelu";
+         name == "matmul_bias_gelu" || name == "matmul_swiglu";
 }
 
 /// "f32" | "f16" | "bf16".

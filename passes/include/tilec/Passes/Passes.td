@@ -42,6 +42,9 @@ def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
            "Fuse attention's two products and its softmax into one kernel (flash "
            "attention; 16-bit q, k, v, head dim a multiple of 16 up to 128): "
            "auto (by shape, the default), true or false">,
+    Option<"sinkTails", "sink-tails", "bool", "true",
+           "Move a GEMM epilogue's tail that only a row kernel reads into that kernel "
+           "where it saves HBM bytes (false: the greedy plan's epilogue, for A/B runs)">,
   ];
   let dependentDialects = ["tilec::graph::GraphDialect"];
 }
@@ -282,9 +285,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
     Option<"gemmPersistent", "gemm-persistent", "bool", "true",
            "TMA GEMMs run persistent CTAs (one an SM, looping over tiles; the epilogue "
            "overlaps the next tile's copies); false: one CTA a tile">,
-    Option<"gemmClusterM", "gemm-cluster-m", "int64_t", "2",
+    Option<"gemmClusterM", "gemm-cluster-m", "int64_t", "1",
            "TMA GEMMs: CTAs a cluster (1 or 2) on consecutive block rows, sharing the B "
-           "panel by TMA multicast">,
+           "panel by TMA multicast (measured 1.00-1.15x slower than one CTA, run s32c: "
+           "off by default)">,
     Option<"gemmTmaStore", "gemm-tma-store", "bool", "true",
            "TMA GEMMs with one 16-bit or f32 [M, N] output (batched: a 3-D map): each MMA "
            "warpgroup writes its results to shared memory in blocks of 64 rows x 128 bytes "
