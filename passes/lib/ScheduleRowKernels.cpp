@@ -857,6 +857,27 @@ struct ScheduleRowKernelsPass
             bn /= 2;
         if (!gemmBlockM && bm == 128 && tileCount(bm, bn) <= kHopperSms / 2)
           bm = 64;
+        // Waves: a chosen tile whose grid of more than half the SMs has a
+        // last (or only) wave leaving many SMs idle narrows where that
+        // fills the waves at least 1.1x better (each wave's share of busy SMs:
+        // tiles over the rounds' CTA slots): 192 columns for one product
+        // (whole 64-column units: TMA stores stay), 112 for two. Measured
+        // (run s32a, H100, clusters of two then): one product 512 x 6144 x
+        // 4096 and 768 x 4096 x 4096 (96 tiles of 128 x 256) 1.12-1.13x
+        // at 192 (128 and 132 tiles); two products (SwiGLU) 512 and 256 x
+        // 14336 x 4096 (448 and 224 tiles) 1.03-1.06x at 112 (direct
+        // stores); where the waves were full already, narrower tiles lost
+        // (4096^3 0.91x at 192, the SwiGLU at 1024-2048 rows 0.90-0.95x
+        // at 112), as they did where they filled the waves less (512 x
+        // 14336 x 4096 at 192 or 224).
+        int64_t wide = products > 1 ? 128 : 256, narrow = products > 1 ? 112 : 192;
+        auto waveUse = [&](int64_t n) {
+          int64_t t = tileCount(bm, n);
+          return double(t) / double(llvm::divideCeil(t, kHopperSms) * kHopperSms);
+        };
+        if (!gemmBlockN && !gemmBlockM && bn == wide && tileCount(bm, bn) > kHopperSms / 2 &&
+            waveUse(narrow) >= 1.1 * waveUse(wide))
+          bn = narrow;
       }
       // A [K, N] rhs is copied and read in 64-column blocks.
       if (!transB && bn % 64 != 0)

@@ -403,6 +403,28 @@ TEST(GemmSchedules, TmaStoreF32OddUnits) {
     }
 }
 
+// Tiles narrowed to fill the waves (gemm-fill-sms): 512 x 6144 in 128 x 256
+// tiles would be 96 (73% of a wave), 192 columns make 128 (TMA stores of
+// three 64-column units a tile); two products (SwiGLU's gate and up) of 256
+// x 14336 take 112 columns each (256 tiles, two full waves, direct stores).
+TEST(GemmSchedules, WaveFillingTiles) {
+  TILEC_REQUIRE_GPU(ctx);
+  for (const char *name : {"matmul", "matmul_swiglu"}) {
+    SCOPED_TRACE(name);
+    bool two = std::string(name) == "matmul_swiglu";
+    Graph g(name);
+    ASSERT_TRUE(examples::build(name, g, two ? 256 : 512, two ? 14336 : 6144, DType::BF16, 256)
+                    .ok());
+    CompileOptions options;
+    auto program = compileGraph(g, options);
+    ASSERT_TRUE(program.ok()) << program.message();
+    ASSERT_EQ(program->launches.size(), 1u);
+    EXPECT_NE(explainFusion(*program).find(two ? "256 tiles" : "128 tiles"), std::string::npos)
+        << explainFusion(*program);
+    expectGraphMatches(g, 2e-2, /*kernels=*/1, options);
+  }
+}
+
 // ---- fused epilogues: one kernel each ----
 
 // Split k (gemm-split-k): each tile's k steps over 2-4 CTAs, whose partial

@@ -10,9 +10,9 @@
 // RUN: FileCheck %s --check-prefix=SMEM < %t.smem
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 gemm-block-k=64 gemm-stages=7" %s | FileCheck %s --check-prefix=SMEM7
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90 gemm-stages=6 gemm-block-k=128" %s 2>&1 | FileCheck %s --check-prefix=SMEM2
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-stages=5 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-stages=5 gemm-tma-store=0 gemm-fill-sms=0" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-tma=0 gemm-block-n=256 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGSMEM2
-// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-stages=5 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-stages=5 gemm-tma-store=0 gemm-fill-sms=0" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-n=256 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM2
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-m=96 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGBM
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-k=32 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGBK
@@ -103,7 +103,9 @@ func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: me
 // fit (6 * (32 * 128 + 128 * 64) * 2 = 147456 bytes), with two it does not.
 // SMEM2: error: 'func.func' op bad GEMM schedule: 6 stages of 128x128 and 1 x 128x128 panels need 393216 bytes
 // SMEM2: error: 'func.func' op bad GEMM schedule: 6 stages of 32x128 and 2 x 128x64 panels need 245760 bytes of shared memory, more than the 232448 a CTA may have on sm_90
-// wgmma with cp.async: 5 * (128 + 256) * 128 + 1024 = 246784 bytes for one
+// wgmma with cp.async (gemm-fill-sms=0: two products of 512 rows would take
+// 112 columns a product by the waves rule, and fit): 5 * (128 + 256) * 128
+// + 1024 = 246784 bytes for one
 // product of 256 columns or two of 128.
 // WGSMEM: error: 'func.func' op bad wgmma GEMM schedule: 5 stages of 128 + 1 x 256 rows need 246784 bytes of shared memory, more than the 232448 a CTA may have on sm_90a
 // WGSMEM-NOT: bytes of shared memory
@@ -125,7 +127,9 @@ func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: me
 // TMASMEM2-NOT: bytes of shared memory
 // The wgmma schedule's own shape rules: block_m a multiple of 64 (one
 // warpgroup per 64 rows), block_k 64 (128-byte swizzled rows). The decode
-// kernel (mma.sync) takes block_m 96 and block_k 32.
+// kernel (mma.sync) takes block_m 96 and block_k 32. (The SwiGLU of 512
+// rows takes 112 columns a product by the waves rule where block_m is not
+// given.)
 // WGBM-NOT: error: 'func.func' op bad
 // WGBM: error: 'func.func' op bad wgmma GEMM schedule: block 96x256x64, stages 4 (block_m a multiple of 64 (128 with two chains), block_n a multiple of 16 up to 256, block_k 64, >= 3 stages, gemm-mma-pending 0 or 1)
 // WGBM-NOT: error: 'func.func' op bad
@@ -133,7 +137,7 @@ func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: me
 // WGBK-NOT: error: 'func.func' op bad
 // WGBK: error: 'func.func' op bad wgmma GEMM schedule: block 128x256x32, stages 4 (
 // WGBK-NOT: error: 'func.func' op bad
-// WGBK: error: 'func.func' op bad wgmma GEMM schedule: block 128x128x32, stages 4 (
+// WGBK: error: 'func.func' op bad wgmma GEMM schedule: block 128x112x32, stages 4 (
 // A cluster is 1 or 2 CTAs (gemm-cluster-m); the wgmma kernels (large_bf16,
 // swiglu) report any other count, the decode kernel (mma.sync, no
 // clusters) does not. 1 and 2 are fine.
