@@ -861,7 +861,8 @@ struct ScheduleRowKernelsPass
         // last (or only) wave leaving many SMs idle narrows where that
         // fills the waves at least 1.1x better (each wave's share of busy SMs:
         // tiles over the rounds' CTA slots): 192 columns for one product
-        // (whole 64-column units: TMA stores stay), 112 for two. Measured
+        // (whole 64-column units: TMA stores stay), 112 for two (a [K, N]
+        // rhs, read in 64-column blocks, keeps 128). Measured
         // (run s32a, H100, clusters of two then): one product 512 x 6144 x
         // 4096 and 768 x 4096 x 4096 (96 tiles of 128 x 256) 1.12-1.13x
         // at 192 (128 and 132 tiles); two products (SwiGLU) 512 and 256 x
@@ -875,8 +876,8 @@ struct ScheduleRowKernelsPass
           int64_t t = tileCount(bm, n);
           return double(t) / double(llvm::divideCeil(t, kHopperSms) * kHopperSms);
         };
-        if (!gemmBlockN && !gemmBlockM && bn == wide && tileCount(bm, bn) > kHopperSms / 2 &&
-            waveUse(narrow) >= 1.1 * waveUse(wide))
+        if (!gemmBlockN && !gemmBlockM && bn == wide && (transB || narrow % 64 == 0) &&
+            tileCount(bm, bn) > kHopperSms / 2 && waveUse(narrow) >= 1.1 * waveUse(wide))
           bn = narrow;
       }
       // A [K, N] rhs is copied and read in 64-column blocks.

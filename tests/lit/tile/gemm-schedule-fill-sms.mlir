@@ -214,3 +214,35 @@ func.func @wave_many(%a: memref<?x4096xbf16>, %b: memref<28672x4096xbf16>, %c: m
   tile.store %t, %c[%r] : tensor<28672xbf16> -> memref<?x28672xbf16>
   return
 }
+
+// -----
+
+// Two products of 512 rows over N = 14336: 448 tiles of 128 x 128 fill 4
+// waves to 85%, 112 columns (512 tiles) to 97%: block_n 112 for [N, K]
+// weights (swiglu_nk), while [K, N] weights, read in 64-column blocks,
+// keep 128 (swiglu_kn).
+// CHECK-LABEL: func.func @swiglu_nk
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 112 : i64, cluster_m = 1 : i64, grid = 512 : i64
+func.func @swiglu_nk(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: memref<14336x4096xbf16>, %y: memref<?x14336xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 512, 14336>} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %u = tile.matmul %x, %wu[%r] {transpose_b = true} : memref<?x4096xbf16>, memref<14336x4096xbf16> -> tensor<14336xf32>
+  %m = arith.mulf %g, %u : tensor<14336xf32>
+  %t = arith.truncf %m : tensor<14336xf32> to tensor<14336xbf16>
+  tile.store %t, %y[%r] : tensor<14336xbf16> -> memref<?x14336xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @swiglu_kn
+//  CHECK-SAME:   block_m = 128 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 448 : i64
+func.func @swiglu_kn(%x: memref<?x4096xbf16>, %wg: memref<4096x14336xbf16>, %wu: memref<4096x14336xbf16>, %y: memref<?x14336xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 512, 14336>} {
+  %r = tile.row_id
+  %g = tile.matmul %x, %wg[%r] : memref<?x4096xbf16>, memref<4096x14336xbf16> -> tensor<14336xf32>
+  %u = tile.matmul %x, %wu[%r] : memref<?x4096xbf16>, memref<4096x14336xbf16> -> tensor<14336xf32>
+  %m = arith.mulf %g, %u : tensor<14336xf32>
+  %t = arith.truncf %m : tensor<14336xf32> to tensor<14336xbf16>
+  tile.store %t, %y[%r] : tensor<14336xbf16> -> memref<?x14336xbf16>
+  return
+}
