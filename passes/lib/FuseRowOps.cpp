@@ -58,8 +58,8 @@ bool clonedIntoUsers(Operation *op) {
 class FusionPlanner {
 public:
   /// `attention`: the pass's option (auto, true or false).
-  FusionPlanner(func::FuncOp fn, StringRef attention, bool sinkTails)
-      : attention(attention), sinkTails(sinkTails) {
+  FusionPlanner(func::FuncOp fn, StringRef attention, bool sinkTails, int64_t siblingGemmRows)
+      : attention(attention), sinkTails(sinkTails), siblingGemmRows(siblingGemmRows) {
     for (Operation &op : fn.getBody().front())
       if (isa<graph::GraphDialect>(op.getDialect()) && !clonedIntoUsers(&op))
         ops.push_back(&op);
@@ -364,7 +364,7 @@ public:
            (keys >= kFlashFewRowsKeys && queryRows <= kFlashFewRows);
   }
 
-  /// Two 16-bit GEMM kernels of at most 64 rows whose products read one
+  /// Two 16-bit GEMM kernels of at most 64 rows (sibling-gemm-rows) whose products read one
   /// lhs with weights of one shape (a decoder's k and v projections; f32
   /// FMA tiles of two products spilled 24 bytes at 64 rows) become one
   /// kernel of two products (gemmMergeAllowed's rule, as SwiGLU's gate
@@ -382,7 +382,7 @@ public:
         int g = groupOf.lookup(a), h = groupOf.lookup(b);
         if (g == h || !groups[g].alive || !groups[h].alive || !groups[g].domain ||
             !groups[h].domain || !(*groups[g].domain == *groups[h].domain) ||
-            groups[g].domain->rows() > 64 || a.getLhs() != b.getLhs() ||
+            groups[g].domain->rows() > siblingGemmRows || a.getLhs() != b.getLhs() ||
             a.getRhs().getType() != b.getRhs().getType() ||
             llvm::cast<RankedTensorType>(a.getLhs().getType()).getElementTypeBitWidth() != 16)
           continue;
@@ -449,6 +449,7 @@ public:
   DenseSet<Operation *> chained;
   StringRef attention;
   bool sinkTails;
+  int64_t siblingGemmRows;
 
 private:
   /// Whether `op` may be part of a kernel of `domain`: a scatter where its
@@ -713,7 +714,7 @@ struct FuseRowOpsPass : tilec::impl::FuseRowOpsBase<FuseRowOpsPass> {
     for (Operation *op : llvm::reverse(graphOps))
       if (op->use_empty())
         op->erase();
-    FusionPlanner planner(fn, attention.getValue(), sinkTails);
+    FusionPlanner planner(fn, attention.getValue(), sinkTails, siblingGemmRows);
     if (planner.ops.empty())
       return success();
     planner.plan();

@@ -746,6 +746,25 @@ TEST(GpuSimTest, TmaGemmsMatchTheReference) {
       /*smCount=*/8);
 }
 
+// Sibling GEMMs past 64 rows (tilec-fuse{sibling-gemm-rows}, off by
+// default): two products of one lhs, each with its own epilogue and
+// output, in one TMA wgmma kernel (ragged rows and columns).
+TEST(GpuSimTest, SiblingGemmsPastDecodeRows) {
+  Graph g("siblings");
+  Tensor h = g.input("h", {200, 256}, DType::BF16);
+  Tensor wk = g.input("wk", {136, 256}, DType::BF16), wv = g.input("wv", {136, 256}, DType::BF16);
+  g.output(-matmul(h, wk, false, true));
+  g.output(matmul(h, wv, false, true));
+  CompileOptions options;
+  options.dependentLaunch = false;
+  options.fuseOptions = "sibling-gemm-rows=256";
+  auto p = compileGraph(g, options);
+  ASSERT_TRUE(p.ok()) << p.message();
+  ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
+  ASSERT_NE(p->ptx.find("wgmma.mma_async"), std::string::npos);
+  ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, tiletest::randomInputs(g, 23), 2e-2, options, 8));
+}
+
 // The GEMM schedule options for sm_90a over the GEMM examples at shapes
 // with ragged edges (M, N not multiples of the tiles, batched products),
 // each option set over each example and shape: the H200's GEMM space, the

@@ -1,4 +1,5 @@
 // RUN: tilec-opt --split-input-file --tilec-fuse %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-fuse="sibling-gemm-rows=128" %s | FileCheck %s --check-prefix=ROWS128
 
 // Two 16-bit GEMMs of at most 64 rows reading one lhs with weights of one
 // shape (a decoder's k and v projections) are one kernel of two products,
@@ -20,9 +21,14 @@ func.func @k_and_v(%h: tensor<16x256xbf16>, %wk: tensor<128x256xbf16>, %wv: tens
 // -----
 
 // More rows (the kernels are not launch bound), f32, or weights of other
-// shapes: two kernels.
+// shapes: two kernels. (sibling-gemm-rows=128, for A/B runs, merges the
+// 128-row pair: five kernels.)
 // CHECK-LABEL: func.func @not_siblings
 // CHECK-COUNT-6: graph.fusion
+// ROWS128-LABEL: func.func @not_siblings
+// ROWS128-NEXT:    %{{.+}}:2 = graph.fusion(%arg0, %arg1, %arg2 : tensor<128x256xbf16>, tensor<128x256xbf16>, tensor<128x256xbf16>)
+// ROWS128-COUNT-4: graph.fusion(
+// ROWS128-NOT:     graph.fusion(
 func.func @not_siblings(%h: tensor<128x256xbf16>, %w: tensor<128x256xbf16>, %u: tensor<128x256xbf16>,
                         %x: tensor<16x256xf32>, %wf: tensor<128x256xf32>, %uf: tensor<128x256xf32>,
                         %y: tensor<16x256xbf16>, %wy: tensor<128x256xbf16>, %uy: tensor<64x256xbf16>)

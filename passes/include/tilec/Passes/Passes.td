@@ -42,6 +42,9 @@ def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
            "Fuse attention's two products and its softmax into one kernel (flash "
            "attention; 16-bit q, k, v, head dim a multiple of 16 up to 128): "
            "auto (by shape, the default), true or false">,
+    Option<"siblingGemmRows", "sibling-gemm-rows", "int64_t", "64",
+           "Two 16-bit GEMMs of one lhs and weights of one shape (k and v projections) "
+           "become one kernel of two products up to this many rows">,
     Option<"sinkTails", "sink-tails", "bool", "true",
            "Move a GEMM epilogue's tail that only a row kernel reads into that kernel "
            "where it saves HBM bytes (false: the greedy plan's epilogue, for A/B runs)">,
