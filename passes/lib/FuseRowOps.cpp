@@ -143,10 +143,13 @@ public:
               llvm::any_of(groups[h].ops, llvm::IsaPred<graph::MatmulOp>) ||
               !fits(op, *groups[h].domain))
             continue;
+          // Bytes saved: the GEMM kernel's store of each result and the row
+          // kernel's load (-1: a shape not static).
           int64_t saved = 0, added = 0;
-          for (Value r : op->getResults())
-            saved += staticBytes(r) < 0 ? -(int64_t(1) << 62)
-                                        : 2 * staticBytes(r); // (the GEMM's store, the row kernel's load)
+          for (Value r : op->getResults()) {
+            int64_t bytes = staticBytes(r);
+            saved = bytes < 0 || saved < 0 ? -1 : saved + 2 * bytes;
+          }
           auto readIn = [&](int k, Value v) {
             return llvm::any_of(groups[k].ops, [&](Operation *o) {
               return o != op && llvm::is_contained(o->getOperands(), v);
@@ -364,10 +367,10 @@ public:
            (keys >= kFlashFewRowsKeys && queryRows <= kFlashFewRows);
   }
 
-  /// Two 16-bit GEMM kernels of at most 64 rows (sibling-gemm-rows) whose products read one
-  /// lhs with weights of one shape (a decoder's k and v projections; f32
-  /// FMA tiles of two products spilled 24 bytes at 64 rows) become one
-  /// kernel of two products (gemmMergeAllowed's rule, as SwiGLU's gate
+  /// Two 16-bit GEMM kernels of at most 64 rows (sibling-gemm-rows) whose
+  /// products read one lhs with weights of one shape (a decoder's k and v
+  /// projections; f32 FMA tiles of two products spilled 24 bytes at 64
+  /// rows) become one kernel of two products (gemmMergeAllowed's rule, as SwiGLU's gate
   /// and up), each with its own epilogue and outputs: one launch instead of
   /// two where the launches are much of the time, and the lhs panel read
   /// once. Not yet measured.
