@@ -132,12 +132,12 @@ public:
           int h = -1;
           bool ok = !op->use_empty();
           for (Operation *u : op->getUsers()) {
-            auto it = groupOf.find(u);
-            if (it == groupOf.end() || it->second == g || (h >= 0 && it->second != h)) {
+            int k = groupOfOp(u);
+            if (k < 0 || k == g || (h >= 0 && k != h)) {
               ok = false;
               break;
             }
-            h = it->second;
+            h = k;
           }
           if (!ok || !groups[h].alive || !groups[h].domain || groups[h].attention ||
               llvm::any_of(groups[h].ops, llvm::IsaPred<graph::MatmulOp>) ||
@@ -168,8 +168,7 @@ public:
               // Only values the GEMM kernel stores anyway: read by a
               // kernel other than its own (or returned).
               bool stored = llvm::any_of(v.getUsers(), [&](Operation *u) {
-                auto it = groupOf.find(u);
-                return u != op && (it == groupOf.end() || it->second != g);
+                return u != op && groupOfOp(u) != g;
               });
               if (!stored) {
                 ok = false;
@@ -237,8 +236,7 @@ public:
             for (Operation *u : r.getUsers()) {
               // (A user outside every group, such as the function's return,
               // is outside g too.)
-              auto it = groupOf.find(u);
-              if ((it == groupOf.end() || it->second != g) && r != keep)
+              if (groupOfOp(u) != g && r != keep)
                 return false;
             }
         return true;
@@ -569,11 +567,14 @@ private:
     return id;
   }
 
+  /// The group of `op`, -1 for an op in none (the function's return).
+  int groupOfOp(Operation *op) {
+    auto it = groupOf.find(op);
+    return it == groupOf.end() ? -1 : it->second;
+  }
   int groupOfValue(Value v) {
     Operation *def = v.getDefiningOp();
-    if (!def || !groupOf.count(def))
-      return -1;
-    return groupOf.lookup(def);
+    return def ? groupOfOp(def) : -1;
   }
 
   int64_t lastIndex(int g) {
