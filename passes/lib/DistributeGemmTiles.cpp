@@ -142,7 +142,8 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
             (s.mChains == 1 || (s.mChains == 2 && s.wgmma && s.tma && !s.pingpong)) &&
             (!s.wgmma || (s.warpsN == 1 && s.warpM() == 16 * s.mChains &&
                           s.blockM % (64 * s.mChains) == 0 &&
-                          (s.mmaPending == 0 || s.mmaPending == 1) &&
+                          s.mmaPending >= 0 && s.mmaPending <= 3 &&
+                          s.mmaPending <= s.stages - 2 &&
                           s.blockK == 64 && s.blockN % 8 == 0 && s.blockN <= 256 &&
                           s.stages >= 3)) &&
             (!s.tma || s.wgmma) && (!s.tmaStore || s.tma) && (s.clusterM == 1 || (s.clusterM == 2 && s.tma)) &&
@@ -1811,9 +1812,6 @@ private:
     // (16), the stride is 1024 (8-row groups). MN-major (a [K, N] rhs): the
     // leading offset steps between 64-column blocks (block_k * 128 bytes),
     // the stride between groups of 8 k rows (1024).
-    auto descriptor = [&](OpBuilder &bb, Value address, int64_t lbo) -> Value {
-      return wgmmaDescriptor(bb, address, lbo);
-    };
     int64_t lboB = blockedB ? s.blockK * 128 : 16;
     int64_t kStepB = blockedB ? 16 * 128 : 32; // bytes between k16 steps
     // A transposed lhs [K, M] (TMA only) is read MN-major like a [K, N] rhs:
@@ -1821,6 +1819,14 @@ private:
     // 64-row chain is one block (at the K-major chain's offset).
     int64_t lboA = transA ? s.blockK * 128 : 16;
     int64_t kStepA = transA ? 16 * 128 : 32;
+    // The descriptors' low words at stage 0, once: a step's descriptor is
+    // that word plus the stage's and the MMA's offsets (32-bit adds; the
+    // high word is constant), not a 64-bit address computation a wgmma
+    // (run s33a's SASS: ten instructions before each HGMMA).
+    Value descA0 = descriptorLow(b, aWarpgroup, lboA);
+    SmallVector<Value> descB0;
+    for (int64_t t = 0; t < nm; ++t)
+      descB0.push_back(descriptorLow(b, baseB[t], lboB));
 
     int64_t kTiles = kSteps; // (of this CTA's split)
     int64_t accCount = s.blockN / 2; // m64nN: 64 * N / 128 f32 a thread
@@ -1844,19 +1850,23 @@ private:
     // between the wgmma fence and the MMAs made ptxas insert a
     // warpgroup.arrive (and, with two chains, a warpgroup.wait).
     auto mmaStep = [&](OpBuilder &lb, Value stage, ValueRange accIn, bool zeroFirst) {
-      IndexMath lm{lb, loc};
-      Value aStage = lm.add(aWarpgroup, lm.mulv(stage, lm.c(stageA)));
+      Value stage32 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), stage);
+      auto scaled = [&](int64_t bytes) -> Value {
+        return lb.create<arith::MulIOp>(
+            loc, stage32, lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(bytes >> 4)));
+      };
+      Value aStage = lb.create<arith::AddIOp>(loc, descA0, scaled(stageA));
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
       SmallVector<Value> results;
       for (int64_t t = 0; t < nm; ++t) {
-        Value bStage = lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
+        Value bStage = lb.create<arith::AddIOp>(loc, descB0[t], scaled(stageB));
         SmallVector<Value> a(accIn.begin() + t * chains, accIn.begin() + (t + 1) * chains);
         for (int64_t k = 0; k < s.blockK / 16; ++k) {
           Value db;
           for (int64_t c = 0; c < chains; ++c) {
-            Value da = descriptor(lb, lm.add(aStage, c * chainBytes + k * kStepA), lboA);
+            Value da = descriptorAt(lb, aStage, c * chainBytes + k * kStepA);
             if (c == 0) // (shared by the chains)
-              db = descriptor(lb, lm.add(bStage, k * kStepB), lboB);
+              db = descriptorAt(lb, bStage, k * kStepB);
             a[c] = lb.create<NVVM::WgmmaMmaAsyncOp>(
                 loc, accType, a[c], da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
                 NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),
@@ -1988,6 +1998,34 @@ private:
         bb.create<arith::ConstantOp>(fn.getLoc(), bb.getI64IntegerAttr(bytes >> 4)));
   }
 
+  /// The low word of wgmmaDescriptor(address, lbo) (i32): the start
+  /// address field and the leading byte offset.
+  Value descriptorLow(OpBuilder &bb, Value address, int64_t lbo) {
+    Location loc = fn.getLoc();
+    auto c32 = [&](int64_t v) -> Value {
+      return bb.create<arith::ConstantOp>(loc, bb.getI32IntegerAttr(v));
+    };
+    // (In 16-byte units: the address below 2^18, divided by 16.)
+    Value a = bb.create<arith::IndexCastOp>(loc, bb.getI32Type(), address);
+    Value lo = bb.create<arith::DivUIOp>(loc, bb.create<arith::AndIOp>(loc, a, c32(0x3FFFF)),
+                                        c32(16));
+    return bb.create<arith::OrIOp>(loc, lo, c32((lbo >> 4) << 16));
+  }
+
+  /// The descriptor of the matrix `bytes` (a multiple of 16) past the one
+  /// whose low word (descriptorLow, plus offsets / 16) is `low`; the high
+  /// word is wgmmaDescriptor's constant (stride 1024, 128-byte swizzle).
+  Value descriptorAt(OpBuilder &bb, Value low, int64_t bytes) {
+    Location loc = fn.getLoc();
+    if (bytes)
+      low = bb.create<arith::AddIOp>(
+          loc, low, bb.create<arith::ConstantOp>(loc, bb.getI32IntegerAttr(bytes >> 4)));
+    Value wide = bb.create<arith::ExtUIOp>(loc, bb.getI64Type(), low);
+    int64_t high = (int64_t(64) << 32) | (int64_t(1) << 62);
+    return bb.create<arith::OrIOp>(
+        loc, wide, bb.create<arith::ConstantOp>(loc, bb.getI64IntegerAttr(high)));
+  }
+
   Value wgmmaDescriptor(OpBuilder &bb, Value address, int64_t lbo) {
     Location loc = fn.getLoc();
     auto c64 = [&](int64_t v) -> Value {
@@ -2086,22 +2124,44 @@ private:
     else
       b.create<gpu::BarrierOp>(loc);
     Value ticks = c32(b, 0x989680);
-    // Phase parity of k step kt's pass over the stages.
-    auto parity = [&](OpBuilder &bb, Value kt, bool flip) {
-      IndexMath im{bb, loc};
-      Value p = toI32(bb, im.rem(im.div(kt, s.stages), 2));
-      return flip ? bb.create<arith::XOrIOp>(loc, p, c32(bb, 1)).getResult() : p;
-    };
     int64_t stageBytes = stageA + nm * stageB;
-    // Step j * kTiles + kt of a pipeline loop: its stage, after waiting on
-    // the stage's `full` (MMA warps) or `empty` (producer) barrier.
-    auto awaitStep = [&](OpBuilder &lb, Value step0, Value kt, bool producer) {
-      IndexMath lm{lb, loc};
-      Value step = lm.add(step0, kt);
-      Value stage = lm.rem(step, s.stages);
-      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, barrier(lb, stage, producer),
-                                               parity(lb, step, producer), ticks);
-      return std::make_pair(step, stage);
+    // A step's place in the pipeline: its stage and the phase parity of its
+    // pass over the stages. Computed from the step's number once a tile (a
+    // 64-bit division where the stages are no power of two), then carried
+    // through the k loops and advanced by a compare and two selects: the
+    // divisions had sat between a step's wgmma wait and the next step's
+    // MMAs (run s33a: 64 x 64 tiles 1.32x slower at 6, 10 or 12 stages
+    // than at 8).
+    struct Pos {
+      Value stage; // index
+      Value phase; // i32, 0 or 1
+    };
+    auto posOf = [&](OpBuilder &bb, Value step) {
+      IndexMath im{bb, loc};
+      return Pos{im.rem(step, s.stages), toI32(bb, im.rem(im.div(step, s.stages), 2))};
+    };
+    auto advance = [&](OpBuilder &bb, Pos p) {
+      IndexMath im{bb, loc};
+      Value next = im.add(p.stage, 1);
+      Value wrap = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, im.c(s.stages));
+      Value flipped = bb.create<arith::XOrIOp>(loc, p.phase, c32(bb, 1));
+      return Pos{bb.create<arith::SelectOp>(loc, wrap, im.c(0), next).getResult(),
+                 bb.create<arith::SelectOp>(loc, wrap, flipped, p.phase).getResult()};
+    };
+    // The stage `back` steps before `stage` (back < stages).
+    auto stageBefore = [&](OpBuilder &bb, Value stage, int64_t back) -> Value {
+      IndexMath im{bb, loc};
+      Value wraps = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, stage, im.c(back));
+      return bb.create<arith::SelectOp>(loc, wraps, im.add(stage, s.stages - back),
+                                        im.sub(stage, im.c(back)));
+    };
+    // Waits on the step's `full` (MMA warps) or `empty` (producer: the
+    // phase before) barrier.
+    auto awaitStep = [&](OpBuilder &lb, Pos p, bool producer) {
+      Value parity =
+          producer ? lb.create<arith::XOrIOp>(loc, p.phase, c32(lb, 1)).getResult() : p.phase;
+      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, barrier(lb, p.stage, producer), parity,
+                                               ticks);
     };
 
     // Persistent CTAs: CTA c computes tiles c, c + grid, c + 2 grid, ...;
@@ -2136,8 +2196,9 @@ private:
       OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
       IndexMath tm{tb, loc};
       setTile(tb, tileOf(tb, tileLoop.getInductionVar()), rank);
-      Value step0 = tm.mul(tileLoop.getInductionVar(), kTiles);
-      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1));
+      Pos pos0 = posOf(tb, tm.mul(tileLoop.getInductionVar(), kTiles));
+      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), tm.c(kTiles), tm.c(1),
+                                        ValueRange{pos0.stage, pos0.phase});
       // Not unrolled: LLVM unrolled it by the stages and hoisted every
       // stage's copy addresses (64-bit each), which at six copies a stage (a
       // transposed lhs and a [K, N] rhs, 256 columns) spilled the producer's
@@ -2149,7 +2210,9 @@ private:
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
       Value kt = loop.getInductionVar();
-      Value stage = awaitStep(lb, step0, kt, /*producer=*/true).second;
+      Pos pos{loop.getRegionIterArgs()[0], loop.getRegionIterArgs()[1]};
+      awaitStep(lb, pos, /*producer=*/true);
+      Value stage = pos.stage;
       Value bar = full(lb, stage);
       lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar, c32(lb, stageBytes),
                                                 NVVM::MemScopeKind::CTA, false, Value());
@@ -2199,6 +2262,8 @@ private:
                {toI32(lb, lm.add(n0, lm.mul(block, 64))), k0}, mc, rhsBatched);
         }
       }
+      Pos next = advance(lb, pos);
+      lb.create<scf::YieldOp>(loc, ValueRange{next.stage, next.phase});
     }
     {
       OpBuilder cb = OpBuilder::atBlockBegin(&split.getElseRegion().front());
@@ -2213,7 +2278,7 @@ private:
       OpBuilder tb = OpBuilder::atBlockBegin(tileLoop.getBody());
       IndexMath tm{tb, loc};
       Value j = tileLoop.getInductionVar();
-      Value step0 = tm.mul(j, kTiles);
+      Pos pos0 = posOf(tb, tm.mul(j, kTiles));
       // Ping-pong order: a warpgroup starts tile j's k steps once the other
       // has issued tile j - 1's (named barrier 1 + (j - 1) % 2: one arrives,
       // the other syncs, 256 threads). Besides alternating the tensor cores,
@@ -2232,14 +2297,13 @@ private:
       if (s.pingpong)
         orderBarrier(tb, tb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, j, tm.c(1)),
                      toI32(tb, tm.sub(tm.c(2), consumer)), /*arrive=*/false);
-      // The MMA warps' arrival on a step's `empty` barrier: lane 0 of each.
-      auto release = [&](OpBuilder &bb, Value step, Value when) {
+      // The MMA warps' arrival on a stage's `empty` barrier: lane 0 of each.
+      auto release = [&](OpBuilder &bb, Value stage, Value when) {
         IndexMath im{bb, loc};
         Value ok = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, im.c(0));
         auto ifOp = bb.create<scf::IfOp>(loc, when ? im.andi(when, ok) : ok, false);
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
-        IndexMath jm{ib, loc};
-        Value bar = empty(ib, jm.rem(step, s.stages));
+        Value bar = empty(ib, stage);
         if (s.clusterM == 1) {
           ib.create<NVVM::MBarrierArriveOp>(loc, Type(), bar, Value());
           return;
@@ -2254,26 +2318,34 @@ private:
       // 0) from `init`, whatever it holds.
       SmallVector<Value> first;
       {
-        auto [step, stage] = awaitStep(tb, step0, tm.c(0), /*producer=*/false);
-        first = mmaStep(tb, stage, init, /*zeroFirst=*/true);
+        awaitStep(tb, pos0, /*producer=*/false);
+        first = mmaStep(tb, pos0.stage, init, /*zeroFirst=*/true);
         if (s.mmaPending == 0)
-          release(tb, step, Value());
+          release(tb, pos0.stage, Value());
       }
+      // (The accumulators, then the step's stage and phase.)
+      int64_t accs = first.size();
+      Pos pos1 = advance(tb, pos0);
+      first.append({pos1.stage, pos1.phase});
       auto loop = tb.create<scf::ForOp>(loc, tm.c(1), tm.c(kTiles), tm.c(1), first);
       {
         OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
         IndexMath lm{lb, loc};
         Value kt = loop.getInductionVar();
-        auto [step, stage] = awaitStep(lb, step0, kt, /*producer=*/false);
+        auto iter = loop.getRegionIterArgs();
+        Pos pos{iter[accs], iter[accs + 1]};
+        awaitStep(lb, pos, /*producer=*/false);
         SmallVector<Value> results =
-            mmaStep(lb, stage, loop.getRegionIterArgs(), /*zeroFirst=*/false);
+            mmaStep(lb, pos.stage, iter.take_front(accs), /*zeroFirst=*/false);
         // The MMAs of step kt - mma_pending are done: its stage is free.
         if (s.mmaPending == 0)
-          release(lb, step, Value());
+          release(lb, pos.stage, Value());
         else
-          release(lb, lm.sub(step, lm.c(s.mmaPending)),
+          release(lb, stageBefore(lb, pos.stage, s.mmaPending),
                   lb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, kt,
                                            lm.c(s.mmaPending)));
+        Pos next = advance(lb, pos);
+        results.append({next.stage, next.phase});
         lb.create<scf::YieldOp>(loc, results);
       }
       tb.setInsertionPointAfter(loop);
@@ -2285,10 +2357,12 @@ private:
       tb.create<NVVM::WgmmaWaitGroupSyncOp>(loc, tb.getI64IntegerAttr(0));
       // The last steps' stages, still held, go back to the producer before
       // the epilogue, which then overlaps the next tile's first copies.
-      for (int64_t p = s.mmaPending; p >= 1; --p)
-        release(tb, tm.add(step0, kTiles - p), Value());
+      // (Fewer k steps than mma_pending: only the tile's own.)
+      Value stageEnd = loop.getResults()[accs]; // (the step after the tile's last)
+      for (int64_t p = std::min(s.mmaPending, kTiles); p >= 1; --p)
+        release(tb, stageBefore(tb, stageEnd, p), Value());
       setTile(tb, tileOf(tb, tileLoop.getInductionVar()), rank);
-      if (failed(finish(tb, loop.getResults())))
+      if (failed(finish(tb, loop.getResults().take_front(accs))))
         return failure();
       // The last TMA stores read shared memory and write the output after
       // the CTA's last instruction unless waited for.

@@ -886,12 +886,13 @@ struct ScheduleRowKernelsPass
                               "blocks, so block_n must be a multiple of 64, got ")
                << bn << " (gemm-block-n)";
       if (bm % (64 * chains) != 0 || bn % 16 != 0 || bn > 256 || stages < 3 ||
-          (gemmBlockK && gemmBlockK != 64) || (gemmMmaPending != 0 && gemmMmaPending != 1))
+          (gemmBlockK && gemmBlockK != 64) || gemmMmaPending < 0 || gemmMmaPending > 3 ||
+          gemmMmaPending > stages - 2)
         return fn.emitOpError("bad wgmma GEMM schedule: block ")
                << bm << "x" << bn << "x" << (gemmBlockK ? gemmBlockK : 64) << ", stages "
                << stages
                << " (block_m a multiple of 64 (128 with two chains), block_n a multiple of 16 up to 256, block_k 64, "
-                  ">= 3 stages, gemm-mma-pending 0 or 1)";
+                  ">= 3 stages, gemm-mma-pending 0 to 3 and at most stages - 2)";
       // TMA producer (one extra warpgroup) when every operand row is 16-byte
       // aligned (the tensor map's strides must be) and there are at most two
       // MMA warpgroups: setmaxnreg gives them 232 registers each and the
@@ -1005,13 +1006,19 @@ struct ScheduleRowKernelsPass
       if (pingpong && !gemmStages)
         stages = std::clamp<int64_t>(stagesThatFit, 3, 6);
       // One wave of tiles (gemm-fill-sms; each CTA alone on its SM): as
-      // many stages as fit, up to 8, for the bytes in flight that the
+      // many stages as fit, up to 16, for the bytes in flight that the
       // decode GEMMs' 8 stages showed to matter (above). The default 128 x
-      // 256 tile has room for 4 only; the narrowed ones take 8. Measured
-      // (docs/perf.md, twentieth session, run s20c): 1.14-1.31x on deep K
-      // (128 x 4096 x 4096 30.5 -> 23.3 us), 512^3 5% slower.
+      // 256 tile has room for 4 only; 128 x 128 for 6, 64 x 128 and 128 x
+      // 64 for 8, 64 x 64 for 13 (cuBLAS's 64 x 64 kernel has 13 too).
+      // Measured (docs/perf.md): up to 8 stages 1.14-1.31x on deep K (run
+      // s20c: 128 x 4096 x 4096 30.5 -> 23.3 us; 512^3 5% slower); 13
+      // rather than 8 for 64 x 64 tiles 1.04-1.14x (run s33b, H100: 512 x
+      // 1024 x 4096 18.8 -> 17.7 us, 128 x 4096 x 4096 25.7 -> 23.1, 12
+      // stages within 2% of 13), once the k loops carried their stage
+      // instead of dividing for it (before, 10-12 stages had lost 1.3x to
+      // the division: run s33a).
       if (gemmFillSms && !pingpong && !gemmStages && tileCount(bm, bn) * *split <= kHopperSms)
-        stages = std::clamp<int64_t>(stagesThatFit, stages, 8);
+        stages = std::clamp<int64_t>(stagesThatFit, stages, 16);
       // Panels, the 1024-byte alignment pad, (TMA) a full and an empty
       // mbarrier per stage, and the staging buffers (1024-byte aligned).
       int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024 + (tma ? stages * 16 : 0);

@@ -703,7 +703,8 @@ TEST(GpuSimTest, SplitKGemmsMatchTheReference) {
 // aligned): the matrix descriptors' 128-byte swizzle, K-major and MN-major
 // (a [K, N] rhs, matmul_nn) panels (a transposed lhs needs TMA), the accumulator fragments in the
 // epilogue, two chains a warpgroup, block_n 64-256, the pipeline's reuse of
-// a stage only after the wait that retires its MMAs, and split k.
+// a stage only after the wait that retires its MMAs (one or two steps
+// later: gemm-mma-pending), and split k.
 TEST(GpuSimTest, WgmmaGemmsMatchTheReference) {
   expectHopperGemmsMatch(
       {{130, 512, 500, "matmul", ""},
@@ -714,7 +715,8 @@ TEST(GpuSimTest, WgmmaGemmsMatchTheReference) {
        {256, 512, 512, "matmul", "gemm-tma=0 gemm-block-m=128 gemm-block-n=256"},
        {256, 256, 768, "matmul", "gemm-tma=0 gemm-m-chains=2"},
        {128, 128, 2048, "matmul", "gemm-tma=0 gemm-split-k=4"},
-       {200, 200, 1000, "matmul_nn", "gemm-tma=0 gemm-block-n=128 gemm-stages=3"}},
+       {200, 200, 1000, "matmul_nn", "gemm-tma=0 gemm-block-n=128 gemm-stages=3"},
+       {256, 512, 512, "matmul", "gemm-tma=0 gemm-mma-pending=2 gemm-stages=5"}},
       "wgmma",
       [](const CompiledProgram &p) { return p.ptx.find("wgmma.mma_async") != std::string::npos; },
       /*smCount=*/132);
@@ -741,7 +743,13 @@ TEST(GpuSimTest, TmaGemmsMatchTheReference) {
        {256, 448, 256, "matmul_swiglu", ""},
        {256, 448, 256, "matmul_swiglu", "gemm-block-n=112"},
        {256, 336, 256, "matmul", "gemm-block-n=112"},
-       {256, 576, 256, "matmul", "gemm-block-n=192"}},
+       {256, 576, 256, "matmul", "gemm-block-n=192"},
+       // Two and three k steps of MMAs left running: stages freed two and
+       // three steps after their use; a tile of fewer k steps (one, two)
+       // frees only its own at its end.
+       {256, 256, 512, "matmul", "gemm-mma-pending=2 gemm-block-n=128"},
+       {256, 256, 64, "matmul", "gemm-mma-pending=3 gemm-block-n=128 gemm-stages=6"},
+       {200, 264, 128, "matmul_bias_gelu", "gemm-mma-pending=3 gemm-block-n=128 gemm-stages=6"}},
       "TMA", [](const CompiledProgram &p) { return !p.launches.back().tensorMaps.empty(); },
       /*smCount=*/8);
 }

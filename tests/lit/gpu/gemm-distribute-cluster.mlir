@@ -107,6 +107,7 @@
 // CHECK-NEXT:        %[[BPARTC:.+]] = llvm.addrspacecast %[[BPARTP]] : !llvm.ptr<3> to !llvm.ptr<7>
 // CHECK-NEXT:        %[[MASK:.+]] = arith.constant 3 : i16
 // CHECK-NEXT:        nvvm.cp.async.bulk.tensor.shared.cluster.global %[[BPARTC]], %[[MW]], %[[FULL]], box[%[[K0I]], %[[COLI]]] multicast_mask = %[[MASK]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK:             scf.yield %{{.+}}, %{{.+}} : index, i32
 // CHECK-NEXT:      } {loop_annotation = #loop_annotation}
 // CHECK-NEXT:    }
 // The MMA warps: lane 0 of each releases the previous stage on CTA 0 and CTA 1.
@@ -209,6 +210,7 @@ func.func @nk(%x: memref<?x128xbf16>, %w: memref<512x128xbf16>, %y: memref<?x512
 // CHECK-NEXT:    %[[D1:.+]] = arith.addi %[[BDST]], %[[D1OFF]] : index
 // CHECK:         %[[MASK1:.+]] = arith.constant 3 : i16
 // CHECK-NEXT:    nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %{{.+}}, %[[FULL]], box[%[[N1I]], %[[K0I]]] multicast_mask = %[[MASK1]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK:         scf.yield %{{.+}}, %{{.+}} : index, i32
 // CHECK-NEXT:  }
 // CHECK-NOT:     nvvm.cp.async.bulk.tensor
 // CHECK:         nvvm.mapa

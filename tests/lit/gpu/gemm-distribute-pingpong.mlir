@@ -1,5 +1,5 @@
 // RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --implicit-check-not="arith.constant 8 : i32" --implicit-check-not=nvvm.mapa
-// RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=2 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=CL --implicit-check-not="arith.constant 4 : i32"
+// RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-pingpong=1 gemm-cluster-m=2 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=CL
 // RUN: tilec-opt --tilec-schedule-row-kernels="gemm-fill-sms=0 target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" --tilec-distribute-gemm-tiles %s | FileCheck %s --check-prefix=NOPP --implicit-check-not=nvvm.barrier
 
 // The ping-pong TMA wgmma kernel (gemm-pingpong=1; DistributeGemmTiles.cpp,
@@ -65,6 +65,9 @@
 // CHECK-NEXT:    %[[C8192:.+]] = arith.constant 8192 : index
 // CHECK-NEXT:    %[[WGOFF:.+]] = arith.muli %[[WG]], %[[C8192]] : index
 // CHECK-NEXT:    %[[AWG:.+]] = arith.addi %[[BASEA]], %[[WGOFF]] : index
+// Its descriptor's low word, once.
+// CHECK-NEXT:    arith.index_cast %[[AWG]] : index to i32
+// CHECK:         %[[DESCA:.+]] = arith.ori %{{.+}}, %{{.+}} : i32
 // Thread 0 inits full s with count 1, empty s with count 4, 5 stages.
 // CHECK:         %[[C204800:.+]] = arith.constant 204800 : index
 // CHECK-NEXT:    %[[BARS:.+]] = arith.addi %[[BASEA]], %[[C204800]] : index
@@ -103,6 +106,15 @@
 // CHECK-NEXT:    scf.for %[[J:.+]] = %[[CONSUMER]] to %[[NTILES]] step %[[C2]] {
 // CHECK-NEXT:      %[[KT:.+]] = arith.constant 2 : index
 // CHECK-NEXT:      %[[STEP0:.+]] = arith.muli %[[J]], %[[KT]] : index
+// The tile's first step's stage (step0 % 5) and phase ((step0 / 5) % 2):
+// a warpgroup's tiles skip the other's steps.
+// CHECK-NEXT:      arith.constant 5 : index
+// CHECK-NEXT:      arith.remui %[[STEP0]], %{{.+}} : index
+// CHECK-NEXT:      arith.constant 5 : index
+// CHECK-NEXT:      arith.divui %[[STEP0]], %{{.+}} : index
+// CHECK-NEXT:      arith.constant 2 : index
+// CHECK-NEXT:      arith.remui
+// CHECK-NEXT:      arith.index_cast
 // Before the tile's k loop: unless j = 0, sync on 2 - consumer.
 // CHECK-NEXT:      %[[C2B:.+]] = arith.constant 2 : index
 // CHECK-NEXT:      %[[SID:.+]] = arith.subi %[[C2B]], %[[CONSUMER]] : index
@@ -113,26 +125,27 @@
 // CHECK-NEXT:        %[[N256:.+]] = arith.constant 256 : i32
 // CHECK-NEXT:        nvvm.barrier id = %[[SIDI]] number_of_threads = %[[N256]]
 // CHECK-NEXT:      }
-// The k loop: step j * 2 + kt, 5 stages; full s at + 8 * s; the A
-// descriptor from the warpgroup's A base.
-// CHECK:           %[[RES:.+]] = scf.for %[[KS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (!llvm.struct<({{((f32, ){127})}}f32)>) {
-// CHECK-NEXT:        %[[IT:.+]] = arith.addi %[[STEP0]], %[[KS]] : index
-// CHECK-NEXT:        arith.constant 5 : index
-// CHECK-NEXT:        %[[STAGE:.+]] = arith.remui %[[IT]], %{{.+}} : index
+// The k loop, from the tile's second step (its first is peeled), carrying
+// the accumulators, the stage and the phase; full s at + 8 * s; the A
+// descriptor from the warpgroup's A descriptor (8192 bytes a stage: 512
+// units).
+// CHECK:           %[[RES:.+]]:3 = scf.for %[[KS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}, %[[STAGE:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (!llvm.struct<({{((f32, ){127})}}f32)>, index, i32) {
 // CHECK:             %[[FADDR:.+]] = arith.addi %[[BARS]], %{{.+}} : index
 // CHECK:             nvvm.mbarrier.try_wait.parity
-// CHECK-NEXT:        %[[C8192B:.+]] = arith.constant 8192 : index
-// CHECK-NEXT:        %[[AOFF:.+]] = arith.muli %[[STAGE]], %[[C8192B]] : index
-// CHECK-NEXT:        arith.addi %[[AWG]], %[[AOFF]] : index
+// CHECK-NEXT:        %[[STAGEI:.+]] = arith.index_cast %[[STAGE]] : index to i32
+// CHECK-NEXT:        %[[C512:.+]] = arith.constant 512 : i32
+// CHECK-NEXT:        %[[AOFF:.+]] = arith.muli %[[STAGEI]], %[[C512]] : i32
+// CHECK-NEXT:        arith.addi %[[DESCA]], %[[AOFF]] : i32
 // CHECK-NEXT:        nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>
 // CHECK-NEXT:        nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT:        nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK:             nvvm.mbarrier.arrive
-// CHECK:             scf.yield %{{.+}} :
+// CHECK:             scf.yield %{{.+}}, %{{.+}}, %{{.+}} :
 // CHECK-NEXT:      }
 // After it: while j + 1 < the tile count, arrive on 1 + consumer; then
-// wait_group 0 and the last step's release (j * 2 + 1).
+// wait_group 0 and the last step's release (the stage before the loop's
+// final one: j * 2 + 1).
 // CHECK-NEXT:      %[[C1C:.+]] = arith.constant 1 : index
 // CHECK-NEXT:      %[[AID:.+]] = arith.addi %[[C1C]], %[[CONSUMER]] : index
 // CHECK-NEXT:      %[[AIDI:.+]] = arith.index_cast %[[AID]] : index to i32
@@ -145,12 +158,13 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT:      %[[C1E:.+]] = arith.constant 1 : index
-// CHECK-NEXT:      %[[LAST:.+]] = arith.addi %[[STEP0]], %[[C1E]] : index
+// CHECK-NEXT:      arith.cmpi ult, %[[RES]]#1, %[[C1E]] : index
+// CHECK:           %[[LAST:.+]] = arith.select
 // CHECK-NEXT:      arith.constant 0 : index
 // CHECK-NEXT:      %[[LANE0:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
 // CHECK-NEXT:      scf.if %[[LANE0]] {
-// CHECK-NEXT:        arith.constant 5 : index
-// CHECK-NEXT:        arith.remui %[[LAST]], %{{.+}} : index
+// CHECK-NEXT:        arith.constant 8 : index
+// CHECK-NEXT:        arith.muli %[[LAST]], %{{.+}} : index
 // CHECK:             nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
 // CHECK-NEXT:      }
 // The epilogue's tile: block id + j * grid dim; rows m0 + (warp % 4) * 16.
@@ -177,9 +191,12 @@
 // CL-NEXT:    %[[CONSUMER:.+]] = arith.divui %[[WARP]], %{{.+}} : index
 // CL:         scf.if
 // CL-NEXT:      %[[ONE:.+]] = arith.constant 1 : i32
+// CL-NOT:       arith.constant 4 : i32
 // CL:           nvvm.mbarrier.init %{{.+}}, %[[ONE]] : !llvm.ptr<3>, i32
 // CL-NEXT:      %[[EIGHT:.+]] = arith.constant 8 : i32
+// CL-NOT:       arith.constant 4 : i32
 // CL:           arith.constant 40 : index
+// CL-NOT:       arith.constant 4 : i32
 // CL:           nvvm.mbarrier.init %{{.+}}, %[[EIGHT]] : !llvm.ptr<3>, i32
 // CL-COUNT-4:   arith.constant 8 : i32
 // CL:           nvvm.mbarrier.init

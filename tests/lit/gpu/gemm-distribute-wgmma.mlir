@@ -77,6 +77,17 @@
 // CHECK:         %[[C8192:.+]] = arith.constant 8192 : index
 // CHECK-NEXT:    %[[WGOFF:.+]] = arith.muli %{{.+}}, %[[C8192]] : index
 // CHECK-NEXT:    %[[AWG:.+]] = arith.addi %[[BASEA]], %[[WGOFF]] : index
+// The descriptors' low words at stage 0, once: the start address / 16
+// (shared addresses below 2^18), the leading byte offset 16 / 16 at bit 16.
+// CHECK-NEXT:    %[[AWG32:.+]] = arith.index_cast %[[AWG]] : index to i32
+// CHECK-NEXT:    %[[C16I:.+]] = arith.constant 16 : i32
+// CHECK-NEXT:    %[[MASK:.+]] = arith.constant 262143 : i32
+// CHECK-NEXT:    %[[AM:.+]] = arith.andi %[[AWG32]], %[[MASK]] : i32
+// CHECK-NEXT:    %[[AS:.+]] = arith.divui %[[AM]], %[[C16I]] : i32
+// CHECK-NEXT:    %[[LBO:.+]] = arith.constant 65536 : i32
+// CHECK-NEXT:    %[[DESCA0:.+]] = arith.ori %[[AS]], %[[LBO]] : i32
+// CHECK-NEXT:    %[[BB32:.+]] = arith.index_cast %[[BASEB]] : index to i32
+// CHECK:         %[[DESCB0:.+]] = arith.ori %{{.+}}, %{{.+}} : i32
 // Prologue: 2 k-steps of 4 A copies (128 rows x 8 chunks / 256 threads) and 8
 // B copies, swizzled.
 // CHECK:         arith.xori
@@ -102,29 +113,30 @@
 // CHECK-NEXT:      %[[NEWTOK:.+]] = nvgpu.device_async_create_group
 // CHECK-NEXT:      %[[C4B:.+]] = arith.constant 4 : index
 // CHECK-NEXT:      %[[STAGE:.+]] = arith.remui %[[KT]], %[[C4B]] : index
-// A stage: 128 * 64 * 2 = 16384 bytes; B stage: 256 * 64 * 2 = 32768.
-// CHECK-NEXT:      %[[C16384:.+]] = arith.constant 16384 : index
-// CHECK-NEXT:      %[[AOFF:.+]] = arith.muli %[[STAGE]], %[[C16384]] : index
-// CHECK-NEXT:      %[[ASTAGE:.+]] = arith.addi %[[AWG]], %[[AOFF]] : index
+// A stage: 128 * 64 * 2 = 16384 bytes, 1024 in the descriptor's 16-byte
+// units; B stage: 256 * 64 * 2 = 32768 bytes, 2048 units.
+// CHECK-NEXT:      %[[STAGE32:.+]] = arith.index_cast %[[STAGE]] : index to i32
+// CHECK-NEXT:      %[[C1024:.+]] = arith.constant 1024 : i32
+// CHECK-NEXT:      %[[AOFF:.+]] = arith.muli %[[STAGE32]], %[[C1024]] : i32
+// CHECK-NEXT:      %[[ASTAGE:.+]] = arith.addi %[[DESCA0]], %[[AOFF]] : i32
 // CHECK-NEXT:      nvvm.wgmma.fence.aligned
-// CHECK-NEXT:      %[[C32768:.+]] = arith.constant 32768 : index
-// CHECK-NEXT:      %[[BOFF:.+]] = arith.muli %[[STAGE]], %[[C32768]] : index
-// CHECK-NEXT:      %[[BSTAGE:.+]] = arith.addi %[[BASEB]], %[[BOFF]] : index
-// CHECK-NEXT:      %[[AI:.+]] = arith.index_cast %[[ASTAGE]] : index to i64
-// CHECK-NEXT:      %[[C4I:.+]] = arith.constant 4 : i64
-// CHECK-NEXT:      %[[MASK:.+]] = arith.constant 262143 : i64
-// CHECK-NEXT:      %[[AM:.+]] = arith.andi %[[AI]], %[[MASK]] : i64
-// CHECK-NEXT:      %[[AS:.+]] = arith.shrui %[[AM]], %[[C4I]] : i64
-// CHECK-NEXT:      %[[FIXED:.+]] = arith.constant 4611686293305360384 : i64
-// CHECK-NEXT:      %[[DA:.+]] = arith.ori %[[AS]], %[[FIXED]] : i64
-// CHECK-NEXT:      %[[BI:.+]] = arith.index_cast %[[BSTAGE]] : index to i64
-// CHECK:           %[[DB:.+]] = arith.ori %{{.+}}, %{{.+}} : i64
+// CHECK-NEXT:      %[[C2048:.+]] = arith.constant 2048 : i32
+// CHECK-NEXT:      %[[BOFF:.+]] = arith.muli %[[STAGE32]], %[[C2048]] : i32
+// CHECK-NEXT:      %[[BSTAGE:.+]] = arith.addi %[[DESCB0]], %[[BOFF]] : i32
+// A descriptor: its low word widened, or the constant high word (stride
+// 1024 / 16 at bit 32, the 128-byte swizzle at bit 62).
+// CHECK-NEXT:      %[[AW:.+]] = arith.extui %[[ASTAGE]] : i32 to i64
+// CHECK-NEXT:      %[[HIGH:.+]] = arith.constant 4611686293305294848 : i64
+// CHECK-NEXT:      %[[DA:.+]] = arith.ori %[[AW]], %[[HIGH]] : i64
+// CHECK-NEXT:      %[[BW:.+]] = arith.extui %[[BSTAGE]] : i32 to i64
+// CHECK-NEXT:      %[[HIGHB:.+]] = arith.constant 4611686293305294848 : i64
+// CHECK-NEXT:      %[[DB:.+]] = arith.ori %[[BW]], %[[HIGHB]] : i64
 // CHECK-NEXT:      %[[W0:.+]] = nvvm.wgmma.mma_async %[[DA]], %[[DB]], %[[ACC]], <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>] : !llvm.struct<({{((f32, ){127})}}f32)> -> !llvm.struct<({{((f32, ){127})}}f32)>
-// The next k16 step: both descriptors 32 bytes (16 bf16) further.
-// CHECK-NEXT:      %[[C32:.+]] = arith.constant 32 : index
-// CHECK-NEXT:      %[[ANEXT:.+]] = arith.addi %[[ASTAGE]], %[[C32]] : index
-// CHECK:           %[[C32B:.+]] = arith.constant 32 : index
-// CHECK-NEXT:      %[[BNEXT:.+]] = arith.addi %[[BSTAGE]], %[[C32B]] : index
+// The next k16 step: both descriptors 32 bytes (16 bf16, 2 units) further.
+// CHECK-NEXT:      %[[C2I:.+]] = arith.constant 2 : i32
+// CHECK-NEXT:      %[[ANEXT:.+]] = arith.addi %[[ASTAGE]], %[[C2I]] : i32
+// CHECK:           %[[C2IB:.+]] = arith.constant 2 : i32
+// CHECK-NEXT:      %[[BNEXT:.+]] = arith.addi %[[BSTAGE]], %[[C2IB]] : i32
 // CHECK:           %[[W1:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[W0]], <m = 64, n = 256, k = 16>
 // CHECK:           %[[W2:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[W1]], <m = 64, n = 256, k = 16>
 // CHECK:           %[[W3:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[W2]], <m = 64, n = 256, k = 16>
@@ -216,15 +228,16 @@
 // TMA-NEXT:            %[[COL0:.+]] = arith.muli %{{.+}}, %[[CBN]] : index
 // TMA-NEXT:            %[[CK:.+]] = arith.constant 4 : index
 // TMA-NEXT:            %[[IT0:.+]] = arith.muli %[[TILE]], %[[CK]] : index
-// TMA:                 scf.for %[[KS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
-// TMA-NEXT:              %[[IT:.+]] = arith.addi %[[IT0]], %[[KS]] : index
-// TMA-NEXT:              arith.constant 4 : index
-// TMA-NEXT:              %[[STAGE:.+]] = arith.remui %[[IT]], %{{.+}} : index
-// TMA-NEXT:              arith.constant 4 : index
-// TMA-NEXT:              %[[ROUND:.+]] = arith.divui %[[IT]], %{{.+}} : index
-// TMA-NEXT:              arith.constant 2 : index
-// TMA-NEXT:              %[[PHASE:.+]] = arith.remui %[[ROUND]], %{{.+}} : index
-// TMA-NEXT:              %[[PHASEI:.+]] = arith.index_cast %[[PHASE]] : index to i32
+// The tile's first step's stage and phase parity, divided out once a tile,
+// then carried through the k loop.
+// TMA-NEXT:            arith.constant 4 : index
+// TMA-NEXT:            %[[STAGE0:.+]] = arith.remui %[[IT0]], %{{.+}} : index
+// TMA-NEXT:            arith.constant 4 : index
+// TMA-NEXT:            %[[ROUND:.+]] = arith.divui %[[IT0]], %{{.+}} : index
+// TMA-NEXT:            arith.constant 2 : index
+// TMA-NEXT:            %[[PHASE:.+]] = arith.remui %[[ROUND]], %{{.+}} : index
+// TMA-NEXT:            %[[PHASE0:.+]] = arith.index_cast %[[PHASE]] : index to i32
+// TMA:                 scf.for %[[KS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[STAGE:.+]] = %[[STAGE0]], %[[PHASEI:.+]] = %[[PHASE0]]) -> (index, i32) {
 // TMA-NEXT:              %[[C1I:.+]] = arith.constant 1 : i32
 // TMA-NEXT:              %[[EPARITY:.+]] = arith.xori %[[PHASEI]], %[[C1I]] : i32
 // The empty barrier: bars + 32 + 8 * stage.
@@ -274,29 +287,39 @@
 // TMA-NEXT:              %[[BPARTP:.+]] = llvm.inttoptr %[[BPARTI]] : i64 to !llvm.ptr<3>
 // TMA-NEXT:              %[[BPARTC:.+]] = llvm.addrspacecast %[[BPARTP]] : !llvm.ptr<3> to !llvm.ptr<7>
 // TMA-NEXT:              nvvm.cp.async.bulk.tensor.shared.cluster.global %[[BPARTC]], %[[MW]], %[[FULL]], box[%[[K0I]], %[[COL0I]]] : !llvm.ptr<7>, !llvm.ptr
+// The next step's stage and phase: stage + 1, back to 0 past the last
+// stage, where the phase flips.
+// TMA-NEXT:              %[[C1S:.+]] = arith.constant 1 : index
+// TMA-NEXT:              %[[NEXTS:.+]] = arith.addi %[[STAGE]], %[[C1S]] : index
+// TMA-NEXT:              %[[C4S:.+]] = arith.constant 4 : index
+// TMA-NEXT:              %[[WRAP:.+]] = arith.cmpi eq, %[[NEXTS]], %[[C4S]] : index
+// TMA-NEXT:              %[[C1P:.+]] = arith.constant 1 : i32
+// TMA-NEXT:              %[[FLIP:.+]] = arith.xori %[[PHASEI]], %[[C1P]] : i32
+// TMA-NEXT:              %[[C0S:.+]] = arith.constant 0 : index
+// TMA-NEXT:              %[[STAGEN:.+]] = arith.select %[[WRAP]], %[[C0S]], %[[NEXTS]] : index
+// TMA-NEXT:              %[[PHASEN:.+]] = arith.select %[[WRAP]], %[[FLIP]], %[[PHASEI]] : i32
+// TMA-NEXT:              scf.yield %[[STAGEN]], %[[PHASEN]] : index, i32
 // TMA-NEXT:            } {loop_annotation = #loop_annotation}
 // TMA-NEXT:          }
 // TMA-NEXT:        }
 // TMA-NEXT:      } else {
 // TMA-NEXT:        nvvm.setmaxregister  increase 232
 // TMA:             scf.for %[[MTILE:.+]] = %{{.+}} to %[[NTILES]] step %{{.+}} {
-// TMA:               %[[RES:.+]] = scf.for %[[MKS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (!llvm.struct<({{((f32, ){127})}}f32)>) {
-// TMA-NEXT:            %[[MIT:.+]] = arith.addi %{{.+}}, %[[MKS]] : index
-// TMA-NEXT:            arith.constant 4 : index
-// TMA-NEXT:            %[[MSTAGE:.+]] = arith.remui %[[MIT]], %{{.+}} : index
-// TMA-NEXT:            arith.constant 4 : index
-// TMA-NEXT:            %[[MROUND:.+]] = arith.divui %[[MIT]], %{{.+}} : index
-// TMA-NEXT:            arith.constant 2 : index
-// TMA-NEXT:            %[[MPHASE:.+]] = arith.remui %[[MROUND]], %{{.+}} : index
-// TMA-NEXT:            %[[MPHASEI:.+]] = arith.index_cast %[[MPHASE]] : index to i32
+// The tile's first k step, peeled (its MMAs start the accumulators), then
+// the loop over the rest, carrying the accumulators, the stage and phase.
+// TMA:               nvvm.mbarrier.try_wait.parity
+// TMA:               nvvm.wgmma.mma_async {{.+}} D[<f32>, <zero>]
+// TMA:               nvvm.wgmma.wait.group.sync.aligned 1
+// TMA:               %[[RES:.+]]:3 = scf.for %[[MKS:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}, %[[MSTAGE:.+]] = %{{.+}}, %[[MPHASEI:.+]] = %{{.+}}) -> (!llvm.struct<({{((f32, ){127})}}f32)>, index, i32) {
 // TMA-NEXT:            arith.constant 8 : index
 // TMA-NEXT:            %[[MFOFF:.+]] = arith.muli %[[MSTAGE]], %{{.+}} : index
 // TMA-NEXT:            %[[MFADDR:.+]] = arith.addi %[[BARS]], %[[MFOFF]] : index
 // TMA-NEXT:            %[[MFADDRI:.+]] = arith.index_cast %[[MFADDR]] : index to i64
 // TMA-NEXT:            %[[MFULL:.+]] = llvm.inttoptr %[[MFADDRI]] : i64 to !llvm.ptr<3>
 // TMA-NEXT:            nvvm.mbarrier.try_wait.parity %[[MFULL]], %[[MPHASEI]], %{{.+}} : !llvm.ptr<3>, i32, i32
-// TMA-NEXT:            %[[MC16384:.+]] = arith.constant 16384 : index
-// TMA-NEXT:            arith.muli %[[MSTAGE]], %[[MC16384]] : index
+// TMA-NEXT:            %[[MSTAGEI:.+]] = arith.index_cast %[[MSTAGE]] : index to i32
+// TMA-NEXT:            %[[MC1024:.+]] = arith.constant 1024 : i32
+// TMA-NEXT:            arith.muli %[[MSTAGEI]], %[[MC1024]] : i32
 // TMA-NEXT:            arith.addi
 // TMA-NEXT:            nvvm.wgmma.fence.aligned
 // TMA:                 %[[W0:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACC]], <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
@@ -306,17 +329,20 @@
 // TMA-NEXT:            nvvm.wgmma.commit.group.sync.aligned
 // TMA-NEXT:            nvvm.wgmma.wait.group.sync.aligned 1
 // From the second k step on, lane 0 of each MMA warp releases the previous
-// step's stage: an arrive on empty[(it - 1) % 4].
+// step's stage: an arrive on empty[stage - 1], stage 3 before stage 0.
 // TMA-NEXT:            %[[MC1:.+]] = arith.constant 1 : index
 // TMA-NEXT:            %[[NOTFIRST:.+]] = arith.cmpi uge, %[[MKS]], %[[MC1]] : index
 // TMA-NEXT:            %[[MC1B:.+]] = arith.constant 1 : index
-// TMA-NEXT:            %[[PREV:.+]] = arith.subi %[[MIT]], %[[MC1B]] : index
+// TMA-NEXT:            %[[WRAPS:.+]] = arith.cmpi ult, %[[MSTAGE]], %[[MC1B]] : index
+// TMA-NEXT:            %[[MC1C:.+]] = arith.constant 1 : index
+// TMA-NEXT:            %[[DOWN:.+]] = arith.subi %[[MSTAGE]], %[[MC1C]] : index
+// TMA-NEXT:            %[[MC3:.+]] = arith.constant 3 : index
+// TMA-NEXT:            %[[UP:.+]] = arith.addi %[[MSTAGE]], %[[MC3]] : index
+// TMA-NEXT:            %[[PSTAGE:.+]] = arith.select %[[WRAPS]], %[[UP]], %[[DOWN]] : index
 // TMA-NEXT:            %[[MC0:.+]] = arith.constant 0 : index
 // TMA-NEXT:            %[[LANE0:.+]] = arith.cmpi eq, %[[LANE]], %[[MC0]] : index
 // TMA-NEXT:            %[[RELEASE:.+]] = arith.andi %[[NOTFIRST]], %[[LANE0]] : i1
 // TMA-NEXT:            scf.if %[[RELEASE]] {
-// TMA-NEXT:              arith.constant 4 : index
-// TMA-NEXT:              %[[PSTAGE:.+]] = arith.remui %[[PREV]], %{{.+}} : index
 // TMA-NEXT:              arith.constant 8 : index
 // TMA-NEXT:              %[[P8:.+]] = arith.muli %[[PSTAGE]], %{{.+}} : index
 // TMA-NEXT:              arith.constant 32 : index
@@ -326,22 +352,24 @@
 // TMA-NEXT:              %[[PEMPTY:.+]] = llvm.inttoptr %[[PADDRI]] : i64 to !llvm.ptr<3>
 // TMA-NEXT:              nvvm.mbarrier.arrive %[[PEMPTY]] : !llvm.ptr<3>
 // TMA-NEXT:            }
-// TMA-NEXT:            scf.yield %[[W3]] :
+// TMA:                 scf.yield %[[W3]], %{{.+}}, %{{.+}} :
 // TMA-NEXT:          }
 // TMA-NEXT:          nvvm.wgmma.wait.group.sync.aligned 0
-// The last k step's stage (it = tile * 4 + 3) is released after the loop.
-// TMA-NEXT:          %[[C3:.+]] = arith.constant 3 : index
-// TMA-NEXT:          %[[LAST:.+]] = arith.addi %{{.+}}, %[[C3]] : index
+// The last k step's stage (the one before the loop's final stage) is
+// released after the loop.
+// TMA-NEXT:          %[[C1L:.+]] = arith.constant 1 : index
+// TMA-NEXT:          arith.cmpi ult, %[[RES]]#1, %[[C1L]] : index
+// TMA:               %[[LAST:.+]] = arith.select
 // TMA-NEXT:          arith.constant 0 : index
 // TMA-NEXT:          %[[LANE0B:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
 // TMA-NEXT:          scf.if %[[LANE0B]] {
-// TMA-NEXT:            arith.constant 4 : index
-// TMA-NEXT:            arith.remui %[[LAST]], %{{.+}} : index
+// TMA-NEXT:            arith.constant 8 : index
+// TMA-NEXT:            arith.muli %[[LAST]], %{{.+}} : index
 // TMA:                 nvvm.mbarrier.arrive %{{.+}} : !llvm.ptr<3>
 // TMA-NEXT:          }
 // The epilogue of the tile, as in the cp.async kernel: 64 stores.
-// TMA:               llvm.extractvalue %[[RES]][0]
-// TMA:               llvm.extractvalue %[[RES]][127]
+// TMA:               llvm.extractvalue %[[RES]]#0[0]
+// TMA:               llvm.extractvalue %[[RES]]#0[127]
 // TMA-NOT:           llvm.extractvalue
 // TMA-COUNT-64:      vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64} : memref<?x256xbf16>, vector<2xbf16>
 // TMA-NOT:           vector.store
@@ -393,6 +421,11 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // CHECK-NEXT:    %[[BASEG:.+]] = arith.addi %[[BASEA]], %{{.+}} : index
 // CHECK-NEXT:    arith.constant 131072 : index
 // CHECK-NEXT:    %[[BASEU:.+]] = arith.addi %[[BASEA]], %{{.+}} : index
+// Each panel's descriptor low word: A's, the gate's, the up projection's.
+// CHECK:         arith.index_cast %[[BASEG]] : index to i32
+// CHECK:         %[[DESCG:.+]] = arith.ori %{{.+}}, %{{.+}} : i32
+// CHECK-NEXT:    arith.index_cast %[[BASEU]] : index to i32
+// CHECK:         %[[DESCU:.+]] = arith.ori %{{.+}}, %{{.+}} : i32
 // Prologue copies: A (4), the gate's B (4), the up projection's B (4).
 // CHECK-COUNT-4: nvgpu.device_async_copy %[[X]][{{.+}}], %[[PA]]
 // CHECK-COUNT-4: nvgpu.device_async_copy %[[WG]][{{.+}}], %[[PG]]
@@ -408,17 +441,18 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // CHECK:           nvvm.wgmma.fence.aligned
 // CHECK-NOT:       nvvm.wgmma.fence.aligned
 // The gate: B stage from its panel, 4 MMAs chained from its accumulator.
-// CHECK:           %[[GSTAGE:.+]] = arith.addi %[[BASEG]], %{{.+}} : index
-// CHECK:           arith.index_cast %[[GSTAGE]] : index to i64
+// CHECK:           %[[GSTAGE:.+]] = arith.addi %[[DESCG]], %{{.+}} : i32
+// CHECK:           arith.extui %[[GSTAGE]] : i32 to i64
 // CHECK:           %[[G0:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACCG]], <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK:           %[[G1:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[G0]], <m = 64, n = 128, k = 16>
 // CHECK:           %[[G2:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[G1]], <m = 64, n = 128, k = 16>
 // CHECK:           %[[G3:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[G2]], <m = 64, n = 128, k = 16>
 // The up projection: its own panel and accumulator.
-// CHECK-NEXT:      %[[C16384:.+]] = arith.constant 16384 : index
-// CHECK-NEXT:      %[[UOFF:.+]] = arith.muli %{{.+}}, %[[C16384]] : index
-// CHECK-NEXT:      %[[USTAGE:.+]] = arith.addi %[[BASEU]], %[[UOFF]] : index
-// CHECK:           arith.index_cast %[[USTAGE]] : index to i64
+// (16384 bytes a stage: 1024 descriptor units.)
+// CHECK-NEXT:      %[[C1024U:.+]] = arith.constant 1024 : i32
+// CHECK-NEXT:      %[[UOFF:.+]] = arith.muli %{{.+}}, %[[C1024U]] : i32
+// CHECK-NEXT:      %[[USTAGE:.+]] = arith.addi %[[DESCU]], %[[UOFF]] : i32
+// CHECK:           arith.extui %[[USTAGE]] : i32 to i64
 // CHECK:           %[[U0:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACCU]], <m = 64, n = 128, k = 16>
 // CHECK:           %[[U1:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[U0]], <m = 64, n = 128, k = 16>
 // CHECK:           %[[U2:.+]] = nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[U1]], <m = 64, n = 128, k = 16>
@@ -496,6 +530,7 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // TMA-NEXT:      %[[COLU:.+]] = arith.addi %[[COL0]], %{{.+}} : index
 // TMA-NEXT:      %[[COL0U:.+]] = arith.index_cast %[[COLU]] : index to i32
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MU]], %[[FULL]], box[%[[K0I]], %[[COL0U]]] : !llvm.ptr<7>, !llvm.ptr
+// TMA:           scf.yield %{{.+}}, %{{.+}} : index, i32
 // TMA-NEXT:    }
 // TMA-NOT:       nvvm.cp.async.bulk.tensor
 // TMA:           nvvm.setmaxregister  increase 232
@@ -509,13 +544,13 @@ func.func @wgmma(%x: memref<?x256xbf16>, %w: memref<256x256xbf16>, %y: memref<?x
 // TMA-COUNT-3:   nvvm.wgmma.mma_async {{.+}} D[<f32>, <one>]
 // TMA-NEXT:      nvvm.wgmma.commit.group.sync.aligned
 // TMA-NEXT:      nvvm.wgmma.wait.group.sync.aligned 1
-// TMA:           scf.for %{{.+}} = %{{.+}} to %{{.+}} iter_args(%[[ACCG:.+]] = %{{.+}}, %[[ACCU:.+]] = %{{.+}}) -> (!llvm.struct<({{((f32, ){63})}}f32)>, !llvm.struct<({{((f32, ){63})}}f32)>) {
+// TMA:           scf.for %{{.+}} = %{{.+}} to %{{.+}} iter_args(%[[ACCG:.+]] = %{{.+}}, %[[ACCU:.+]] = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (!llvm.struct<({{((f32, ){63})}}f32)>, !llvm.struct<({{((f32, ){63})}}f32)>, index, i32) {
 // TMA:             nvvm.mbarrier.try_wait.parity
 // TMA:             nvvm.wgmma.fence.aligned
 // TMA-NOT:         nvvm.wgmma.fence.aligned
 // TMA:             nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACCG]], <m = 64, n = 128, k = 16>
 // TMA-COUNT-3:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
-// TMA-NEXT:        arith.constant 16384 : index
+// TMA-NEXT:        arith.constant 1024 : i32
 // TMA:             nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %[[ACCU]], <m = 64, n = 128, k = 16>
 // TMA-COUNT-3:     nvvm.wgmma.mma_async {{.+}} <m = 64, n = 128, k = 16>
 // TMA-NEXT:        nvvm.wgmma.commit.group.sync.aligned
@@ -575,6 +610,9 @@ func.func @f16(%x: memref<?x64xf16>, %w: memref<512x64xf16>, %y: memref<?x512xf3
 // TMA-LABEL: gpu.func @kn_rhs
 // TMA-SAME:    (%[[X:[^:]+]]: memref<?x64xbf16>, %[[W:[^:]+]]: memref<64x256xbf16>, %[[Y:[^:]+]]: memref<?x256xf32>, %[[MX:[^:]+]]: !llvm.ptr, %[[MW:[^:]+]]: !llvm.ptr) kernel
 // TMA-SAME:    tile.tma_params = 2 : i64
+// B read MN-major: its descriptor's leading byte offset 8192 (512 units at
+// bit 16).
+// TMA:           arith.constant 33554432 : i32
 // TMA:           nvvm.setmaxregister  decrease 40
 // TMA:           %[[CBM:.+]] = arith.constant 128 : index
 // TMA-NEXT:      %[[ROW0:.+]] = arith.muli %{{.+}}, %[[CBM]] : index
@@ -634,17 +672,17 @@ func.func @f16(%x: memref<?x64xf16>, %w: memref<512x64xf16>, %y: memref<?x512xf3
 // TMA-NEXT:      %[[N3:.+]] = arith.addi %[[COL0]], %{{.+}} : index
 // TMA-NEXT:      %[[N3I:.+]] = arith.index_cast %[[N3]] : index to i32
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %[[MW]], %[[FULL]], box[%[[N3I]], %[[K0I]]]
+// TMA:           scf.yield %{{.+}}, %{{.+}} : index, i32
 // TMA-NEXT:    }
 // TMA:           nvvm.setmaxregister  increase 232
-// TMA:           arith.constant 4611686293338849280 : i64
 // TMA:           nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // TMA-NOT:       nvgpu.device_async_copy
 // TMA:           gpu.return
 // CHECK-LABEL: gpu.func @kn_rhs
 // CHECK-NOT:     nvgpu.ldmatrix
 // CHECK:         memref.view {{.+}} to memref<4x256x64xbf16, #gpu.address_space<workgroup>>
+// CHECK:         arith.constant 33554432 : i32
 // CHECK:         nvgpu.device_async_copy %arg1[{{.+}}], %{{.+}}[{{.+}}], 8, {{.+}} {bypassL1} : memref<64x256xbf16> to memref<4x256x64xbf16
-// CHECK:         arith.constant 4611686293338849280 : i64
 // CHECK:         nvvm.wgmma.mma_async {{.+}} <m = 64, n = 256, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK-NOT:     nvvm.mma.sync
 // CHECK:         gpu.return
@@ -696,6 +734,9 @@ func.func @k_129(%x: memref<?x129xbf16>, %w: memref<256x129xbf16>, %y: memref<?x
 // TMA: #loop_annotation = #llvm.loop_annotation<unroll = #loop_unroll>
 // TMA-LABEL: gpu.func @trans_a
 // TMA-SAME:    tile.tma_params = 2 : i64
+// A read MN-major: its descriptor's leading byte offset 8192 (512 units at
+// bit 16).
+// TMA:           arith.constant 33554432 : i32
 // TMA:           nvvm.mbarrier.arrive.expect_tx %{{.+}}, %{{.+}} : !llvm.ptr<3>, i32
 // TMA:           %[[K0:.+]] = arith.index_cast %{{.+}} : index to i32
 // TMA:           %[[ROW0:.+]] = arith.index_cast %[[M0:.+]] : index to i32
@@ -709,11 +750,12 @@ func.func @k_129(%x: memref<?x129xbf16>, %w: memref<256x129xbf16>, %y: memref<?x
 // TMA-NOT:       %arg3
 // TMA:           nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.+}}, %arg4,
 // The producer's k loop is not unrolled (its hoisted copy addresses spilled).
+// TMA:           scf.yield %{{.+}}, %{{.+}} : index, i32
 // TMA-NEXT:      } {loop_annotation = #loop_annotation}
-// TMA:           %[[DESCA:.+]] = arith.constant 4611686293338849280 : i64
 // TMA:           nvvm.wgmma.mma_async %{{.+}}, %{{.+}}, %{{.+}}, <m = 64, n = 256, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <col>]
-// TMA-NEXT:      %[[C2048:.+]] = arith.constant 2048 : index
-// TMA-NEXT:      arith.addi %{{.+}}, %[[C2048]] : index
+// (The next k16 step: 16 rows of 128 bytes, 128 units.)
+// TMA-NEXT:      %[[C128:.+]] = arith.constant 128 : i32
+// TMA-NEXT:      arith.addi %{{.+}}, %[[C128]] : i32
 // CHECK-LABEL: gpu.func @trans_a
 // CHECK-NOT:     wgmma
 // CHECK:         nvvm.mma.sync

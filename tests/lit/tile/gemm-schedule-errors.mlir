@@ -16,6 +16,7 @@
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-n=256 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=TMASMEM2
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-m=96 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGBM
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-block-k=32 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=WGBK
+// RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-mma-pending=3 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=MP3
 // RUN: not tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=3 gemm-tma-store=0" %s 2>&1 | FileCheck %s --check-prefix=CLUSTER3
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a gemm-cluster-m=1 gemm-tma-store=0" %s | FileCheck %s --check-prefix=CLUSTER1
 
@@ -131,13 +132,19 @@ func.func @swiglu(%x: memref<?x4096xbf16>, %wg: memref<14336x4096xbf16>, %wu: me
 // rows takes 112 columns a product by the waves rule where block_m is not
 // given.)
 // WGBM-NOT: error: 'func.func' op bad
-// WGBM: error: 'func.func' op bad wgmma GEMM schedule: block 96x256x64, stages 4 (block_m a multiple of 64 (128 with two chains), block_n a multiple of 16 up to 256, block_k 64, >= 3 stages, gemm-mma-pending 0 or 1)
+// WGBM: error: 'func.func' op bad wgmma GEMM schedule: block 96x256x64, stages 4 (block_m a multiple of 64 (128 with two chains), block_n a multiple of 16 up to 256, block_k 64, >= 3 stages, gemm-mma-pending 0 to 3 and at most stages - 2)
 // WGBM-NOT: error: 'func.func' op bad
 // WGBM: error: 'func.func' op bad wgmma GEMM schedule: block 96x128x64, stages 4 (
 // WGBK-NOT: error: 'func.func' op bad
 // WGBK: error: 'func.func' op bad wgmma GEMM schedule: block 128x256x32, stages 4 (
 // WGBK-NOT: error: 'func.func' op bad
 // WGBK: error: 'func.func' op bad wgmma GEMM schedule: block 128x112x32, stages 4 (
+// MMAs left running: at most stages - 2 k steps (a stage's copies must run
+// ahead), 2 with the 4 stages of 128 x 256 tiles.
+// MP3-NOT: error: 'func.func' op bad
+// MP3: error: 'func.func' op bad wgmma GEMM schedule: block 128x256x64, stages 4 ({{.+}}gemm-mma-pending 0 to 3 and at most stages - 2)
+// MP3-NOT: error: 'func.func' op bad
+// MP3: error: 'func.func' op bad wgmma GEMM schedule: block 128x112x64, stages 4 (
 // A cluster is 1 or 2 CTAs (gemm-cluster-m); the wgmma kernels (large_bf16,
 // swiglu) report any other count, the decode kernel (mma.sync, no
 // clusters) does not. 1 and 2 are fine.

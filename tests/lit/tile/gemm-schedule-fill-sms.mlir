@@ -57,12 +57,13 @@ func.func @decode_14336(%a: memref<?x4096xbf16>, %b: memref<14336x4096xbf16>, %c
 
 // 64 rows, N = 520, K = 1000. wgmma (the default from 33 rows): 64-row
 // tiles, 128 then 64 columns while the grid fills at most half the SMs:
-// 9 tiles of 64 x 64 at 8 stages. mma.sync (gemm-wgmma-min-rows=65,
+// 9 tiles of 64 x 64 at 14 stages (as many as fit, no staging buffers
+// here). mma.sync (gemm-wgmma-min-rows=65,
 // as before the twenty-fifth session): 64-column CTAs would be 9, 128 ones
 // 5 (under half the SMs): 32 columns (warp tiles 64 x 16, two warps), 17
 // CTAs, and as one wave 8 stages of (64 + 32) x 32 x 2 bytes = 49152.
 // CHECK-LABEL: func.func @rows64_520
-//  CHECK-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 9 : i64, {{.*}} stages = 8 : i64, threads = 256 : i64, tma = 1 : i64, {{.*}} wgmma = 1 : i64
+//  CHECK-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 9 : i64, {{.*}} stages = 14 : i64, threads = 256 : i64, tma = 1 : i64, {{.*}} wgmma = 1 : i64
 // MMA-LABEL: func.func @rows64_520
 //  MMA-SAME:   tile.schedule = {block_k = 32 : i64, block_m = 64 : i64, block_n = 32 : i64, grid = 17 : i64, group_m = 8 : i64, shared_bytes = 49152 : i64, stages = 8 : i64, threads = 64 : i64, warps_m = 1 : i64, warps_n = 2 : i64}
 // OFF-LABEL: func.func @rows64_520
@@ -81,10 +82,10 @@ func.func @rows64_520(%a: memref<?x1000xbf16>, %b: memref<520x1000xbf16>, %c: me
 
 // 48 rows, N = 14336: wgmma tiles of 64 rows (not 128: no warpgroup on
 // rows of zeros), 112 of 64 x 128 (over half the SMs: the columns stay) at
-// 8 stages. mma.sync: 112 CTAs of 64 x 128, and as one wave 8 stages
+// 9 stages (as many as fit). mma.sync: 112 CTAs of 64 x 128, and as one wave 8 stages
 // of (64 + 128) x 32 x 2 = 98304 bytes.
 // CHECK-LABEL: func.func @rows48_14336
-//  CHECK-SAME:   block_m = 64 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 112 : i64, {{.*}} stages = 8 : i64, threads = 256 : i64, {{.*}} wgmma = 1 : i64
+//  CHECK-SAME:   block_m = 64 : i64, block_n = 128 : i64, cluster_m = 1 : i64, grid = 112 : i64, {{.*}} stages = 9 : i64, threads = 256 : i64, {{.*}} wgmma = 1 : i64
 // MMA-LABEL: func.func @rows48_14336
 //  MMA-SAME:   block_n = 128 : i64, grid = 112 : i64, group_m = 8 : i64, shared_bytes = 98304 : i64, stages = 8 : i64, threads = 128 : i64
 // OFF-LABEL: func.func @rows48_14336
@@ -119,12 +120,12 @@ func.func @wgmma_n128(%a: memref<?x512xbf16>, %b: memref<8x512x128xbf16>, %c: me
 // wgmma, 256 x 4096 x 4096: 128 x 256 tiles would be 32 (2 x 16), at most
 // half the SMs: 128 columns make 64, still at most half, 64 columns 128,
 // so the rows stay 128. One CTA a cluster (the default): the w box is 64 x 64.
-// One wave of tiles: as many stages as fit, up to 8: 8 x (128 + 64) x 64 x
-// 2 bytes, 1024 of alignment and 8 x 16 of barriers (gemm-tma-store=0 here:
-// no staging) = 197760.
+// One wave of tiles: as many stages as fit, up to 16: 9 x (128 + 64) x 64
+// x 2 bytes, 1024 of alignment and 9 x 16 of barriers (gemm-tma-store=0
+// here: no staging) = 222352.
 // CHECK-LABEL: func.func @wgmma_256
 //  CHECK-SAME:   block_k = 64 : i64, block_m = 128 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 128 : i64
-//  CHECK-SAME:   shared_bytes = 197760 : i64, stages = 8 : i64, threads = 384 : i64, tma = 1 : i64
+//  CHECK-SAME:   shared_bytes = 222352 : i64, stages = 9 : i64, threads = 384 : i64, tma = 1 : i64
 //  CHECK-SAME:   tile.tma = [{arg = 0 : i64, box = array<i64: 128, 64>, dims = array<i64: 256, 4096>}, {arg = 1 : i64, box = array<i64: 64, 64>, dims = array<i64: 4096, 4096>}]
 // OFF-LABEL: func.func @wgmma_256
 //  OFF-SAME:   block_n = 256 : i64, cluster_m = 1 : i64, grid = 32 : i64
@@ -140,10 +141,10 @@ func.func @wgmma_256(%a: memref<?x4096xbf16>, %b: memref<4096x4096xbf16>, %c: me
 
 // wgmma, 512 x 512 x 512: 64-column tiles are 4 x 8 = 32, at most half the
 // SMs: 64 x 64 tiles, 64, one MMA warpgroup and the producer (256
-// threads).
+// threads), 14 stages.
 // CHECK-LABEL: func.func @wgmma_512
 //  CHECK-SAME:   block_k = 64 : i64, block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 64 : i64
-//  CHECK-SAME:   stages = 8 : i64, threads = 256 : i64, tma = 1 : i64
+//  CHECK-SAME:   stages = 14 : i64, threads = 256 : i64, tma = 1 : i64
 // OFF-LABEL: func.func @wgmma_512
 //  OFF-SAME:   block_m = 128 : i64, block_n = 256 : i64, cluster_m = 1 : i64, grid = 8 : i64
 func.func @wgmma_512(%a: memref<?x512xbf16>, %b: memref<512x512xbf16>, %c: memref<?x512xbf16>) attributes {tile.kernel, tile.gemm, tile.domain = array<i64: 512, 512>} {

@@ -40,7 +40,7 @@ func.func @decode_1024(%a: memref<?x4096xbf16>, %b: memref<1024x4096xbf16>, %c: 
 // tiles x 1 warpgroup x 4 bytes (256), then 32 x 4 slots of 64 x 64 x 4
 // bytes: 2097408.
 // AUTO-LABEL: func.func @wgmma_1024
-//  AUTO-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 128 : i64, {{.*}} split_k = 4 : i64, stages = 8 : i64, {{.*}} workspace_bytes = 2097408 : i64}
+//  AUTO-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 128 : i64, {{.*}} split_k = 4 : i64, stages = 13 : i64, {{.*}} workspace_bytes = 2097408 : i64}
 // OFF-LABEL: func.func @wgmma_1024
 //  OFF-SAME:   grid = 32 : i64
 //  OFF-NOT:    split_k

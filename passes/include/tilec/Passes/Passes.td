@@ -42,7 +42,7 @@ def FuseRowOps : Pass<"tilec-fuse", "mlir::ModuleOp"> {
            "Fuse attention's two products and its softmax into one kernel (flash "
            "attention; 16-bit q, k, v, head dim a multiple of 16 up to 128): "
            "auto (by shape, the default), true or false">,
-    Option<"siblingGemmRows", "sibling-gemm-rows", "int64_t", "64",
+    Option<"siblingGemmRows", "sibling-gemm-rows", "int64_t", "2048",
            "Two 16-bit GEMMs of one lhs and weights of one shape (k and v projections) "
            "become one kernel of two products up to this many rows">,
     Option<"sinkTails", "sink-tails", "bool", "true",
