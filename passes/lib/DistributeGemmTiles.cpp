@@ -1822,11 +1822,18 @@ private:
     // The descriptors' low words at stage 0, once: a step's descriptor is
     // that word plus the stage's and the MMA's offsets (32-bit adds; the
     // high word is constant), not a 64-bit address computation a wgmma
-    // (run s33a's SASS: ten instructions before each HGMMA).
-    Value descA0 = descriptorLow(b, aWarpgroup, lboA);
+    // (run s33a's SASS: ten instructions before each HGMMA). Not for two
+    // chains: their three descriptors a k16 step in this form made ptxas
+    // spill 32 bytes of a 256 x 128 tile with two outputs (168 registers
+    // at 384 threads), where the 64-bit form does not.
+    bool lowWords = chains == 1;
+    Value descA0;
     SmallVector<Value> descB0;
-    for (int64_t t = 0; t < nm; ++t)
-      descB0.push_back(descriptorLow(b, baseB[t], lboB));
+    if (lowWords) {
+      descA0 = descriptorLow(b, aWarpgroup, lboA);
+      for (int64_t t = 0; t < nm; ++t)
+        descB0.push_back(descriptorLow(b, baseB[t], lboB));
+    }
 
     int64_t kTiles = kSteps; // (of this CTA's split)
     int64_t accCount = s.blockN / 2; // m64nN: 64 * N / 128 f32 a thread
@@ -1855,18 +1862,27 @@ private:
         return lb.create<arith::MulIOp>(
             loc, stage32, lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(bytes >> 4)));
       };
-      Value aStage = lb.create<arith::AddIOp>(loc, descA0, scaled(stageA));
+      IndexMath lm{lb, loc};
+      // (Low words, or with two chains the panels' shared addresses.)
+      Value aStage = lowWords ? lb.create<arith::AddIOp>(loc, descA0, scaled(stageA)).getResult()
+                              : lm.add(aWarpgroup, lm.mulv(stage, lm.c(stageA)));
+      auto descriptor = [&](Value stageBase, int64_t bytes, int64_t lbo) {
+        return lowWords ? descriptorAt(lb, stageBase, bytes)
+                        : wgmmaDescriptor(lb, lm.add(stageBase, bytes), lbo);
+      };
       lb.create<NVVM::WgmmaFenceAlignedOp>(loc);
       SmallVector<Value> results;
       for (int64_t t = 0; t < nm; ++t) {
-        Value bStage = lb.create<arith::AddIOp>(loc, descB0[t], scaled(stageB));
+        Value bStage = lowWords
+                           ? lb.create<arith::AddIOp>(loc, descB0[t], scaled(stageB)).getResult()
+                           : lm.add(baseB[t], lm.mulv(stage, lm.c(stageB)));
         SmallVector<Value> a(accIn.begin() + t * chains, accIn.begin() + (t + 1) * chains);
         for (int64_t k = 0; k < s.blockK / 16; ++k) {
           Value db;
           for (int64_t c = 0; c < chains; ++c) {
-            Value da = descriptorAt(lb, aStage, c * chainBytes + k * kStepA);
+            Value da = descriptor(aStage, c * chainBytes + k * kStepA, lboA);
             if (c == 0) // (shared by the chains)
-              db = descriptorAt(lb, bStage, k * kStepB);
+              db = descriptor(bStage, k * kStepB, lboB);
             a[c] = lb.create<NVVM::WgmmaMmaAsyncOp>(
                 loc, accType, a[c], da, db, NVVM::MMAShapeAttr::get(ctx, 64, s.blockN, 16),
                 NVVM::WGMMATypesAttr::get(ctx, wtype), NVVM::WGMMATypesAttr::get(ctx, wtype),

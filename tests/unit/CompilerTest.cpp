@@ -1294,7 +1294,8 @@ TEST(GemmScheduleTest, UnalignedRowsCopyWithoutSpills) {
 // gemm-fill-sms (the default): GEMMs whose tiles would leave SMs idle.
 // One-wave decode grids take 8 stages (32-column CTAs where 64 would fill
 // at most half the SMs); few wgmma tiles narrow to 64 columns, then 64
-// rows, and take as many stages as fit (8). 16-bit GEMMs of 33-64 rows are
+// rows, and take as many stages as fit (13 of 64 x 64 beside the TMA
+// store's buffers). 16-bit GEMMs of 33-64 rows are
 // wgmma tiles of 64 rows on sm_90a (one MMA warpgroup and the TMA
 // producer; SwiGLU's two products too); in a one-wave decode grid SwiGLU's
 // two products take 64-deep
@@ -1314,12 +1315,12 @@ TEST(GemmScheduleTest, FillSmsNarrowsFewTilesAndDeepensOneWave) {
                                          {16, 1024, 4096, false, 32, 64, 131072, 16},
                                          {16, 1024, 4096, true, 32, 64, 98304, 16},
                                          {16, 14336, 4096, false, 224, 64, 98304, 224},
-                                         {64, 520, 1000, false, 9, 256, 149504, 3},
-                                         {64, 4096, 4096, false, 64, 256, 149504, 16},
+                                         {64, 520, 1000, false, 9, 256, 231424, 3},
+                                         {64, 4096, 4096, false, 64, 256, 231424, 16},
                                          {48, 14336, 4096, false, 112, 256, 215040, 56},
                                          {64, 520, 1000, true, 9, 256, 215040, 5},
                                          {256, 4096, 4096, false, 128, 384, 231424, 32},
-                                         {512, 512, 512, false, 64, 256, 149504, 8},
+                                         {512, 512, 512, false, 64, 256, 231424, 8},
                                          {260, 512, 500, false, 40, 128, 132096, 6}}) {
     std::string name = std::to_string(c.m) + " x " + std::to_string(c.n) + " x " +
                        std::to_string(c.k) + (c.swiglu ? " swiglu" : "");
@@ -2120,10 +2121,10 @@ TEST(TileStageTest, GathersReadThroughGathers) {
     }
 }
 
-// Two 16-bit GEMMs of at most 64 rows reading one lhs with weights of one
-// shape (k and v projections, each with its own epilogue and output) are
-// one kernel of two products; at 128 rows, in f32, or with weights of
-// other shapes, two. Interpreted at the tile stage against the reference; ptxas
+// Two 16-bit GEMMs of at most 2048 rows reading one lhs with weights of
+// one shape (k and v projections, each with its own epilogue and output)
+// are one kernel of two products (128 rows: the wgmma kernel); past 2048
+// rows, in f32, or with weights of other shapes, two. Interpreted at the tile stage against the reference; ptxas
 // assembles the kernels without spills.
 TEST(TileStageTest, SiblingGemmsShareAKernel) {
   std::string ptxas = ptxasPath();
@@ -2136,7 +2137,8 @@ TEST(TileStageTest, SiblingGemmsShareAKernel) {
                                          {1, 96, DType::BF16, 1},
                                          {48, 96, DType::F16, 1},
                                          {64, 96, DType::F32, 2},
-                                         {128, 96, DType::BF16, 2},
+                                         {128, 96, DType::BF16, 1},
+                                         {2049, 96, DType::BF16, 2},
                                          {16, 64, DType::BF16, 2}}) {
     SCOPED_TRACE(std::to_string(c.m) + " rows, v of " + std::to_string(c.nv) + ", " +
                  dtypeName(c.dtype));
