@@ -1016,10 +1016,12 @@ struct ScheduleRowKernelsPass
       // 1024 x 4096 18.8 -> 17.7 us, 128 x 4096 x 4096 25.7 -> 23.1, 12
       // stages within 2% of 13), once the k loops carried their stage
       // instead of dividing for it (before, 10-12 stages had lost 1.3x to
-      // the division: run s33a). The cp.async pipeline (rows not 16-byte
-      // aligned) still divides a step's number by the stages: up to 8.
+      // the division: run s33a). Up to 8 still for two products (their
+      // 64 x 64 tiles have room for 9 without staging buffers: not
+      // measured) and on the cp.async pipeline (rows not 16-byte aligned),
+      // which still divides a step's number by the stages.
       if (gemmFillSms && !pingpong && !gemmStages && tileCount(bm, bn) * *split <= kHopperSms)
-        stages = std::clamp<int64_t>(stagesThatFit, stages, tma ? 16 : 8);
+        stages = std::clamp<int64_t>(stagesThatFit, stages, tma && products == 1 ? 16 : 8);
       // Panels, the 1024-byte alignment pad, (TMA) a full and an empty
       // mbarrier per stage, and the staging buffers (1024-byte aligned).
       int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024 + (tma ? stages * 16 : 0);
