@@ -1857,7 +1857,9 @@ private:
     // between the wgmma fence and the MMAs made ptxas insert a
     // warpgroup.arrive (and, with two chains, a warpgroup.wait).
     auto mmaStep = [&](OpBuilder &lb, Value stage, ValueRange accIn, bool zeroFirst) {
-      Value stage32 = lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), stage);
+      Value stage32 =
+          lowWords ? lb.create<arith::IndexCastOp>(loc, lb.getI32Type(), stage).getResult()
+                   : Value();
       auto scaled = [&](int64_t bytes) -> Value {
         return lb.create<arith::MulIOp>(
             loc, stage32, lb.create<arith::ConstantOp>(loc, lb.getI32IntegerAttr(bytes >> 4)));
