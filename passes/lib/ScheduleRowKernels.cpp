@@ -1008,8 +1008,9 @@ struct ScheduleRowKernelsPass
       // One wave of tiles (gemm-fill-sms; each CTA alone on its SM): as
       // many stages as fit, up to 16, for the bytes in flight that the
       // decode GEMMs' 8 stages showed to matter (above). The default 128 x
-      // 256 tile has room for 4 only; 128 x 128 for 6, 64 x 128 and 128 x
-      // 64 for 8, 64 x 64 for 13 (cuBLAS's 64 x 64 kernel has 13 too).
+      // 256 tile has room for 4 only; beside the TMA store's buffers 128 x
+      // 128 for 6, 64 x 128 and 128 x 64 for 8, 64 x 64 for 13 (cuBLAS's
+      // 64 x 64 kernel has 13 too), one or two more without them.
       // Measured (docs/perf.md): up to 8 stages 1.14-1.31x on deep K (run
       // s20c: 128 x 4096 x 4096 30.5 -> 23.3 us; 512^3 5% slower); 13
       // rather than 8 for 64 x 64 tiles 1.04-1.14x (run s33b, H100: 512 x
