@@ -247,6 +247,73 @@ struct IndexMath {
   Value andi(Value x, Value y) { return b.create<arith::AndIOp>(loc, x, y); }
 };
 
+/// A pipeline step's place in a ring of `stages` shared-memory buffers: its
+/// stage and the phase parity of its pass over the ring, the parity its
+/// mbarrier waits take. Computed from a step's number once (a division
+/// where the stages are no power of two), then carried through the loops
+/// and advanced by a compare and two selects: the divisions had sat
+/// between a step's wgmma wait and the next step's MMAs (run s33a: GEMM
+/// tiles of 64 x 64 1.32x slower at 6, 10 or 12 stages than at 8).
+struct RingPos {
+  Value stage; // index
+  Value phase; // i32, 0 or 1
+};
+
+struct Ring {
+  int64_t stages;
+  RingPos at(IndexMath m, Value step) const {
+    return {m.rem(step, stages),
+            m.b.create<arith::IndexCastOp>(m.loc, m.b.getI32Type(), m.rem(m.div(step, stages), 2))};
+  }
+  RingPos next(IndexMath m, RingPos p) const {
+    Value after = m.add(p.stage, 1);
+    Value wrap = m.b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, after, m.c(stages));
+    Value one = m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(1));
+    Value flipped = m.b.create<arith::XOrIOp>(m.loc, p.phase, one);
+    return {m.b.create<arith::SelectOp>(m.loc, wrap, m.c(0), after).getResult(),
+            m.b.create<arith::SelectOp>(m.loc, wrap, flipped, p.phase).getResult()};
+  }
+  /// The stage `back` steps before `stage` (back < stages).
+  Value before(IndexMath m, Value stage, int64_t back) const {
+    if (back == 0)
+      return stage;
+    Value wraps = m.lt(stage, back);
+    return m.b.create<arith::SelectOp>(m.loc, wraps, m.add(stage, stages - back),
+                                       m.sub(stage, m.c(back)));
+  }
+  /// One i32 word for a position, stage * 2 + phase: where registers are
+  /// tight (the flash kernels' loops), one register carried instead of the
+  /// three of an index and an i32.
+  Value startWord(IndexMath m) const {
+    return m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(0));
+  }
+  RingPos unpack(IndexMath m, Value word) const {
+    auto c32 = [&](int64_t v) -> Value {
+      return m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(v));
+    };
+    Value stage = m.b.create<arith::ShRUIOp>(m.loc, word, c32(1));
+    return {m.b.create<arith::IndexCastUIOp>(m.loc, m.b.getIndexType(), stage),
+            m.b.create<arith::AndIOp>(m.loc, word, c32(1))};
+  }
+  Value nextWord(IndexMath m, Value word) const {
+    auto c32 = [&](int64_t v) -> Value {
+      return m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(v));
+    };
+    Value after = m.b.create<arith::AddIOp>(m.loc, word, c32(2));
+    Value wrap = m.b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::uge, after,
+                                           c32(2 * stages));
+    Value flipped = m.b.create<arith::XOrIOp>(
+        m.loc, m.b.create<arith::AndIOp>(m.loc, word, c32(1)), c32(1));
+    return m.b.create<arith::SelectOp>(m.loc, wrap, flipped, after);
+  }
+  /// The phase before `p`'s (the parity a producer's wait on an empty
+  /// buffer takes).
+  Value phaseBefore(IndexMath m, RingPos p) const {
+    Value one = m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(1));
+    return m.b.create<arith::XOrIOp>(m.loc, p.phase, one);
+  }
+};
+
 /// A shared-memory operand panel: `stages` buffers of rows x cols elements,
 /// cols contiguous, 16-byte chunks swizzled by row.
 struct Panel {
@@ -901,18 +968,17 @@ public:
     auto emptyBar = [&](OpBuilder &bb, Value stage) { return barAt(bb, 1 + s.stages, stage); };
     auto qEmptyBar = [&](OpBuilder &bb) { return barAt(bb, 1 + 2 * s.stages); };
     Value ticks;
-    auto parityOf = [&](OpBuilder &bb, Value j, bool flip) {
-      IndexMath im{bb, loc};
-      Value p = toI32(bb, im.rem(im.div(j, s.stages), 2));
-      return flip ? bb.create<arith::XOrIOp>(loc, p, c32(bb, 1)).getResult() : p;
-    };
+    // (TMA: a block's stage and phase in the CTA's sequence of blocks over
+    // its tiles, carried through the block loops and from tile to tile as
+    // one i32 word: with an index and an i32 the one-consumer kernel, 64
+    // rows and 128 keys a step, spilled 8 bytes at its 168 registers.)
+    Ring ring{s.stages};
     // (TMA: the loops over the CTA's tiles run from `tileFirst` to
     // `tileEnd` by `tileStep`, tile `tileOf(index)`; the consumers' loop,
-    // the tile's index and its first block's place in the CTA's sequence
-    // of blocks.)
-    Value tileFirst, tileEnd, tileStep, tileIdxAt, g0 = m.c(0);
+    // the tile's index and its first block's place in the ring.)
+    Value tileFirst, tileEnd, tileStep, tileIdxAt, word0;
     scf::ForOp consumerTiles;
-    std::function<void(OpBuilder &, scf::ForOp)> nextTile;
+    std::function<void(OpBuilder &, scf::ForOp, Value)> nextTile;
     if (s.tma) {
       bars = m.add(smemBase, qBytes + kBytes + vBytes + pBytes);
       ticks = c32(b, 0x989680);
@@ -931,9 +997,9 @@ public:
         ib.create<NVVM::FenceMbarrierInitOp>(loc);
       }
       b.create<gpu::BarrierOp>(loc);
-      // The loops over the CTA's tiles carry the tile's first block in the
-      // CTA's sequence and the count of its tiles so far, whose parity q's
-      // barriers take. Not persistent, they run 0 to 1 over tile cta + 0,
+      // The loops over the CTA's tiles carry the ring's position at the
+      // tile's first block and the count of its tiles so far, whose parity
+      // q's barriers take. Not persistent, they run 0 to 1 over tile cta + 0,
       // and the canonicalizer folds the one trip away (kept, the loops
       // made the one-consumer kernel, 64 rows, 128 keys a step and 128
       // columns, spill 24 bytes at the launch's 168 registers).
@@ -980,18 +1046,17 @@ public:
       // tile's rows and key blocks are set; `nextTile` ends the body.
       auto tileLoopAt = [&](OpBuilder &bb) {
         IndexMath im{bb, loc};
-        auto loop =
-            bb.create<scf::ForOp>(loc, tileFirst, tileEnd, tileStep, ValueRange{im.c(0), im.c(0)});
+        auto loop = bb.create<scf::ForOp>(loc, tileFirst, tileEnd, tileStep,
+                                          ValueRange{ring.startWord(im), im.c(0)});
         bb.setInsertionPointToStart(loop.getBody());
         setTile(bb, tileOf(bb, loop.getInductionVar()));
         tileBlocks(bb);
         return loop;
       };
-      nextTile = [&](OpBuilder &bb, scf::ForOp loop) {
+      // (`end`: the ring's position after the tile's last block.)
+      nextTile = [&](OpBuilder &bb, scf::ForOp loop, Value end) {
         IndexMath im{bb, loc};
-        auto carried = loop.getRegionIterArgs();
-        bb.create<scf::YieldOp>(loc, ValueRange{im.add(carried[0], blockCount),
-                                                im.add(carried[1], 1)});
+        bb.create<scf::YieldOp>(loc, ValueRange{end, im.add(loop.getRegionIterArgs()[1], 1)});
       };
       OpBuilder ib = splitProducer(b, tid, roleIf);
       auto ptr7 = LLVM::LLVMPointerType::get(ctx, 7);
@@ -1004,12 +1069,15 @@ public:
       OpBuilder tb = ib;
       scf::ForOp tileLoop = tileLoopAt(tb);
       IndexMath tm{tb, loc};
-      Value gFirst = tileLoop.getRegionIterArgs()[0], t = tileLoop.getRegionIterArgs()[1];
-      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), blockCount, tm.c(1));
+      Value t = tileLoop.getRegionIterArgs()[1];
+      auto loop = tb.create<scf::ForOp>(loc, tm.c(0), blockCount, tm.c(1),
+                                        ValueRange{tileLoop.getRegionIterArgs()[0]});
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       IndexMath lm{lb, loc};
-      Value j = loop.getInductionVar(), g = lm.add(gFirst, j), stage = lm.rem(g, s.stages);
-      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, emptyBar(lb, stage), parityOf(lb, g, true),
+      Value j = loop.getInductionVar();
+      RingPos pos = ring.unpack(lm, loop.getRegionIterArgs()[0]);
+      Value stage = pos.stage;
+      lb.create<NVVM::MBarrierTryWaitParityOp>(loc, emptyBar(lb, stage), ring.phaseBefore(lm, pos),
                                                ticks);
       Value bar = fullBar(lb, stage);
       lb.create<NVVM::MBarrierArriveExpectTxOp>(loc, Type(), bar,
@@ -1046,7 +1114,8 @@ public:
             copy(qb, mapParams[0], qm.add(smemBase, kb * s.blockM * 128 + rb * 64 * 128),
                  {c32(qb, kb * 64), toI32(qb, qm.add(qm.add(batchRow0, m0), rb * 64))}, qBar);
       }
-      nextTile(tb, tileLoop);
+      lb.create<scf::YieldOp>(loc, ring.nextWord(lm, loop.getRegionIterArgs()[0]));
+      nextTile(tb, tileLoop, loop.getResult(0));
       // The consumers: the rest of the kernel, in the else branch, in a
       // loop over the CTA's tiles.
       b.setInsertionPoint(roleIf.getElseRegion().front().getTerminator());
@@ -1068,7 +1137,7 @@ public:
       }
       consumerTiles = tileLoopAt(b);
       tileIdxAt = consumerTiles.getInductionVar();
-      g0 = consumerTiles.getRegionIterArgs()[0];
+      word0 = consumerTiles.getRegionIterArgs()[0];
       // (q comes with a tile's first block: a split of none, past a causal
       // limit or before a window, has no q to wait for.)
       OpBuilder qb = b;
@@ -1096,6 +1165,8 @@ public:
     }
     if (!s.tma)
       init.push_back(token);
+    else // (the ring's position, last)
+      init.push_back(word0);
     auto loop = b.create<scf::ForOp>(loc, m.c(0), blockCount, m.c(1), init);
     {
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
@@ -1104,12 +1175,13 @@ public:
       auto iter = loop.getRegionIterArgs();
       SmallVector<Value> o(iter.begin(), iter.begin() + niO);
       Value mOld[2] = {iter[niO], iter[niO + 1]}, lOld[2] = {iter[niO + 2], iter[niO + 3]};
-      // (TMA: the block's place in the CTA's sequence, over its tiles.)
-      Value g = s.tma ? lm.add(g0, i) : i;
-      Value stage = lm.rem(g, s.stages), newToken;
+      // (TMA: the block's place in the ring, over the CTA's tiles.)
+      RingPos pos;
+      if (s.tma)
+        pos = ring.unpack(lm, iter.back());
+      Value stage = s.tma ? pos.stage : lm.rem(i, s.stages), newToken;
       if (s.tma) {
-        lb.create<NVVM::MBarrierTryWaitParityOp>(loc, fullBar(lb, stage), parityOf(lb, g, false),
-                                                 ticks);
+        lb.create<NVVM::MBarrierTryWaitParityOp>(loc, fullBar(lb, stage), pos.phase, ticks);
       } else {
         lb.create<nvgpu::DeviceAsyncWaitOp>(loc, iter.back(), lb.getI32IntegerAttr(s.stages - 2));
         if (wg) // (the copies, generic proxy, made visible to wgmma: async proxy)
@@ -1172,7 +1244,7 @@ public:
             OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
             IndexMath tm{tb, loc};
             Value oAcc = oStructOf(tb, o),
-                  vStage = vStageAt(tb, tm.rem(tm.sub(g, tm.c(1)), s.stages));
+                  vStage = vStageAt(tb, ring.before(tm, stage, 1));
             Value acc = issuePvFromRegisters(tb, oAcc, pPrev, vStage);
             tb.create<NVVM::WgmmaGroupSyncAlignedOp>(loc);
             tb.create<scf::YieldOp>(loc, acc);
@@ -1373,7 +1445,7 @@ public:
         OpBuilder ib = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
         IndexMath im{ib, loc};
         ib.create<NVVM::MBarrierArriveOp>(loc, Type(),
-                                          emptyBar(ib, im.rem(im.sub(g, im.c(1)), s.stages)),
+                                          emptyBar(ib, ring.before(im, stage, 1)),
                                           Value());
         for (Value &acc : o)
           acc = lb.create<arith::MulFOp>(loc, acc, scale);
@@ -1445,11 +1517,17 @@ public:
         yields.append(pFragments(lb, p[0], p[1]));
       if (s.sAhead) // (its group is done: the wait after P v)
         yields.append(sVectors(lb, sNext));
-      if (!s.tma)
+      if (!s.tma) {
         yields.push_back(newToken);
+      } else {
+        yields.push_back(ring.nextWord(lm, iter.back()));
+      }
       lb.create<scf::YieldOp>(loc, yields);
     }
     b.setInsertionPointAfter(loop);
+    Value consumerEnd; // (TMA: the ring's position after the tile's blocks)
+    if (s.tma)
+      consumerEnd = loop.getResults().back();
     if (s.tma) {
       // The tile's S are done: q's rows may go (lane 0 of each warp).
       auto ifOp = b.create<scf::IfOp>(
@@ -1467,7 +1545,7 @@ public:
           /*withElseRegion=*/true);
       OpBuilder tb = OpBuilder::atBlockBegin(&ifOp.getThenRegion().front());
       IndexMath tm{tb, loc};
-      Value lastStage = tm.rem(tm.sub(tm.add(g0, blockCount), tm.c(1)), s.stages);
+      Value lastStage = ring.before(tm, ring.unpack(tm, consumerEnd).stage, 1);
       Value oAcc = oStructOf(tb, oFinal), vStage = vStageAt(tb, lastStage);
       SmallVector<Value> frags(loop.getResults().slice(niO + 4, bn / 4));
       Value acc = issuePvFromRegisters(tb, oAcc, frags, vStage);
@@ -1532,7 +1610,7 @@ public:
       if (failed(done))
         return failure();
       if (consumerTiles) // (the next tile's blocks follow this one's)
-        nextTile(b, consumerTiles);
+        nextTile(b, consumerTiles, consumerEnd);
       if (roleIf) // (the kernel goes on after the producer / consumer branches)
         b.setInsertionPointAfter(roleIf);
       return success();
@@ -1668,7 +1746,7 @@ public:
     if (failed(done))
       return failure();
     if (consumerTiles) // (TMA: one tile, the consumer branch's end)
-      nextTile(b, consumerTiles);
+      nextTile(b, consumerTiles, consumerEnd);
     if (roleIf)
       b.setInsertionPointAfter(roleIf);
     return success();
@@ -2143,35 +2221,13 @@ private:
       b.create<gpu::BarrierOp>(loc);
     Value ticks = c32(b, 0x989680);
     int64_t stageBytes = stageA + nm * stageB;
-    // A step's place in the pipeline: its stage and the phase parity of its
-    // pass over the stages. Computed from the step's number once a tile (a
-    // 64-bit division where the stages are no power of two), then carried
-    // through the k loops and advanced by a compare and two selects: the
-    // divisions had sat between a step's wgmma wait and the next step's
-    // MMAs (run s33a: 64 x 64 tiles 1.32x slower at 6, 10 or 12 stages
-    // than at 8).
-    struct Pos {
-      Value stage; // index
-      Value phase; // i32, 0 or 1
-    };
-    auto posOf = [&](OpBuilder &bb, Value step) {
-      IndexMath im{bb, loc};
-      return Pos{im.rem(step, s.stages), toI32(bb, im.rem(im.div(step, s.stages), 2))};
-    };
-    auto advance = [&](OpBuilder &bb, Pos p) {
-      IndexMath im{bb, loc};
-      Value next = im.add(p.stage, 1);
-      Value wrap = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, im.c(s.stages));
-      Value flipped = bb.create<arith::XOrIOp>(loc, p.phase, c32(bb, 1));
-      return Pos{bb.create<arith::SelectOp>(loc, wrap, im.c(0), next).getResult(),
-                 bb.create<arith::SelectOp>(loc, wrap, flipped, p.phase).getResult()};
-    };
-    // The stage `back` steps before `stage` (back < stages).
+    // (A step's stage and phase: carried through the k loops, `Ring`.)
+    using Pos = RingPos;
+    Ring ring{s.stages};
+    auto posOf = [&](OpBuilder &bb, Value step) { return ring.at(IndexMath{bb, loc}, step); };
+    auto advance = [&](OpBuilder &bb, Pos p) { return ring.next(IndexMath{bb, loc}, p); };
     auto stageBefore = [&](OpBuilder &bb, Value stage, int64_t back) -> Value {
-      IndexMath im{bb, loc};
-      Value wraps = bb.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, stage, im.c(back));
-      return bb.create<arith::SelectOp>(loc, wraps, im.add(stage, s.stages - back),
-                                        im.sub(stage, im.c(back)));
+      return ring.before(IndexMath{bb, loc}, stage, back);
     };
     // Waits on the step's `full` (MMA warps) or `empty` (producer: the
     // phase before) barrier.

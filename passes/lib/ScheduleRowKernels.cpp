@@ -1019,10 +1019,13 @@ struct ScheduleRowKernelsPass
       // instead of dividing for it (before, 10-12 stages had lost 1.3x to
       // the division: run s33a). Up to 8 still for two products (their
       // 64 x 64 tiles have room for 9 without staging buffers: not
-      // measured) and on the cp.async pipeline (rows not 16-byte aligned),
-      // which still divides a step's number by the stages.
+      // measured), for tiles split over k (64 x 4096 x 4096, split in 2:
+      // 13 stages 1.035x slower than 8, run s34a, H100) and on the
+      // cp.async pipeline (rows not 16-byte aligned), which still divides
+      // a step's number by the stages.
       if (gemmFillSms && !pingpong && !gemmStages && tileCount(bm, bn) * *split <= kHopperSms)
-        stages = std::clamp<int64_t>(stagesThatFit, stages, tma && products == 1 ? 16 : 8);
+        stages = std::clamp<int64_t>(stagesThatFit, stages,
+                                     tma && products == 1 && *split == 1 ? 16 : 8);
       // Panels, the 1024-byte alignment pad, (TMA) a full and an empty
       // mbarrier per stage, and the staging buffers (1024-byte aligned).
       int64_t sharedBytes = stages * (bm + products * bn) * 64 * 2 + 1024 + (tma ? stages * 16 : 0);

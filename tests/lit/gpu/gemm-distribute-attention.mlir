@@ -263,15 +263,16 @@ func.func @attention_p_regs(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16
 // TMA copies (tma = 1, persistent = 1): three tensor maps after the
 // buffers; thread 0 initializes the mbarriers (q's full, full and empty a
 // stage, q's empty); CTA c takes tiles c, c + grid, ... (the loops over
-// them carry the tile's first block in the CTA's sequence and the count of
-// tiles so far). Warpgroup 0 is the producer (setmaxnreg down): its first thread,
+// them carry the ring's position at the tile's first block and the count
+// of tiles so far). Warpgroup 0 is the producer (setmaxnreg down): its first thread,
 // for each tile and each key block of it, waits on the stage's `empty`,
 // arms `full` with the block's bytes and copies k's and v's boxes; after
 // a tile's first block it waits on q's `empty` and copies q. The consumers
 // (setmaxnreg up), for each tile, wait on q's barrier, then in the loop on
 // `full` (no cp.async, no CTA barrier); after P v each warp's lane 0
 // arrives on `empty`, and after the tile's last block on q's `empty`. The
-// block counter goes on over the tiles (the loops' index).
+// blocks' stage and phase go on over the tiles, carried as one i32 word
+// (stage * 2 + phase) and advanced without a division.
 // CHECK-LABEL: gpu.func @attention_tma
 //  CHECK-SAME:   %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr)
 //  CHECK-SAME:   known_block_size = array<i32: 256, 1, 1>
@@ -284,24 +285,35 @@ func.func @attention_p_regs(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16
 //       CHECK:   %[[GRID:.+]] = gpu.grid_dim  x
 //       CHECK:   scf.if
 //       CHECK:     nvvm.setmaxregister  decrease 40
-//       CHECK:     scf.for %{{.+}} = %[[CTA]] to %c2{{.*}} step %[[GRID]] iter_args(%[[G0:.+]] = %{{.+}}, %[[T:.+]] = %{{.+}}) -> (index, index)
-//       CHECK:       scf.for
-//       CHECK:         nvvm.mbarrier.try_wait.parity
+//       CHECK:     scf.for %{{.+}} = %[[CTA]] to %c2{{.*}} step %[[GRID]] iter_args(%[[W0:.+]] = %{{.+}}, %[[T:.+]] = %{{.+}}) -> (i32, index)
+//       CHECK:       %[[BLOCKS:.+]] = scf.for %{{.+}} iter_args(%[[W:.+]] = %[[W0]]) -> (i32)
+//   CHECK-NOT:         arith.divui
+//       CHECK:         %[[SI:.+]] = arith.shrui %[[W]], %c1
+//       CHECK:         arith.index_castui %[[SI]]
+//       CHECK:         %[[P:.+]] = arith.andi %[[W]], %c1
+//       CHECK:         %[[EMPTYP:.+]] = arith.xori %[[P]], %c1
+//       CHECK:         nvvm.mbarrier.try_wait.parity %{{.+}}, %[[EMPTYP]]
 //       CHECK:         nvvm.mbarrier.arrive.expect_tx
 //  CHECK-COUNT-2:         nvvm.cp.async.bulk.tensor.shared.cluster.global
 //       CHECK:         scf.if
 //       CHECK:           nvvm.mbarrier.try_wait.parity
 //       CHECK:           nvvm.mbarrier.arrive.expect_tx
 //       CHECK:           nvvm.cp.async.bulk.tensor.shared.cluster.global
-//       CHECK:       %[[NEXT:.+]] = arith.addi %[[G0]], %c2
+//       CHECK:         %[[W2:.+]] = arith.addi %[[W]], %c2
+//       CHECK:         %[[WRAP:.+]] = arith.cmpi uge, %[[W2]], %c4
+//       CHECK:         %[[PW:.+]] = arith.andi %[[W]], %c1
+//       CHECK:         %[[FLIP:.+]] = arith.xori %[[PW]], %c1
+//       CHECK:         %[[WN:.+]] = arith.select %[[WRAP]], %[[FLIP]], %[[W2]] : i32
+//       CHECK:         scf.yield %[[WN]] : i32
 //       CHECK:       %[[T1:.+]] = arith.addi %[[T]], %c1
-//       CHECK:       scf.yield %[[NEXT]], %[[T1]] : index, index
+//       CHECK:       scf.yield %[[BLOCKS]], %[[T1]] : i32, index
 //       CHECK:   } else {
 //       CHECK:     nvvm.setmaxregister  increase 232
-//       CHECK:     scf.for %{{.+}} = %[[CTA]] to %c2{{.*}} step %[[GRID]] iter_args(
+//       CHECK:     scf.for %{{.+}} = %[[CTA]] to %c2{{.*}} step %[[GRID]] iter_args(%[[CW0:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (i32, index)
 //       CHECK:       nvvm.mbarrier.try_wait.parity
-//       CHECK:       scf.for
-//       CHECK:         nvvm.mbarrier.try_wait.parity
+//       CHECK:       %[[CBLOCKS:.+]]:13 = scf.for {{.*}} %[[CW:[^ ]+]] = %[[CW0]]) -> ({{.*}}, i32)
+//       CHECK:         %[[CP:.+]] = arith.andi %[[CW]], %c1
+//       CHECK:         nvvm.mbarrier.try_wait.parity %{{.+}}, %[[CP]],
 //   CHECK-NOT:         gpu.barrier
 //       CHECK:         nvvm.wgmma.mma_async
 //       CHECK:         nvvm.barrier id
@@ -310,7 +322,7 @@ func.func @attention_p_regs(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16
 //       CHECK:         scf.yield
 //       CHECK:       scf.if
 //       CHECK:         nvvm.mbarrier.arrive
-//       CHECK:       scf.yield
+//       CHECK:       scf.yield %[[CBLOCKS]]#12, %{{.+}} : i32, index
 //       CHECK:   gpu.return
 func.func @attention_tma(%arg0: memref<?x64xbf16>, %arg1: memref<2x72x64xbf16>, %arg2: memref<?x72xf32>, %arg3: memref<2x72x64xbf16>, %arg4: memref<?x64xbf16>) attributes {tile.attention, tile.domain = array<i64: 2, 40, 64>, tile.gemm, tile.kernel, tile.max_registers = 168 : i64, tile.schedule = {attention = 1 : i64, block_m = 64 : i64, block_n = 64 : i64, grid = 2 : i64, group_m = 1 : i64, persistent = 1 : i64, shared_bytes = 50224 : i64, stages = 2 : i64, threads = 256 : i64, tma = 1 : i64, warps_m = 4 : i64, wgmma = 1 : i64}, tile.tma = [{arg = 0 : i64, box = array<i64: 64, 64>, dims = array<i64: 80, 64>}, {arg = 1 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}, {arg = 3 : i64, box = array<i64: 1, 64, 64>, dims = array<i64: 2, 72, 64>}]} {
   %c40 = arith.constant 40 : index

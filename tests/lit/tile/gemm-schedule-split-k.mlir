@@ -36,11 +36,11 @@ func.func @decode_1024(%a: memref<?x4096xbf16>, %b: memref<1024x4096xbf16>, %c: 
 // -----
 
 // wgmma, 128 x 1024 x 4096: the tiles narrow to 64 x 64 (32 of them), 64
-// k steps: 4 splits of 16, 128 CTAs, one wave (8 stages). Workspace: 32
-// tiles x 1 warpgroup x 4 bytes (256), then 32 x 4 slots of 64 x 64 x 4
-// bytes: 2097408.
+// k steps: 4 splits of 16, 128 CTAs, one wave (8 stages: split tiles take
+// no more). Workspace: 32 tiles x 1 warpgroup x 4 bytes (256), then 32 x 4
+// slots of 64 x 64 x 4 bytes: 2097408.
 // AUTO-LABEL: func.func @wgmma_1024
-//  AUTO-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 128 : i64, {{.*}} split_k = 4 : i64, stages = 13 : i64, {{.*}} workspace_bytes = 2097408 : i64}
+//  AUTO-SAME:   block_m = 64 : i64, block_n = 64 : i64, cluster_m = 1 : i64, grid = 128 : i64, {{.*}} split_k = 4 : i64, stages = 8 : i64, {{.*}} workspace_bytes = 2097408 : i64}
 // OFF-LABEL: func.func @wgmma_1024
 //  OFF-SAME:   grid = 32 : i64
 //  OFF-NOT:    split_k

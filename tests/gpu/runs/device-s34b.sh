@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Thirty-fourth session, run b: the attention GPU tests (run a ran out of
+# time before them); split GEMM tiles back at 8 stages against 13, A B A B;
+# flash attention (its block loops now carry stage and phase as one word)
+# beside SDPA, at its default stages and at 2 and 4 (powers of two: no
+# division before either); why clusters of two lose at 512 x 1024 x 4096
+# (Nsight Compute, full set and per-instruction samples, the default's
+# kernel beside the pair's).
+source "$(dirname "$0")/../device-setup.sh"
+find "$OUT" -mindepth 1 -delete
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
+export TILEC_CACHE_DIR=/tmp/tilec-cache
+step "GPU tests: attention, split k"
+TILEC_TESTS_TIMEOUT=170 run_gpu_tests 'Attention.*:GemmSplitK.*'
+step "split GEMM tiles, A B A B: default (8 stages) against 13 (us)"
+SPLIT=64x4096x4096,64x4096x14336,48x4096x4096,128x1024x4096
+for pass in 1 2; do
+  for v in new st13; do
+    o=""; [ $v = st13 ] && o="gemm-stages=13"
+    timeout 60 "$B/bin/tilec-bench" --ops= --gemm=$SPLIT --gemm-ops=matmul --cooldown-ms=50 ${o:+--schedule="$o"} \
+      --gemm-csv="$OUT/split_${v}_$pass.csv" 2>&1 | grep -E "^matmul|error" | sed "s/^/$v /"
+  done
+done
+timeout 100 python3 tests/gpu/peers_gemm.py --triton 0 --cooldown-ms 50 --ops=matmul \
+  --shapes=$SPLIT --csv "$OUT/peers_split.csv" 2>&1 | tail -n 4
+step "flash attention: stages (us)"
+A=32x2048x2048x128,8x4096x4096x128,32x2048x2048x128c,8x4096x4096x128c,32x512x512x128c,32x2048x2048x64
+for v in dflt st2 st4 dflt2; do
+  case $v in dflt|dflt2) o="";; st2) o="attention-stages=2";; st4) o="attention-stages=4";; esac
+  timeout 60 "$B/bin/tilec-bench" --ops= --attention=$A --cooldown-ms=100 ${o:+--schedule="$o"} \
+    --attention-csv="$OUT/att_$v.csv" 2>&1 | grep -E "^attention|error" | sed "s/^/$v /"
+done
+timeout 120 python3 tests/gpu/peers_attention.py --no-flex --attention=$A --cooldown-ms 100 --csv "$OUT/peers_attention.csv" \
+  --tilec-csv "$OUT/att_dflt.csv" 2>&1 | grep -v Warning | tail -9
+step "Nsight Compute, full set: 512 x 1024 x 4096, default against clusters of two"
+ncu_full() { # NAME then the command
+  local n=$1; shift
+  timeout 150 ncu --clock-control none --set full --import-source no --launch-skip 2 --launch-count 1 \
+    -o "$OUT/$n" "$@" > "$OUT/$n.log" 2>&1 || tail -5 "$OUT/$n.log"
+  ncu -i "$OUT/$n.ncu-rep" --page details > "$OUT/$n.txt" 2>&1
+  grep -E "Duration|Compute \(SM\) Throughput|L2 Cache Throughput|DRAM Throughput|L2 Hit Rate|Executed Ipc A|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Registers Per|Grid Size|Cluster Size|Shared Memory Configuration" "$OUT/$n.txt" | sed "s/^/$n: /"
+  ncu -i "$OUT/$n.ncu-rep" --page source --csv --print-source sass > "$OUT/$n.sass.csv" 2>&1
+  xz -T2 "$OUT/$n.sass.csv"
+}
+KV=512x1024x4096
+ncu_full kv_dflt -k regex:matmul_kernel "$B/bin/tilec-bench" --ops= --gemm=$KV --gemm-ops=matmul
+ncu_full kv_cl2 -k regex:matmul_kernel "$B/bin/tilec-bench" --ops= --gemm=$KV --gemm-ops=matmul --schedule="gemm-cluster-m=2"
+step "the pair's knobs (us)"
+for v in dflt cl2 cl2st8 cl2st6 cl2n128; do
+  case $v in dflt) o="";; cl2) o="gemm-cluster-m=2";; cl2st8) o="gemm-cluster-m=2 gemm-stages=8";;
+    cl2st6) o="gemm-cluster-m=2 gemm-stages=6";; cl2n128) o="gemm-cluster-m=2 gemm-block-n=128";; esac
+  timeout 60 "$B/bin/tilec-bench" --ops= --gemm=$KV --gemm-ops=matmul --cooldown-ms=50 ${o:+--schedule="$o"} \
+    --gemm-csv="$OUT/mm_$v.csv" 2>&1 | grep -E "^matmul|error" | sed "s/^/$v /"
+done
+pack_out
