@@ -10,8 +10,12 @@ source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 export TILEC_CACHE_DIR=/tmp/tilec-cache
+# (What has run so far, packed after each step: the device time left may
+# end the run early.)
+snap() { ( cd "$OUT" && tar czf /tmp/snap.tgz --exclude=run.tgz . && mv /tmp/snap.tgz run.tgz ); }
 step "GPU tests: attention, split k"
 TILEC_TESTS_TIMEOUT=170 run_gpu_tests 'Attention.*:GemmSplitK.*'
+snap
 step "split GEMM tiles, A B A B: default (8 stages) against 13 (us)"
 SPLIT=64x4096x4096,64x4096x14336,48x4096x4096,128x1024x4096
 for pass in 1 2; do
@@ -23,6 +27,7 @@ for pass in 1 2; do
 done
 timeout 100 python3 tests/gpu/peers_gemm.py --triton 0 --cooldown-ms 50 --ops=matmul \
   --shapes=$SPLIT --csv "$OUT/peers_split.csv" 2>&1 | tail -n 4
+snap
 step "decoder layer at decode (1 token after 4096) kernel by kernel (ncu, real clocks, cold caches)"
 timeout 120 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
   -k regex:decoder_layer_kernel --launch-count 11 --csv \
@@ -45,7 +50,8 @@ for key in sorted(per, key=int):
     print(f"{d['name'][:34]:34s} {ns / 1e3:8.2f} us {b / 1e6:8.2f} MB {b / ns if ns else 0:7.1f} GB/s")
 print(f"{'sum':34s} {tot_ns / 1e3:8.2f} us {tot_b / 1e6:8.2f} MB {tot_b / tot_ns if tot_ns else 0:7.1f} GB/s")
 PY
-if [ $SECONDS -lt 330 ]; then
+snap
+if [ $SECONDS -lt 250 ]; then
 step "flash attention: stages (us)"
 A=32x2048x2048x128,8x4096x4096x128,32x2048x2048x128c,8x4096x4096x128c,32x512x512x128c,32x2048x2048x64
 for v in dflt st4; do
@@ -56,7 +62,8 @@ done
 timeout 120 python3 tests/gpu/peers_attention.py --no-flex --attention=$A --cooldown-ms 100 --csv "$OUT/peers_attention.csv" \
   --tilec-csv "$OUT/att_dflt.csv" 2>&1 | grep -v Warning | tail -9
 fi
-if [ $SECONDS -lt 380 ]; then
+snap
+if [ $SECONDS -lt 300 ]; then
 step "Nsight Compute, full set: 512 x 1024 x 4096, default against clusters of two"
 ncu_full() { # NAME then the command
   local n=$1; shift
