@@ -851,6 +851,10 @@ Status Cta::sharedTarget(Operation *op, Value ptr, int64_t t, Cta *&cta, int64_t
   cta = cluster->ctaOf(d.mem);
   if (!cta)
     return error(op, "a pointer that is not to shared memory of the cluster");
+  // (A CTA's shared memory and barriers are gone once it returns: a remote
+  // arrival or copy there would be lost, or land in another CTA's.)
+  if (d.mem->exited)
+    return error(op, "reaches " + d.mem->name + ", whose CTA has returned");
   at = d.offset + ptrOffset(p);
   return Status::success();
 }
@@ -952,6 +956,8 @@ Status Cta::execTmaLoad(NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp load, con
           targets.push_back(&cluster->cta(r));
     }
     for (Cta *c : targets) {
+      if (c->sharedWindow().exited)
+        return error(load, "multicasts to " + c->sharedWindow().name + ", whose CTA has returned");
       for (int64_t at = 0; at < static_cast<int64_t>(box.size()); at += eb)
         if (Status s = c->writeShared(load, swizzle128(dstAt + at), box.data() + at, eb); !s.ok())
           return s;

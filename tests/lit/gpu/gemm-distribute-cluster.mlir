@@ -10,9 +10,10 @@
 //  * the empty mbarriers count the MMA warps of both CTAs: 2 * 8 = 16 (the
 //    full ones still 1, armed with the whole stage: a CTA receives its A box
 //    and both halves of B);
-//  * after the barrier init an aligned cluster arrive + wait (the partner's
-//    barriers must be initialized before its copies or arrivals reach them)
-//    instead of the CTA barrier;
+//  * after the barrier init an aligned cluster arrive (relaxed: the
+//    init's fence releases the barriers) + wait (the partner's barriers
+//    must be initialized before its copies or arrivals reach them) instead
+//    of the CTA barrier;
 //  * the persistent loop runs over the clusters: cluster id x, cluster
 //    count (nclusterid.x), and the CTA's rank (cluster.ctarank) picks its
 //    block row: (pair row) * 2 + rank;
@@ -23,8 +24,11 @@
 //    (of 4), multicast;
 //  * an MMA warp releases a stage on both CTAs: mapa of the empty barrier to
 //    CTA 0 and to CTA 1, an mbarrier.arrive on each (shared::cluster);
-//  * the kernel ends with a (non-aligned) cluster arrive + wait, so that no
-//    CTA exits while its partner may still write to it or arrive on it.
+//  * after its loops the producer waits on every stage's `empty` barrier at
+//    the phase before the next use (its tail): every use released by the
+//    MMA warps of both CTAs, so that no CTA exits while its partner may
+//    still write to it or arrive on it; the kernel ends without a cluster
+//    barrier.
 // With gemm-cluster-m=1 (ONE) none of that is emitted. 128 rows (one block
 // row) never take a cluster.
 
@@ -53,7 +57,7 @@
 // CHECK:           nvvm.mbarrier.init %{{.+}}, %{{.+}} : !llvm.ptr<3>, i32
 // CHECK-NEXT:      nvvm.fence.mbarrier.init
 // CHECK-NEXT:    }
-// CHECK-NEXT:    nvvm.cluster.arrive {aligned}
+// CHECK-NEXT:    nvvm.cluster.arrive.relaxed {aligned}
 // CHECK-NEXT:    nvvm.cluster.wait {aligned}
 // CHECK-NOT:     gpu.barrier
 // Units of work: ceil(256 / 256) pair rows * 2 block columns = 2 clusters'
@@ -110,6 +114,15 @@
 // CHECK:             scf.yield %{{.+}}, %{{.+}} : index, i32
 // CHECK-NEXT:      } {loop_annotation = #loop_annotation}
 // CHECK-NEXT:    }
+// The producer's tail: the position past the CTA's last step (its tiles,
+// at least none, times 2 k steps), then each of the 4 stages' `empty`
+// barrier at the phase before its next use.
+// CHECK-NEXT:    %[[Z:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[MINE:.+]] = arith.maxsi %[[NTILES]], %[[Z]] : index
+// CHECK-NEXT:    %[[KT:.+]] = arith.constant 2 : index
+// CHECK-NEXT:    arith.muli %[[MINE]], %[[KT]] : index
+// CHECK-COUNT-4: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT:     nvvm.mbarrier.try_wait.parity
 // The MMA warps: lane 0 of each releases the previous stage on CTA 0 and CTA 1.
 // CHECK:         nvvm.setmaxregister  increase 232
 // CHECK:         nvvm.wgmma.wait.group.sync.aligned 1
@@ -138,9 +151,8 @@
 // CHECK-NEXT:    arith.constant 128 : index
 // CHECK-NEXT:    arith.muli %[[EROW]], %{{.+}} : index
 // CHECK:         vector.store %{{.+}}, %[[Y]][{{.+}}] {alignment = 4 : i64} : memref<?x512xbf16>, vector<2xbf16>
-// CHECK:         nvvm.cluster.arrive{{$}}
-// CHECK-NEXT:    nvvm.cluster.wait{{$}}
-// CHECK-NEXT:    gpu.return
+// CHECK-NOT:     nvvm.cluster
+// CHECK:         gpu.return
 // ONE-LABEL: gpu.func @nk
 // ONE-SAME:    attributes {known_block_size = array<i32: 384, 1, 1>, tile.domain = array<i64: 256, 512>
 // ONE-SAME:    block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64
@@ -171,7 +183,7 @@ func.func @nk(%x: memref<?x128xbf16>, %w: memref<512x128xbf16>, %y: memref<?x512
 // CHECK-LABEL: gpu.func @kn
 // CHECK-SAME:    nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK-SAME:    block_n = 256 : i64, cluster_m = 2 : i64, grid = 4 : i64
-// CHECK:         nvvm.cluster.arrive {aligned}
+// CHECK:         nvvm.cluster.arrive.relaxed {aligned}
 // CHECK-NEXT:    nvvm.cluster.wait {aligned}
 // CHECK:         %[[RANKI:.+]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CHECK-NEXT:    %[[RANK:.+]] = arith.index_cast %[[RANKI]] : i32 to index
@@ -214,9 +226,8 @@ func.func @nk(%x: memref<?x128xbf16>, %w: memref<512x128xbf16>, %y: memref<?x512
 // CHECK-NEXT:  }
 // CHECK-NOT:     nvvm.cp.async.bulk.tensor
 // CHECK:         nvvm.mapa
-// CHECK:         nvvm.cluster.arrive{{$}}
-// CHECK-NEXT:    nvvm.cluster.wait{{$}}
-// CHECK-NEXT:    gpu.return
+// CHECK-NOT:     nvvm.cluster
+// CHECK:         gpu.return
 // ONE-LABEL: gpu.func @kn
 // ONE-SAME:    block_n = 256 : i64, cluster_m = 1 : i64, grid = 4 : i64
 // ONE-COUNT-5:   nvvm.cp.async.bulk.tensor.shared.cluster.global
