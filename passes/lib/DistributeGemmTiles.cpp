@@ -1526,9 +1526,8 @@ public:
     }
     b.setInsertionPointAfter(loop);
     Value consumerEnd; // (TMA: the ring's position after the tile's blocks)
-    if (s.tma)
-      consumerEnd = loop.getResults().back();
     if (s.tma) {
+      consumerEnd = loop.getResults().back();
       // The tile's S are done: q's rows may go (lane 0 of each warp).
       auto ifOp = b.create<scf::IfOp>(
           loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, lane, m.c(0)), false);
