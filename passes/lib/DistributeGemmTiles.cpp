@@ -268,8 +268,7 @@ struct Ring {
   RingPos next(IndexMath m, RingPos p) const {
     Value after = m.add(p.stage, 1);
     Value wrap = m.b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::eq, after, m.c(stages));
-    Value one = m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(1));
-    Value flipped = m.b.create<arith::XOrIOp>(m.loc, p.phase, one);
+    Value flipped = phaseBefore(m, p);
     return {m.b.create<arith::SelectOp>(m.loc, wrap, m.c(0), after).getResult(),
             m.b.create<arith::SelectOp>(m.loc, wrap, flipped, p.phase).getResult()};
   }
@@ -284,33 +283,29 @@ struct Ring {
   /// One i32 word for a position, stage * 2 + phase: where registers are
   /// tight (the flash kernels' loops), one register carried instead of the
   /// three of an index and an i32.
-  Value startWord(IndexMath m) const {
-    return m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(0));
-  }
+  Value startWord(IndexMath m) const { return c32(m, 0); }
   RingPos unpack(IndexMath m, Value word) const {
-    auto c32 = [&](int64_t v) -> Value {
-      return m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(v));
-    };
-    Value stage = m.b.create<arith::ShRUIOp>(m.loc, word, c32(1));
+    Value stage = m.b.create<arith::ShRUIOp>(m.loc, word, c32(m, 1));
     return {m.b.create<arith::IndexCastUIOp>(m.loc, m.b.getIndexType(), stage),
-            m.b.create<arith::AndIOp>(m.loc, word, c32(1))};
+            m.b.create<arith::AndIOp>(m.loc, word, c32(m, 1))};
   }
   Value nextWord(IndexMath m, Value word) const {
-    auto c32 = [&](int64_t v) -> Value {
-      return m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(v));
-    };
-    Value after = m.b.create<arith::AddIOp>(m.loc, word, c32(2));
+    Value after = m.b.create<arith::AddIOp>(m.loc, word, c32(m, 2));
     Value wrap = m.b.create<arith::CmpIOp>(m.loc, arith::CmpIPredicate::uge, after,
-                                           c32(2 * stages));
+                                           c32(m, 2 * stages));
     Value flipped = m.b.create<arith::XOrIOp>(
-        m.loc, m.b.create<arith::AndIOp>(m.loc, word, c32(1)), c32(1));
+        m.loc, m.b.create<arith::AndIOp>(m.loc, word, c32(m, 1)), c32(m, 1));
     return m.b.create<arith::SelectOp>(m.loc, wrap, flipped, after);
   }
   /// The phase before `p`'s (the parity a producer's wait on an empty
   /// buffer takes).
   Value phaseBefore(IndexMath m, RingPos p) const {
-    Value one = m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(1));
-    return m.b.create<arith::XOrIOp>(m.loc, p.phase, one);
+    return m.b.create<arith::XOrIOp>(m.loc, p.phase, c32(m, 1));
+  }
+
+private:
+  static Value c32(IndexMath m, int64_t v) {
+    return m.b.create<arith::ConstantOp>(m.loc, m.b.getI32IntegerAttr(v));
   }
 };
 
@@ -2230,8 +2225,7 @@ private:
     // Waits on the step's `full` (MMA warps) or `empty` (producer: the
     // phase before) barrier.
     auto awaitStep = [&](OpBuilder &lb, Pos p, bool producer) {
-      Value parity =
-          producer ? lb.create<arith::XOrIOp>(loc, p.phase, c32(lb, 1)).getResult() : p.phase;
+      Value parity = producer ? ring.phaseBefore(IndexMath{lb, loc}, p) : p.phase;
       lb.create<NVVM::MBarrierTryWaitParityOp>(loc, barrier(lb, p.stage, producer), parity,
                                                ticks);
     };
