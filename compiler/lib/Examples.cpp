@@ -45,7 +45,8 @@ Expected<DType> parseDType(const std::string &name) {
   return Status::error("unknown dtype '" + name + "' (expected f32, f16 or bf16)");
 }
 
-void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, DType dtype) {
+void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, DType dtype,
+                       bool appendInPlace) {
   // (A Llama-3-8B layer at hidden 4096: 32 query heads of 128 in groups of
   // 4 over 8 kv heads, an MLP of 3.5 x hidden (14336).)
   const int64_t headDim = 128;
@@ -68,13 +69,19 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
   Tensor wDown = g.input("w_down", {hidden, ffn}, dtype);
   Tensor cos = g.input("cos", {tokens, 1, headDim}, dtype);
   Tensor sin = g.input("sin", {tokens, 1, headDim}, dtype);
-  // The cache of past keys and values, [kv heads, past, head_dim] (none
-  // for a prefill of past 0).
+  // The caches of keys and values, [kv heads, past + tokens, head_dim]:
+  // the past tokens' rows, and room for the new ones, which the layer
+  // writes in place (update_slice; none for a prefill of past 0). Or
+  // [kv heads, past, head_dim], joined with the new rows (a copy).
   std::optional<Tensor> kCache, vCache;
   if (past > 0) {
-    kCache = g.input("k_cache", {kvHeads, past, headDim}, dtype);
-    vCache = g.input("v_cache", {kvHeads, past, headDim}, dtype);
+    int64_t rows = appendInPlace ? keys : past;
+    kCache = g.input("k_cache", {kvHeads, rows, headDim}, dtype);
+    vCache = g.input("v_cache", {kvHeads, rows, headDim}, dtype);
   }
+  auto append = [&](Tensor cache, Tensor rows) {
+    return appendInPlace ? update_slice(cache, rows, 1, past) : concat({cache, rows}, 1);
+  };
   // The causal mask of the grouped query rows (group x tokens, runs of
   // `tokens` positions) over the keys: computed in the kernels, not read.
   Tensor mask = g.causal_mask({kvHeads, group * tokens, keys}, tokens);
@@ -84,9 +91,9 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
   Tensor q = nn::rope(reshape(nn::linear(h, wq), {tokens, heads, headDim}), cos, sin);
   Tensor k = nn::rope(reshape(nn::linear(h, wk), {tokens, kvHeads, headDim}), cos, sin);
   Tensor v = reshape(nn::linear(h, wv), {tokens, kvHeads, headDim});
-  // [kv heads, keys, head_dim]
-  Tensor kAll = past > 0 ? concat({*kCache, transpose(k, 0, 1)}, 1) : transpose(k, 0, 1);
-  Tensor vAll = past > 0 ? concat({*vCache, transpose(v, 0, 1)}, 1) : transpose(v, 0, 1);
+  // [kv heads, keys, head_dim]: the caches with the new rows at past.
+  Tensor kAll = past > 0 ? append(*kCache, transpose(k, 0, 1)) : transpose(k, 0, 1);
+  Tensor vAll = past > 0 ? append(*vCache, transpose(v, 0, 1)) : transpose(v, 0, 1);
   // Grouped-query attention: the group's query heads are the rows of one
   // batch of the kv head ([kv heads, group x tokens, head_dim]).
   Tensor qGrouped = reshape(transpose(q, 0, 1), {kvHeads, group * tokens, headDim});

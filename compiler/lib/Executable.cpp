@@ -170,16 +170,22 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
   // Kernels read their inputs while other CTAs write their outputs (rope
   // reads the columns another thread writes; readonly-inputs promises the
   // compiler no overlap): an output may not share a buffer with an input
-  // or another output.
+  // or another output, except an update_slice's with its input (which no
+  // kernel reads: the donated buffer is updated in place).
+  std::vector<int> donor(outputs.size(), -1);
+  for (const ProgramValue &v : p.values)
+    if (v.inPlaceOf >= 0 && v.index < static_cast<int>(donor.size()))
+      donor[v.index] = p.values[v.inPlaceOf].index;
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (!outputs[o] || outputs[o]->devicePtr() == 0)
       continue; // (reported below)
     for (size_t i = 0; i < inputs.size(); ++i)
-      if (inputs[i] && inputs[i]->devicePtr() == outputs[o]->devicePtr())
+      if (inputs[i] && inputs[i]->devicePtr() == outputs[o]->devicePtr() &&
+          donor[o] != static_cast<int>(i))
         return Status::error("output " + std::to_string(o) + " of graph '" + p.name +
                              "' is in the buffer of input " + std::to_string(i) +
-                             ": tilec's kernels do not run in place; give the output its "
-                             "own buffer");
+                             ": tilec's kernels do not run in place (but for "
+                             "update_slice's buffers); give the output its own buffer");
     for (size_t other = 0; other < o; ++other)
       if (outputs[other] && outputs[other]->devicePtr() == outputs[o]->devicePtr())
         return Status::error("outputs " + std::to_string(other) + " and " + std::to_string(o) +
@@ -205,6 +211,14 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
     pointers[i] = buffer->devicePtr();
     buffers[i] = buffer;
   }
+  // Outputs updated in place (update_slice): the input's contents first,
+  // unless the caller donated the input's buffer as the output.
+  for (const ProgramValue &v : p.values)
+    if (v.inPlaceOf >= 0 && pointers[v.inPlaceOf] != outputs[v.index]->devicePtr())
+      if (Status s = outputs[v.index]->copyFromDeviceAsync(*buffers[v.inPlaceOf], byteSizeOf(v),
+                                                           stream);
+          !s.ok())
+        return s;
   for (size_t k = 0; k < kernels_.size(); ++k) {
     const KernelLaunchPlan &plan = p.launches[k];
     rt::KernelArgs args;

@@ -7,6 +7,7 @@
 #include "mlir/IR/Verifier.h"
 #include "tilec/Dialect/Graph/GraphDialect.h"
 
+#include <algorithm>
 #include <cctype>
 
 using namespace mlir;
@@ -47,6 +48,36 @@ template <typename OpTy>
 Value build(OpBuilder &b, Location loc, Type type, ValueRange operands) {
   return b.create<OpTy>(loc, type, operands).getResult();
 }
+
+/// update_slice updates its buffer, a graph input, in place: refused where
+/// that would change what the graph computes (another op or output reads
+/// the input's old contents) or where the update would be lost (its result
+/// is not returned).
+Status checkInPlaceUpdates(const Graph &graph) {
+  for (const Node &n : graph.nodes()) {
+    if (n.kind != OpKind::UpdateSlice)
+      continue;
+    int buffer = n.operands[0];
+    const std::string name = "'" + graph.node(buffer).name + "'";
+    int readers = 0;
+    for (const Node &m : graph.nodes())
+      for (int o : m.operands)
+        readers += o == buffer;
+    for (int o : graph.outputs())
+      readers += o == buffer;
+    if (readers != 1)
+      return Status::error("update_slice: input " + name +
+                           " is updated in place, so nothing else may read it (it has " +
+                           std::to_string(readers - 1) +
+                           " other readers or outputs); update a copy instead");
+    int self = static_cast<int>(&n - graph.nodes().data());
+    if (std::count(graph.outputs().begin(), graph.outputs().end(), self) != 1)
+      return Status::error("update_slice: the update of input " + name +
+                           " must be returned once (Graph::output): it is the input's buffer "
+                           "after the run");
+  }
+  return Status::success();
+}
 } // namespace
 
 Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph) {
@@ -65,6 +96,8 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
                          "): compile a bound copy (Graph::bind, with sizes from "
                          "Graph::bindingsFor of the input shapes)");
   }
+  if (Status s = checkInPlaceUpdates(graph); !s.ok())
+    return s;
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
   OpBuilder b(&ctx);
   Location loc = FileLineColLoc::get(&ctx, graph.name(), 0, 0);
@@ -132,6 +165,10 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
       break;
     case OpKind::Concat:
       v = b.create<graph::ConcatOp>(nodeLoc, t, ops, b.getI64IntegerAttr(n.axis));
+      break;
+    case OpKind::UpdateSlice:
+      v = b.create<graph::UpdateSliceOp>(nodeLoc, t, ops[0], ops[1], b.getI64IntegerAttr(n.axis),
+                                         b.getI64IntegerAttr(n.start));
       break;
     case OpKind::Reshape:
       v = b.create<graph::ReshapeOp>(nodeLoc, t, ops[0]);

@@ -45,7 +45,8 @@ std::vector<FusionReport> reportFusions(func::FuncOp host) {
 
 } // namespace
 
-Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program) {
+Status planLaunches(ModuleOp module, func::FuncOp host, const Graph &graph,
+                    CompiledProgram &program) {
   DenseMap<Value, int> valueIds;
   // (A value made as a copy is not a source of ids: `v` keeps the id of
   // the buffer it was first given.)
@@ -190,6 +191,17 @@ Status planLaunches(ModuleOp module, func::FuncOp host, CompiledProgram &program
   }
   for (auto [index, returned] : copies) // (of the input, or of the first output)
     addValue(returned, ProgramValue::Kind::Output, index, valueIds.lookup(viewed(returned)));
+  // update_slice's results start as their buffers, graph inputs (values
+  // 0.. in input order), updated in place.
+  for (ProgramValue &v : program.values) {
+    if (v.kind != ProgramValue::Kind::Output || v.copyOf >= 0)
+      continue;
+    const Node &n = graph.node(graph.outputs()[v.index]);
+    if (n.kind != OpKind::UpdateSlice)
+      continue;
+    const std::vector<int> &ins = graph.inputs();
+    v.inPlaceOf = static_cast<int>(std::find(ins.begin(), ins.end(), n.operands[0]) - ins.begin());
+  }
   return Status::success();
 }
 
@@ -217,7 +229,7 @@ Expected<CompiledProgram> compileGraph(const Graph &graph, const CompileOptions 
   program.fusions = reportFusions(host);
   if (Status s = lowerBetween(*module, Stage::Fused, Stage::Tile, options); !s.ok())
     return s;
-  if (Status s = planLaunches(*module, host, program); !s.ok())
+  if (Status s = planLaunches(*module, host, graph, program); !s.ok())
     return s;
   for (KernelLaunchPlan &plan : program.launches)
     plan.dependentLaunch = usesDependentLaunch(options);

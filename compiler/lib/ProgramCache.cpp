@@ -30,7 +30,7 @@ namespace {
 // build until it is listed (and their sizes updated).
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(KernelBuffer) == 48 && sizeof(TensorMapPlan) == 56 &&
-                  sizeof(KernelLaunchPlan) == 240 && sizeof(ProgramValue) == 40 &&
+                  sizeof(KernelLaunchPlan) == 240 && sizeof(ProgramValue) == 48 &&
                   sizeof(FusionReport) == 128 && sizeof(CompiledProgram) == 176,
               "a compiled program's structs changed: list their fields in ProgramCache.cpp "
               "and update these sizes");
@@ -84,6 +84,7 @@ template <typename F> void fields(ProgramValue &v, F &&f) {
   f("shape", v.shape);
   f("dtype", v.dtype);
   f("copyOf", v.copyOf);
+  f("inPlaceOf", v.inPlaceOf);
 }
 
 template <typename F> void fields(FusionReport &r, F &&f) {
@@ -233,7 +234,7 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
       os << '@' << n.axis;
     if (n.axis2 >= 0) // (a transpose's second dim: x[4, 4, 4] swaps 0 and 1 or 0 and 2)
       os << '^' << n.axis2;
-    if (n.kind == OpKind::Slice)
+    if (n.kind == OpKind::Slice || n.kind == OpKind::UpdateSlice)
       os << '[' << n.start << ':' << n.end << ']';
     if (n.kind == OpKind::Matmul)
       os << 'T' << n.transposeA << n.transposeB;

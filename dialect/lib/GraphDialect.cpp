@@ -164,6 +164,28 @@ LogicalResult SliceOp::verify() {
   return success();
 }
 
+LogicalResult UpdateSliceOp::verify() {
+  auto buf = ranked(getBuffer().getType());
+  auto upd = ranked(getUpdate().getType());
+  auto res = ranked(getResult().getType());
+  if (!buf || !upd || !res)
+    return emitOpError("operands and result must be ranked tensors");
+  int64_t axis = getAxis(), start = getStart();
+  if (axis < 0 || axis + 1 >= buf.getRank())
+    return emitOpError("axis ") << axis << " is not a row dim of " << buf;
+  if (res != buf)
+    return emitOpError("result ") << res << " must be the buffer's type " << buf;
+  SmallVector<int64_t> expected(buf.getShape());
+  expected[axis] = upd.getRank() == buf.getRank() ? upd.getDimSize(axis) : 0;
+  if (upd.getShape() != ArrayRef<int64_t>(expected) ||
+      upd.getElementType() != buf.getElementType())
+    return emitOpError("update ") << upd << " must be " << buf << " except along axis " << axis;
+  if (start < 0 || start + upd.getDimSize(axis) > buf.getDimSize(axis))
+    return emitOpError("rows [") << start << ", " << start + upd.getDimSize(axis)
+           << ") fall outside axis " << axis << " of " << buf;
+  return success();
+}
+
 LogicalResult ReshapeOp::verify() {
   auto in = ranked(getInput().getType());
   auto res = ranked(getResult().getType());

@@ -179,6 +179,8 @@ const char *opKindName(OpKind kind) {
     return "slice";
   case OpKind::Concat:
     return "concat";
+  case OpKind::UpdateSlice:
+    return "update_slice";
   case OpKind::Reshape:
     return "reshape";
   case OpKind::Transpose:
@@ -659,6 +661,48 @@ Tensor concat(const std::vector<Tensor> &parts, int axis) {
     node.operands.push_back(p.id());
   }
   checkSize("concat", node.shape, node.dtype);
+  return g.addNode(std::move(node));
+}
+
+Tensor update_slice(Tensor buffer, Tensor update, int axis, int64_t start) {
+  Graph &g = ownerOf(buffer, "update_slice");
+  g.checkOwned(update, "update_slice");
+  int rank = buffer.rank();
+  if (rank < 2 || axis < -rank || axis >= rank - 1)
+    throw Error("update_slice: axis " + std::to_string(axis) + " of " + describe(buffer) +
+                " is not a row dim (one of the first " + std::to_string(std::max(rank - 1, 0)) +
+                "; the last dim is not updated in part)");
+  int normalized = axis < 0 ? axis + rank : axis;
+  if (g.node(buffer.id()).kind != OpKind::Input)
+    throw Error("update_slice: the buffer (" + describe(buffer) +
+                ") must be a graph input: it is updated in place");
+  Shape expected = buffer.shape(), got = update.shape();
+  if (got.size() == expected.size()) {
+    expected[normalized] = 0;
+    got[normalized] = 0;
+  }
+  if (got != expected || update.dtype() != buffer.dtype())
+    throw Error("update_slice: the update is " + describe(update) + ", expected " +
+                dtypeName(buffer.dtype()) + " with shape " + shapeString(buffer.shape()) +
+                " except along axis " + std::to_string(normalized));
+  int64_t dim = buffer.shape()[normalized], n = update.shape()[normalized];
+  if (isSymbolic(dim) || isSymbolic(n))
+    throw Error("update_slice: axis " + std::to_string(normalized) + " of " +
+                describe(buffer) + " or of the update " + describe(update) +
+                " is symbolic: bind it first (Graph::bind)");
+  if (start < 0 || start > dim - n)
+    throw Error("update_slice: rows [" + std::to_string(start) + ", " +
+                std::to_string(start + n) + ") of axis " + std::to_string(normalized) +
+                " fall outside " + describe(buffer) + " (need 0 <= start <= " +
+                std::to_string(dim - n) + ")");
+  Node node;
+  node.kind = OpKind::UpdateSlice;
+  node.operands = {buffer.id(), update.id()};
+  node.shape = buffer.shape();
+  node.dtype = buffer.dtype();
+  node.axis = normalized;
+  node.start = start;
+  node.end = start + n;
   return g.addNode(std::move(node));
 }
 

@@ -312,6 +312,19 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
                       out.begin() + o * outRow + offset);
         offset += count;
       }
+    } else if (node.kind == OpKind::UpdateSlice) {
+      // The buffer, with [start, end) of the axis copied from the update:
+      // [outer, dim * inner] rows, the update's [outer, n * inner].
+      out = values[node.operands[0]];
+      const std::vector<float> &in = values[node.operands[1]];
+      int64_t outer = 1, inner = 1;
+      for (int d = 0; d < node.axis; ++d)
+        outer *= node.shape[d];
+      for (size_t d = node.axis + 1; d < node.shape.size(); ++d)
+        inner *= node.shape[d];
+      int64_t outRow = node.shape[node.axis] * inner, inRow = (node.end - node.start) * inner;
+      for (int64_t o = 0; o < outer; ++o)
+        std::copy_n(in.begin() + o * inRow, inRow, out.begin() + o * outRow + node.start * inner);
     } else if (node.kind == OpKind::Reshape) {
       out = values[node.operands[0]]; // row-major order is kept
     } else if (node.kind == OpKind::Transpose) {

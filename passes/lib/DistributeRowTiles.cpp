@@ -707,9 +707,19 @@ private:
     }
     if (rowBuffer && llvm::cast<MemRefType>(rowBuffer.getType()).getRank() != 2)
       rowBuffer = Value();
-    if (!rowBuffer)
+    // (Kernels that update a buffer in place have rows of their own,
+    // which no buffer may number: the domain's, compiled in.)
+    auto domainAttr = fn->getAttrOfType<DenseI64ArrayAttr>("tile.domain");
+    if (fn->hasAttr("tile.static_rows") && domainAttr) {
+      int64_t rows = 1;
+      for (int64_t d : domainAttr.asArrayRef().drop_back())
+        rows *= d;
+      rowCount = index(rows);
+    } else if (!rowBuffer) {
       return fn.emitOpError("row kernel has no per-row buffer to size its grid");
-    rowCount = b->create<memref::DimOp>(loc(), rowBuffer, 0);
+    } else {
+      rowCount = b->create<memref::DimOp>(loc(), rowBuffer, 0);
+    }
     rowValid = b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, row, rowCount);
     if (!s.streaming())
       setColumns(b->create<arith::MulIOp>(loc(), colBlock, index(s.blockVectors())),

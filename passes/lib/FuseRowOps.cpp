@@ -76,6 +76,10 @@ public:
       // concatenation along one gathers its rows from memory.
       if (auto t = dyn_cast<graph::TransposeOp>(op); t && gathersRows(op))
         tryScatter(g, t);
+      if (auto update = dyn_cast<graph::UpdateSliceOp>(op)) {
+        planUpdate(g, update);
+        continue;
+      }
       // Gathering ops read through lone gathering operands (chainGathers).
       if (gathersRows(op) && !scatters.count(op))
         chainGathers(g, op);
@@ -397,15 +401,16 @@ public:
       }
   }
 
-  /// Sibling row kernels: kernels of one row domain neither of which reads
-  /// the other's results (a decoder's k and v cache appends, concatenations
-  /// of [kv heads, past + tokens, 128]), both without reductions or
-  /// products (rows that only move and map data: no reduction holds a row
-  /// in registers) and of at most 2^24 elements (a 4096-token
-  /// cache's appends are 2^22; a launch is a few us of their time), become
-  /// one kernel of both: one launch instead of two, as sibling GEMMs
-  /// (above). Larger ones stay apart: their launches are a small part of
-  /// their time. Not yet measured.
+  /// Sibling row kernels: kernels of as many rows of as many columns (one
+  /// domain, or one relabeling the other's rows) neither of which reads
+  /// the other's results (a decoder's RoPE of k, which stores k into its
+  /// cache, and v's cache update), both without reductions or products
+  /// (rows that only move and map data: no reduction holds a row in
+  /// registers) and of at most 2^24 elements (a 4096-token cache's
+  /// appends were 2^22; a launch is a few us of their time), become one
+  /// kernel of both: one launch instead of two, as sibling GEMMs (above).
+  /// Larger ones stay apart: their launches are a small part of their
+  /// time.
   void mergeSiblingRowKernels() {
     auto eligible = [&](int g) {
       const Group &group = groups[g];
@@ -422,7 +427,11 @@ public:
     for (size_t i = 0; i < order.size(); ++i)
       for (size_t j = i + 1; j < order.size(); ++j) {
         int g = order[i], h = order[j];
-        if (eligible(g) && eligible(h) && *groups[g].domain == *groups[h].domain)
+        // (Domains of as many rows of as many columns: one may be the
+        // other's rows relabeled, as an update's [kv heads, 1, 128] and a
+        // token's [1, kv heads, 128]; tryMerge takes one every op fits.)
+        if (eligible(g) && eligible(h) && groups[g].domain->rows() == groups[h].domain->rows() &&
+            groups[g].domain->cols == groups[h].domain->cols)
           tryMerge(g, h);
       }
   }
@@ -451,6 +460,9 @@ public:
   // Gathering ops read through by the gathering op that consumes them
   // (chainGathers).
   DenseSet<Operation *> chained;
+  // Transposes stored through by the update_slice that consumes them
+  // (planUpdate).
+  DenseSet<Operation *> throughUpdate;
   StringRef attention;
   bool sinkTails;
   int64_t siblingGemmRows;
@@ -462,17 +474,20 @@ private:
   bool fits(Operation *op, const RowDomain &domain) {
     if (scatters.count(op))
       return scatterFits(op, domain);
+    if (throughUpdate.count(op))
+      return true; // (no tile of the kernel: its update_slice stores through it)
     if (chained.count(op))
       return true; // (read only through its consumer's gathered load)
     return fitsRowDomain(op, domain);
   }
 
   /// A gathering op (a transpose of row dims, a slice or concatenation
-  /// along one) whose operand is a gathering op alone in its group (with
-  /// the gathering ops it chained itself) and read by nothing else: the
-  /// outer op reads through both, one load at the composed row
-  /// (LowerFusionToTile), so the inner needs no kernel of its own (v's
-  /// transpose appended to the kv cache: concat({cache, transpose(v)})).
+  /// along one) or an update in place whose operand is a gathering op
+  /// alone in its group (with the gathering ops it chained itself) and
+  /// read by nothing else: the outer op reads through both, one load at
+  /// the composed row (LowerFusionToTile), so the inner needs no kernel of
+  /// its own (v's transpose appended to the kv cache:
+  /// update_slice(cache, transpose(v), 1, past)).
   void chainGathers(int g, Operation *op) {
     for (Value v : op->getOperands()) {
       Operation *def = v.getDefiningOp();
@@ -489,6 +504,33 @@ private:
       chained.insert(def);
       absorb(g, h, *groups[g].domain);
     }
+  }
+
+  /// An update in place (update_slice) is a kernel over the rows it stores
+  /// (updateRows: the update's, or a lone transpose's operand, stored at
+  /// the transposed places: the transpose joins the kernel); other
+  /// gathering operands are read through (chainGathers). Where a row
+  /// kernel without products computes those rows, the update joins it:
+  /// that kernel stores them into the buffer too (RoPE of k written into
+  /// the cache heads first), one kernel and no round trip of the rows.
+  void planUpdate(int g, graph::UpdateSliceOp update) {
+    Value rows = updateRows(update);
+    if (rows != update.getUpdate()) {
+      Operation *t = update.getUpdate().getDefiningOp();
+      throughUpdate.insert(t);
+      absorb(g, groupOfOp(t), *groups[g].domain);
+    } else {
+      chainGathers(g, update);
+    }
+    int h = groupOfValue(rows);
+    if (h < 0 || h == g || !groups[h].alive || !groups[h].domain || groups[h].attention ||
+        llvm::any_of(groups[h].ops, llvm::IsaPred<graph::MatmulOp>))
+      return;
+    const RowDomain &domain = *groups[h].domain;
+    if (!llvm::all_of(groups[g].ops, [&](Operation *op) { return fits(op, domain); }) ||
+        mergeMakesCycle(g, h))
+      return;
+    absorb(g, h, domain);
   }
 
   /// Whether a consumer of `v` could gather it: a row op that reads a
@@ -679,14 +721,18 @@ private:
     // Gathered rows (a transpose of row dims, a slice along one) come from
     // memory: their operand is made by another kernel (or is a graph input).
     // A scatter's result is stored permuted: nothing in its kernel reads it.
+    // An update in place stores its rows into its buffer: nothing in its
+    // kernel reads the result either. (Its rows, and a transpose it stores
+    // through, may be computed in the kernel: no other row is read.)
     for (int k : {g, h})
       for (Operation *op : groups[k].ops) {
-        if (gathersRows(op) && !scatters.count(op))
+        if (gathersRows(op) && !scatters.count(op) && !throughUpdate.count(op))
           for (Value in : op->getOperands())
             if (int p = groupOfValue(in); (p == g || p == h) && !chained.count(in.getDefiningOp()))
               return;
         for (Value in : op->getOperands())
-          if (Operation *def = in.getDefiningOp(); def && scatters.count(def))
+          if (Operation *def = in.getDefiningOp();
+              def && (scatters.count(def) || isa<graph::UpdateSliceOp>(def)))
             if (int p = groupOfValue(in); p == g || p == h)
               return;
       }

@@ -74,7 +74,7 @@ public:
       auto inType = llvm::cast<RankedTensorType>(in.getType());
       if (llvm::any_of(arg.getUsers(), [](Operation *u) { return isa<graph::MatmulOp>(u); }))
         ty = matmulOperandType(arg);
-      else if (llvm::any_of(arg.getUsers(), [](Operation *u) { return gathersRows(u); }))
+      else if (llvm::any_of(arg.getUsers(), [](Operation *u) { return readsRowsFromMemory(u); }))
         // (Rows of a slice along a row dim: more rows than the domain's; of
         // a concatenation's piece: fewer; of a transpose read through by
         // another gathering op, either. One type for all pieces, so that a
@@ -87,9 +87,14 @@ public:
         return failure();
       args.push_back(*ty);
     }
-    for (Type res : fusion.getResultTypes()) {
+    auto yieldOp = llvm::cast<graph::YieldOp>(body.getTerminator());
+    for (auto [res, yielded] : llvm::zip(fusion.getResultTypes(), yieldOp.getValues())) {
       auto t = llvm::cast<RankedTensorType>(res);
-      auto ty = bufferType(t);
+      // (An update in place writes rows of its whole buffer.)
+      FailureOr<MemRefType> ty =
+          yielded.getDefiningOp<graph::UpdateSliceOp>()
+              ? MemRefType::get({ShapedType::kDynamic, t.getShape().back()}, t.getElementType())
+              : bufferType(t);
       if (failed(ty))
         return failure();
       args.push_back(*ty);
@@ -112,6 +117,13 @@ public:
     }
     if (!body.getOps<graph::MatmulOp>().empty())
       fn->setAttr("tile.gemm", moduleBuilder.getUnitAttr());
+    // A kernel updating a buffer in place runs over the update's rows,
+    // fewer than its output buffer's and not always any input's (an update
+    // gathered through a slice): its row count is compiled in.
+    if (!body.getOps<graph::UpdateSliceOp>().empty()) {
+      fn->setAttr("tile.static_rows", moduleBuilder.getUnitAttr());
+      fn->removeAttr("tile.row_buffer");
+    }
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockEnd(entry);
     row = b.create<tile::RowIdOp>(loc, b.getIndexType());
@@ -128,8 +140,8 @@ public:
              !gathersRows(op->getOperand(0).getDefiningOp());
     };
     for (Operation &op : body.without_terminator()) {
-      if (isChainedGather(&op))
-        continue; // (read through by its consumer's load)
+      if (storedThroughUpdate(&op) || isChainedGather(&op))
+        continue; // (stored through by its update; read through by its consumer's load)
       if (isScatter(&op)) {
         if (!scatterFits(&op, domain))
           return op.emitOpError("is stored by a kernel of row domain [")
@@ -153,7 +165,7 @@ public:
       // (Read by the GEMM's own tile loads, or by the loads of gathered
       // rows: a transpose's permuted rows, a row slice's offset rows.)
       if (llvm::all_of(arg.getUsers(), [](Operation *u) {
-            return isa<graph::MatmulOp, graph::TransposeOp>(u) || gathersRows(u);
+            return isa<graph::MatmulOp, graph::TransposeOp>(u) || readsRowsFromMemory(u);
           }))
         continue;
       bool wholeRow = role(arg) == RowRole::Full && !domain.mapsRows(shapeOf(arg)) &&
@@ -166,7 +178,8 @@ public:
     for (Operation &op : body.without_terminator()) {
       // Parts of rows are computed where a slice, concatenation or store
       // needs them, at the column offset it needs; scatters where stored.
-      if (role(op.getResult(0)) == RowRole::Part || isScatter(&op) || isChainedGather(&op))
+      if (isa<graph::UpdateSliceOp>(op) || storedThroughUpdate(&op) ||
+          role(op.getResult(0)) == RowRole::Part || isScatter(&op) || isChainedGather(&op))
         continue;
       if (!at(b, op.getResult(0), 0))
         return failure();
@@ -180,7 +193,24 @@ public:
       // output's row dim i holds this row's digit at i's place before the
       // swap.
       Value storeRow = row;
-      if (def && isScatter(def)) {
+      if (auto update = llvm::dyn_cast_if_present<graph::UpdateSliceOp>(def)) {
+        // An update in place: row r of the rows it stores (the domain's,
+        // or relabeled; updateRows) goes to the buffer's row whose digits
+        // are r's, swapped where it stores through a transpose, with
+        // `start` added at the axis.
+        Value rows = updateRows(update);
+        std::optional<RowDomain> own = RowDomain::fromFullShape(shapeOf(rows));
+        SmallVector<std::pair<int64_t, int64_t>> digits;
+        for (int64_t i = 0; i < static_cast<int64_t>(own->lead.size()); ++i)
+          digits.push_back({i, 0});
+        if (rows != update.getUpdate()) {
+          auto t = update.getUpdate().getDefiningOp<graph::TransposeOp>();
+          std::swap(digits[t.getDim0()], digits[t.getDim1()]);
+        }
+        digits[update.getAxis()].second += update.getStart();
+        storeRow = rowIndex(b, loc, own->chainedRowMap(shapeOf(v), digits));
+        v = rows;
+      } else if (def && isScatter(def)) {
         // (Over the operand's own row dims: the domain's, or relabeled.)
         auto t = llvm::cast<graph::TransposeOp>(def);
         std::optional<RowDomain> own = RowDomain::fromFullShape(shapeOf(t.getInput()));
@@ -392,7 +422,7 @@ private:
     // (A scatter's operand is never a gathering op: FuseRowOps chains a
     // transpose of one instead.)
     return gathersRows(op) && !op->use_empty() &&
-           llvm::all_of(op->getUsers(), [](Operation *u) { return gathersRows(u); });
+           llvm::all_of(op->getUsers(), [](Operation *u) { return readsRowsFromMemory(u); });
   }
 
   /// Where this domain row reads the gathered value `v`: a buffer and its

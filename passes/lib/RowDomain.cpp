@@ -184,6 +184,12 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
       return std::nullopt;
     return RowDomain::fromFullShape(in);
   }
+  if (auto update = dyn_cast<graph::UpdateSliceOp>(op)) {
+    // A row kernel over the rows it stores (the update's, or those of the
+    // transpose's operand it stores through), at the buffer's rows past
+    // `start` (the buffer is updated in place: no other row is touched).
+    return RowDomain::fromFullShape(shapeOf(updateRows(update)));
+  }
   if (isa<graph::SliceOp, graph::ConcatOp>(op)) {
     // A slice or concatenation along a row dim gathers rows of its inputs,
     // like a transpose: a row kernel over its result.
@@ -253,6 +259,27 @@ bool scatterFits(Operation *op, const RowDomain &domain) {
   return in.back() == domain.cols && rows == domain.rows();
 }
 
+bool readsRowsFromMemory(Operation *op) {
+  return gathersRows(op) || isa<graph::UpdateSliceOp>(op);
+}
+
+Value updateRows(Operation *op) {
+  auto update = llvm::cast<graph::UpdateSliceOp>(op);
+  auto t = update.getUpdate().getDefiningOp<graph::TransposeOp>();
+  if (!t || !gathersRows(t) || !t->hasOneUse())
+    return update.getUpdate();
+  Operation *def = t.getInput().getDefiningOp();
+  return def && gathersRows(def) ? update.getUpdate() : t.getInput();
+}
+
+bool storedThroughUpdate(Operation *op) {
+  auto t = dyn_cast<graph::TransposeOp>(op);
+  if (!t || !t->hasOneUse())
+    return false;
+  auto update = dyn_cast<graph::UpdateSliceOp>(*t->getUsers().begin());
+  return update && update.getUpdate() == t.getResult() && updateRows(update) == t.getInput();
+}
+
 bool isRowRelabel(Operation *op) {
   auto view = dyn_cast<graph::ReshapeOp>(op);
   if (!view)
@@ -288,6 +315,11 @@ bool fitsRowDomain(Operation *op, const RowDomain &d) {
            (out == RowRole::Full &&
             (in == RowRole::SharedVector || in == RowRole::RowScalar)) ||
            (out == RowRole::Part && in == RowRole::RowScalar);
+  }
+  if (auto update = dyn_cast<graph::UpdateSliceOp>(op)) {
+    // The rows it stores are the domain's own (its dims, or relabeled).
+    ArrayRef<int64_t> rows = shapeOf(updateRows(update));
+    return d.classify(rows) == RowRole::Full && !d.mapsRows(rows);
   }
   if (gathersRows(op))
     // Rows gathered from a fusion input (FuseRowOps keeps the producer

@@ -5,6 +5,7 @@
 #include "tilec/compiler/Executable.h"
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -207,12 +208,23 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
     return exe.status();
   if (kernels)
     *kernels = (*exe)->kernelCount();
-  // Minimal bytes: each input read once, each output written once.
+  // Minimal bytes: each input read once, each output written once (an
+  // update in place: its updated slices).
   inBytes = 0, outBytes = 0;
   for (int id : g.inputs())
     inBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
-  for (int id : g.outputs())
-    outBytes += numElements(g.node(id).shape) * dtypeBytes(g.node(id).dtype);
+  // Outputs updated in place get their input's buffer (donated), by output.
+  std::vector<int> donor(g.outputs().size(), -1);
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    const Node &n = g.node(g.outputs()[o]);
+    int64_t bytes = numElements(n.shape) * dtypeBytes(n.dtype);
+    if (n.kind == OpKind::UpdateSlice) {
+      bytes = bytes / n.shape[n.axis] * (n.end - n.start);
+      donor[o] = static_cast<int>(std::find(g.inputs().begin(), g.inputs().end(), n.operands[0]) -
+                                  g.inputs().begin());
+    }
+    outBytes += bytes;
+  }
   int sets = static_cast<int>(std::clamp<int64_t>(
       (4 * kL2Bytes + inBytes + outBytes - 1) / (inBytes + outBytes), 1, 8));
   std::vector<std::vector<rt::DeviceBuffer>> ins(sets), outs(sets);
@@ -230,7 +242,9 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
     }
     for (int id : g.outputs()) {
       const Node &n = g.node(id);
-      auto buf = rt::DeviceBuffer::allocate(ctx, numElements(n.shape) * dtypeBytes(n.dtype));
+      // (A donated output's buffer is its input's: this one stays unused.)
+      auto buf = rt::DeviceBuffer::allocate(
+          ctx, n.kind == OpKind::UpdateSlice ? 1 : numElements(n.shape) * dtypeBytes(n.dtype));
       if (!buf)
         return buf.status();
       outs[s].push_back(buf.take());
@@ -242,8 +256,8 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
     std::vector<rt::DeviceBuffer *> o;
     for (auto &x : ins[s])
       in.push_back(&x);
-    for (auto &x : outs[s])
-      o.push_back(&x);
+    for (size_t k = 0; k < outs[s].size(); ++k)
+      o.push_back(donor[k] >= 0 ? &ins[s][donor[k]] : &outs[s][k]);
     return (*exe)->run(in, o, stream);
   };
   if (doBench)
@@ -275,7 +289,8 @@ int main(int argc, char **argv) {
   std::string shapes = "8192x4096,4096x8192,16384x4096";
   std::string grid, tokens = "1,16,4096,16384";
   std::string csv, gemm, gemmOps = "matmul,matmul_bias_gelu", gemmCsv, cooldown, gemmRep,
-      gemmTiming = "dobench", gemmFlush = "write", layers, layerCsv, attention, attentionCsv;
+      gemmTiming = "dobench", gemmFlush = "write", layers, layerCsv, attention, attentionCsv,
+      kvAppend = "in-place";
   CompileOptions options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -312,7 +327,9 @@ int main(int argc, char **argv) {
                 "silu(x @ Wg[N,K]^T) * (x @ Wu[N,K]^T), two products: TFLOP/s count both).\n"
                 "--layers: the decoder_layer example (bf16) for T new tokens, hidden H, P\n"
                 "past tokens in the kv cache, timed as the GEMMs are; GB/s counts its inputs\n"
-                "(weights, cache) read once and outputs written once (decode's floor).\n"
+                "(weights, cache) read once and outputs written once (decode's floor; the\n"
+                "caches updated in place: their new rows). --kv-append=concat: the caches\n"
+                "joined with the new rows by concat instead (a copy; the default: in-place).\n"
                 "--fuse-attention: flash attention always; --no-fuse-attention: never;\n"
                 "default: by shape (256+ query rows a batch, 4096+ keys, 2048+ over 64+ rows,\n"
                 "or 512+ over at most 16 rows).\n"
@@ -338,6 +355,10 @@ int main(int argc, char **argv) {
     }
     if (a == "--fuse-attention" || a == "--no-fuse-attention") {
       options.fuseAttention = a == "--fuse-attention";
+      continue;
+    }
+    if (a == "--kv-append=concat" || a == "--kv-append=in-place") {
+      kvAppend = a.substr(std::strlen("--kv-append="));
       continue;
     }
     if (a == "--no-dependent-launch") {
@@ -479,8 +500,11 @@ int main(int argc, char **argv) {
     int64_t t = std::atoll(dims[0].c_str()), h = std::atoll(dims[1].c_str()),
             p = std::atoll(dims[2].c_str());
     Graph g("decoder_layer");
-    if (Status s = examples::build("decoder_layer", g, t, h, DType::BF16, p); !s.ok())
-      return fail(s.message());
+    try {
+      examples::buildDecoderLayer(g, t, h, p, DType::BF16, kvAppend != "concat");
+    } catch (const Error &e) {
+      return fail(e.what());
+    }
     int64_t inBytes = 0, outBytes = 0;
     size_t kernels = 0;
     auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes,

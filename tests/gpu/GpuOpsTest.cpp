@@ -1300,6 +1300,73 @@ TEST(GpuRuntimeTest, OutputsNoKernelWritesAreCopies) {
   }
 }
 
+// update_slice writes its update into the buffer of its input: with the
+// input's buffer passed as the output too (donated), the run updates it in
+// place and leaves every other row as it was (checked bitwise against the
+// input); with an output of its own (runOnHost: poisoned with NaN), the run
+// copies the input there first. Both against the reference on fresh random
+// data: keys (rope'd, moved heads first) and values appended to two caches
+// at a past of 300, bf16 and f32.
+TEST(GpuRuntimeTest, UpdatesInPlaceTouchOnlyTheirRows) {
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtypeName(dtype));
+    const int64_t tokens = 5, heads = 4, past = 300, keys = 320, dim = 128;
+    Graph g("append");
+    Tensor k = nn::rope(g.input("k", {tokens, heads, dim}, dtype),
+                        g.input("cos", {tokens, 1, dim}, dtype), g.input("sin", {tokens, 1, dim}, dtype));
+    Tensor v = g.input("v", {tokens, heads, dim}, dtype);
+    g.output(update_slice(g.input("k_cache", {heads, keys, dim}, dtype), transpose(k, 0, 1), 1, past));
+    g.output(update_slice(g.input("v_cache", {heads, keys, dim}, dtype), transpose(v, 0, 1), 1, past));
+    double tolerance = dtype == DType::F32 ? 1e-5 : 1e-2;
+    expectMatchesReference(g, tolerance, 1); // (rope, and both caches' stores)
+
+    TILEC_REQUIRE_GPU(ctx);
+    auto exe = Executable::compile(g, ctx);
+    ASSERT_TRUE(exe.ok()) << exe.message();
+    uint64_t seed = tilec::testing::freshSeed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<HostTensor> inputs;
+    std::vector<rt::DeviceBuffer> buffers;
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Node &n = g.node(g.inputs()[i]);
+      inputs.push_back(HostTensor::random(n.shape, n.dtype, seed + i, -2.f, 2.f));
+      auto b = rt::DeviceBuffer::allocate(ctx, inputs.back().byteSize());
+      ASSERT_TRUE(b.ok()) << b.message();
+      std::vector<uint8_t> bytes = inputs.back().toBytes();
+      ASSERT_TRUE(b->copyFromHost(bytes.data(), bytes.size()).ok());
+      buffers.push_back(b.take());
+    }
+    std::vector<const rt::DeviceBuffer *> in;
+    for (auto &b : buffers)
+      in.push_back(&b);
+    // Inputs: k, cos, sin, v, k_cache (4), v_cache (5).
+    std::vector<rt::DeviceBuffer *> out{&buffers[4], &buffers[5]};
+    auto stream = rt::Stream::create(ctx);
+    ASSERT_TRUE(stream.ok()) << stream.message();
+    ASSERT_TRUE((*exe)->run(in, out, **stream).ok());
+    ASSERT_TRUE((*stream)->synchronize().ok());
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    for (int o = 0; o < 2; ++o) {
+      std::vector<uint8_t> bytes(buffers[4 + o].size());
+      ASSERT_TRUE(buffers[4 + o].copyToHost(bytes.data(), bytes.size()).ok());
+      HostTensor got = HostTensor::fromBytes({heads, keys, dim}, dtype, bytes.data());
+      EXPECT_LT(relativeError(got, ref[o]), tolerance) << "output " << o;
+      const HostTensor &before = inputs[4 + o];
+      int64_t changed = 0, kept = 0;
+      for (int64_t i = 0; i < numElements(got.shape); ++i) {
+        int64_t row = i / dim % keys;
+        bool updated = row >= past && row < past + tokens;
+        if (!updated)
+          changed += got.values[i] != before.values[i];
+        else
+          kept += got.values[i] == before.values[i];
+      }
+      EXPECT_EQ(changed, 0) << "output " << o << ": rows outside the update changed";
+      EXPECT_LT(kept, heads * tokens * dim / 100) << "output " << o << ": rows not written";
+    }
+  }
+}
+
 // Swaps of the last dim through shared-memory tiles (the default: 16-byte
 // blocks where K and L allow, else 32-bit words; words forced by
 // transpose-tile-bytes=4 too), bitwise equal to the reference on fresh

@@ -7,7 +7,8 @@ H / 512 kv heads), P past tokens in the kv cache, an MLP of 3.5 H:
   h = rms_norm(x, attn_norm)                     (f32 inside, eps 1e-5)
   q, k, v = h @ wq^T, h @ wk^T, h @ wv^T         ([T, heads, 128])
   q, k = rope(q), rope(k)                        (rotate-half, cos/sin [T, 1, 128])
-  k_all, v_all = cat(k_cache, k^T), cat(v_cache, v^T)   ([kv heads, P + T, 128])
+  k_cache[:, P:], v_cache[:, P:] = k^T, v^T     (in place: caches [kv heads, P + T, 128])
+  k_all, v_all = k_cache, v_cache
   o = sdpa(q grouped [kv heads, 4 T, 128], k_all, v_all, mask, 1/sqrt(128))
   x1 = x + o @ wo^T;  h2 = rms_norm(x1, mlp_norm)
   out = (silu(h2 @ wg^T) * (h2 @ wu^T)) @ wd^T + x1
@@ -58,8 +59,15 @@ def layer_with(attend):
         q = rope((h @ wq.t()).view(t, heads, HEAD), cos, sin)
         k = rope((h @ wk.t()).view(t, kv, HEAD), cos, sin)
         v = (h @ wv.t()).view(t, kv, HEAD)
-        k_all = torch.cat([k_cache, k.transpose(0, 1)], dim=1)
-        v_all = torch.cat([v_cache, v.transpose(0, 1)], dim=1)
+        # The caches hold the past tokens' rows and room for the new ones,
+        # written in place (as tilec's update_slice; a prefill has no cache).
+        if k_cache is None:
+            k_all, v_all = k.transpose(0, 1), v.transpose(0, 1)
+        else:
+            past = k_cache.shape[1] - t
+            k_cache[:, past:] = k.transpose(0, 1)
+            v_cache[:, past:] = v.transpose(0, 1)
+            k_all, v_all = k_cache, v_cache
         o = attend(q, k_all, v_all, mask)
         x1 = x + o @ wo.t()
         h2 = rms_norm(x1, mlp_norm)
@@ -116,8 +124,8 @@ def inputs(t, hidden, past, dt=torch.bfloat16):
             w(hidden, heads * HEAD), torch.ones(hidden, device=dev, dtype=dt),
             w(ffn, hidden), w(ffn, hidden), w(hidden, ffn),
             ang.cos().to(dt), ang.sin().to(dt),
-            torch.randn(kv, past, HEAD, device=dev, dtype=dt),
-            torch.randn(kv, past, HEAD, device=dev, dtype=dt), mask)
+            torch.randn(kv, keys, HEAD, device=dev, dtype=dt) if past else None,
+            torch.randn(kv, keys, HEAD, device=dev, dtype=dt) if past else None, mask)
 
 
 def bench(fn, args, cooldown_ms, rep_ms):

@@ -420,6 +420,38 @@ TEST(FrontendTest, SliceAndConcat) {
   EXPECT_THROW(concat({}, 0), Error);
 }
 
+TEST(FrontendTest, UpdateSlice) {
+  Graph g;
+  Tensor cache = g.input("cache", {2, 9, 16}, DType::BF16);
+  Tensor k = g.input("k", {2, 3, 16}, DType::BF16);
+  Tensor u = update_slice(cache, k, -2, 6);
+  EXPECT_EQ(u.shape(), cache.shape());
+  EXPECT_EQ(g.node(u.id()).kind, OpKind::UpdateSlice);
+  EXPECT_EQ(g.node(u.id()).axis, 1);
+  EXPECT_EQ(g.node(u.id()).start, 6);
+  EXPECT_EQ(g.node(u.id()).end, 9);
+  EXPECT_EQ(g.node(u.id()).operands, (std::vector<int>{cache.id(), k.id()}));
+  EXPECT_STREQ(opKindName(OpKind::UpdateSlice), "update_slice");
+
+  std::string msg = errorOf([&] { update_slice(cache, k, 1, 7); });
+  EXPECT_NE(msg.find("update_slice: rows [7, 10) of axis 1 fall outside bf16 [2, 9, 16] (need "
+                     "0 <= start <= 6)"),
+            std::string::npos)
+      << msg;
+  msg = errorOf([&] { update_slice(cache, k, 2, 0); });
+  EXPECT_NE(msg.find("axis 2 of bf16 [2, 9, 16] is not a row dim"), std::string::npos) << msg;
+  msg = errorOf([&] { update_slice(cache, k, 0, 0); });
+  EXPECT_NE(msg.find("update_slice: the update is bf16 [2, 3, 16], expected bf16 with shape "
+                     "[2, 9, 16] except along axis 0"),
+            std::string::npos)
+      << msg;
+  msg = errorOf([&] { update_slice(cache, g.input("k32", {2, 3, 16}, DType::F32), 1, 0); });
+  EXPECT_NE(msg.find("update_slice: the update is f32"), std::string::npos) << msg;
+  msg = errorOf([&] { update_slice(exp(cache), k, 1, 0); });
+  EXPECT_NE(msg.find("the buffer (bf16 [2, 9, 16]) must be a graph input"), std::string::npos)
+      << msg;
+}
+
 TEST(FrontendTest, RopeStructureAndErrors) {
   Graph g;
   Tensor x = g.input("x", {3, 4, 8}, DType::BF16);

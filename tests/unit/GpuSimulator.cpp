@@ -2591,6 +2591,9 @@ Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
     }
     memories.push_back(std::move(mem));
   }
+  for (size_t i = 0; i < program.values.size(); ++i) // (updated in place)
+    if (program.values[i].inPlaceOf >= 0)
+      memories[i]->bytes = memories[program.values[i].inPlaceOf]->bytes;
   for (const KernelLaunchPlan &plan : program.launches) {
     gpu::GPUFuncOp fn = kernels.lookup(plan.name);
     if (!fn)

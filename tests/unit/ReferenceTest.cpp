@@ -413,6 +413,27 @@ TEST(ReferenceTest, SliceAndConcatAlongEveryAxis) {
         EXPECT_EQ(out[2].values[(i * 4 + j) * 5 + k], i < 3 ? at(i, j, k) : at(2, j, k));
 }
 
+// update_slice: the buffer's elements, but [start, start + n) of the axis
+// from the update; the input itself is left as it was (the reference is
+// functional).
+TEST(ReferenceTest, UpdateSliceReplacesOnlyItsRows) {
+  Graph g;
+  Tensor buf = g.input("buf", {3, 6, 4}, DType::F32);
+  Tensor upd = g.input("upd", {3, 2, 4}, DType::F32);
+  g.output(update_slice(buf, upd, 1, 3));
+  HostTensor b = HostTensor::random({3, 6, 4}, DType::F32, 31);
+  HostTensor u = HostTensor::random({3, 2, 4}, DType::F32, 32);
+  std::vector<HostTensor> out = evaluateReference(g, {b, u});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape, (Shape{3, 6, 4}));
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 6; ++j)
+      for (int64_t k = 0; k < 4; ++k)
+        EXPECT_EQ(out[0].values[(i * 6 + j) * 4 + k],
+                  j >= 3 && j < 5 ? u.values[(i * 2 + j - 3) * 4 + k] : b.values[(i * 6 + j) * 4 + k])
+            << i << " " << j << " " << k;
+}
+
 TEST(ReferenceTest, RopeMatchesRotateHalfFormula) {
   const int64_t T = 3, H = 2, D = 8;
   Graph g;

@@ -83,6 +83,9 @@ public:
         outputs[v.index] = &v;
       }
     }
+    for (size_t i = 0; i < program.values.size(); ++i) // (updated in place)
+      if (program.values[i].inPlaceOf >= 0)
+        buffers[i]->data = buffers[program.values[i].inPlaceOf]->data;
     for (const KernelLaunchPlan &plan : program.launches) {
       auto kernel = symbols.lookup<func::FuncOp>(plan.name);
       if (!kernel)
@@ -577,7 +580,7 @@ Expected<OwningOpRef<ModuleOp>> lowerAndPlan(MLIRContext &ctx, const Graph &grap
   if (!host)
     return Status::error("no host function at the tile stage");
   program.name = graph.name();
-  if (Status s = planLaunches(*module, host, program); !s.ok())
+  if (Status s = planLaunches(*module, host, graph, program); !s.ok())
     return s;
   return module;
 }

@@ -79,6 +79,7 @@ enum class OpKind {
   Broadcast, // numpy rules, right-aligned; operand dims are 1 or equal
   Slice,     // [start, end) along `axis`, step 1
   Concat,    // operands joined along `axis` (other dims equal)
+  UpdateSlice, // operand 0 with [start, start + n) of `axis` replaced by operand 1
   Reshape,   // the same elements in row-major order, another shape
   Transpose, // dims `axis` and `axis2` swapped (torch.transpose)
   // reductions along one axis; the reduced dim is kept with size 1;
@@ -103,9 +104,9 @@ struct Node {
   DType dtype;
   std::string name; // Input: the argument name
   double value = 0; // Constant: the value
-  int axis = -1;    // Reduce*, Slice, Concat: the (non-negative) axis
+  int axis = -1;    // Reduce*, Slice, Concat, UpdateSlice: the (non-negative) axis
   int axis2 = -1;   // Transpose: the dim swapped with `axis` (axis < axis2)
-  int64_t start = 0, end = 0; // Slice: the kept range [start, end)
+  int64_t start = 0, end = 0; // Slice: the kept range [start, end); UpdateSlice: the replaced one
   bool transposeA = false, transposeB = false; // Matmul: operand transposes
   int64_t period = 0; // CausalMask: rows a run of query positions
   int64_t window = 0; // CausalMask: keys a row sees at most (0: all up to its own)
@@ -229,6 +230,20 @@ Tensor broadcast_to(Tensor a, const Shape &shape);
 Tensor slice(Tensor a, int axis, int64_t start, int64_t end);
 /// Joins tensors of one dtype along `axis`; the other dims must be equal.
 Tensor concat(const std::vector<Tensor> &parts, int axis);
+/// `buffer` with elements [start, start + n) of `axis` replaced by
+/// `update` (n = update.dim(axis); the other dims and the dtype equal
+/// buffer's): XLA's dynamic_update_slice at a static start, torch's
+/// `buffer.narrow(axis, start, n).copy_(update)`. `buffer` must be a graph
+/// input, and is updated in place (donated, as jax.jit's donate_argnums):
+/// the compiled program writes only the n updated slices into the result,
+/// which must be a graph output and is the input's own buffer where the
+/// caller passes one buffer for both (Executable::run; otherwise the run
+/// copies the input into the output first). The input may have no other
+/// reader, since its old contents are gone after the update. A KV cache's
+/// append: update_slice(k_cache, k_new, 1, past) writes the new keys at
+/// [:, past, :] without copying the cache. `axis` must be a row dim (not
+/// the last) and static.
+Tensor update_slice(Tensor buffer, Tensor update, int axis, int64_t start);
 /// The same elements in row-major order under another shape, like
 /// torch.reshape of a contiguous tensor: [tokens, 32, 128] -> [tokens,
 /// 4096]. One dim may be -1 (inferred). Symbolic dims must appear in the

@@ -23,10 +23,17 @@ func.func @k_and_v_appends(%kc: tensor<2x5x64xbf16>, %k: tensor<2x3x64xbf16>,
 
 // Kept apart: a kernel that reads the other's result (merged as producer
 // and consumer instead, where it can: here the consumer gathers, so two
-// kernels), kernels with reductions, kernels of other domains, and large
-// ones (8192 x 4096 = 2^25 elements: not launch bound).
+// kernels), kernels with reductions, kernels of other shapes, and large
+// ones (8192 x 4096 = 2^25 elements: not launch bound). Domains of as
+// many rows of as many columns are siblings (one relabels the other's
+// rows: [2, 8, 64] and [16, 64]), in the domain every op fits (the
+// concatenation's).
 // CHECK-LABEL: func.func @not_siblings
-// CHECK-COUNT-7: graph.fusion
+//       CHECK: graph.fusion({{.*}}) attributes {domain = array<i64: 2, 8, 64>
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:   graph.concat
+//  CHECK-NEXT:   graph.exp
+// CHECK-COUNT-5: graph.fusion
 //   CHECK-NOT: graph.fusion
 func.func @not_siblings(%a: tensor<2x5x64xf32>, %b: tensor<2x3x64xf32>, %x: tensor<16x64xf32>,
                         %y: tensor<16x64xf32>, %z: tensor<16x32xf32>, %u: tensor<8192x4096xf32>,

@@ -180,6 +180,11 @@ struct ProgramValue {
   // made after the kernels: an input returned as is (or a view of one), or
   // a tensor returned twice (or two views of it).
   int copyOf = -1;
+  // >= 0: an output that starts as values[inPlaceOf], an input (its
+  // update_slice's buffer), of which the kernels write only the updated
+  // rows: the run copies the input into it first, unless the caller passed
+  // the input's own buffer as this output (donated: updated in place).
+  int inPlaceOf = -1;
 };
 
 struct FusionReport {

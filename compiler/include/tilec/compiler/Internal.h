@@ -20,8 +20,11 @@ mlir::Type elementType(mlir::MLIRContext &ctx, DType dtype);
 DType dtypeOf(mlir::Type type);
 /// Fills `program`'s values and launches from a module at the tile stage
 /// (`host`: its host function of tile.launch ops): the buffers each kernel
-/// binds, its grid and block from the schedule, outputs made as copies.
-Status planLaunches(mlir::ModuleOp module, mlir::func::FuncOp host, CompiledProgram &program);
+/// binds, its grid and block from the schedule, outputs made as copies,
+/// outputs updated in place (`graph`: the graph the module was imported
+/// from).
+Status planLaunches(mlir::ModuleOp module, mlir::func::FuncOp host, const Graph &graph,
+                    CompiledProgram &program);
 /// `name` with every character that is not [A-Za-z0-9_] replaced by '_'.
 std::string symbolName(const std::string &name);
 

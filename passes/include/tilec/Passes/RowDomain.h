@@ -85,6 +85,21 @@ bool fitsRowDomain(mlir::Operation *op, const RowDomain &domain);
 /// comes from memory, never from the same kernel.
 bool gathersRows(mlir::Operation *op);
 
+/// gathersRows, or an update_slice: an op whose row operand comes from
+/// memory (made by another kernel, or a graph input), never from its own
+/// kernel. An update_slice's rows are stored at the buffer's rows past its
+/// start; its result is read by no op of its kernel.
+bool readsRowsFromMemory(mlir::Operation *op);
+
+/// The rows an update_slice (`update`) stores: its update, or,
+/// where the update is a transpose of row dims read by nothing else (of a
+/// value no gathering op makes), the transpose's operand, whose rows the
+/// kernel stores at their transposed places past the start (a scatter
+/// composed with the update: k moved heads first into a cache).
+mlir::Value updateRows(mlir::Operation *update);
+/// Whether `op` is such a transpose (stored through its update_slice).
+bool storedThroughUpdate(mlir::Operation *op);
+
 /// Whether `op` is a transpose of row dims (the last dim kept) whose
 /// operand is `domain`'s full rows (its dims, or as many rows relabeled by
 /// a reshape that kept the last dim): a kernel of that domain that

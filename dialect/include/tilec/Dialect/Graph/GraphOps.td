@@ -100,6 +100,30 @@ def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_UpdateSliceOp : Graph_Op<"update_slice", [Pure]> {
+  let summary = "the buffer with elements [start, start + n) of one axis replaced";
+  let description = [{
+    The result is `buffer` (a function argument) with elements [start,
+    start + n) along `axis` (a row dim) taken from `update`, n being
+    update's size there; the other dims and the dtype match. As a value it
+    is a new tensor; the launch plan gives it the argument's buffer
+    (updated in place: only the update's rows are written), which is why
+    the argument may have no other reader and the result must be returned.
+
+    Example (a KV cache's append of one token after 4096):
+
+    ```mlir
+    %k = graph.update_slice %cache, %new {axis = 1 : i64, start = 4096 : i64}
+        : (tensor<8x4097x128xbf16>, tensor<8x1x128xbf16>) -> tensor<8x4097x128xbf16>
+    ```
+  }];
+  let arguments = (ins Graph_FloatTensor:$buffer, Graph_FloatTensor:$update, I64Attr:$axis,
+                       I64Attr:$start);
+  let results = (outs Graph_FloatTensor:$result);
+  let assemblyFormat = "$buffer `,` $update attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let summary = "the same elements in row-major order under another shape";
   let description = [{
