@@ -34,23 +34,6 @@ step "decode layer (1 token after 4096) kernel by kernel (ncu, real clocks, cold
 timeout 90 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum \
   -k regex:decoder_layer_kernel --launch-count 10 --csv \
   "$B/bin/tilec-bench" --ops= --layers=1x4096x4096 > "$OUT/ncu_layer_decode.csv" 2>&1
-python3 - "$OUT/ncu_layer_decode.csv" <<'PY'
-import csv, sys
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-h = rows[0]; k = h.index("Kernel Name"); m = h.index("Metric Name"); v = h.index("Metric Value")
-u = h.index("Metric Unit"); i = h.index("ID")
-per = {}
-scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "nsecond": 1, "usecond": 1e3, "msecond": 1e6}
-for r in rows[1:]:
-    d = per.setdefault(r[i], {"name": r[k]})
-    d[r[m]] = float(r[v].replace(",", "")) * scale.get(r[u], 1)
-tot_ns = tot_b = 0
-for key in sorted(per, key=int):
-    d = per[key]; ns = d.get("gpu__time_duration.sum", 0)
-    b = d.get("dram__bytes_read.sum", 0) + d.get("dram__bytes_write.sum", 0)
-    tot_ns += ns; tot_b += b
-    print(f"{d['name'][:34]:34s} {ns / 1e3:8.2f} us {b / 1e6:8.2f} MB {b / ns if ns else 0:7.1f} GB/s")
-print(f"{'sum':34s} {tot_ns / 1e3:8.2f} us {tot_b / 1e6:8.2f} MB {tot_b / tot_ns if tot_ns else 0:7.1f} GB/s")
-PY
+python3 tests/gpu/ncu_table.py "$OUT/ncu_layer_decode.csv"
 fi
 pack_out
