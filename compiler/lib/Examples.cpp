@@ -46,7 +46,7 @@ Expected<DType> parseDType(const std::string &name) {
 }
 
 void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, DType dtype,
-                       bool appendInPlace) {
+                       bool appendInPlace, int64_t capacity) {
   // (A Llama-3-8B layer at hidden 4096: 32 query heads of 128 in groups of
   // 4 over 8 kv heads, an MLP of 3.5 x hidden (14336).)
   const int64_t headDim = 128;
@@ -57,6 +57,12 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
                 "groups of 4), got " + std::to_string(hidden));
   const int64_t heads = hidden / headDim, kvHeads = heads / 4, group = heads / kvHeads;
   const int64_t ffn = hidden * 7 / 2, keys = past + tokens;
+  if (capacity == 0)
+    capacity = keys;
+  if (capacity < keys || (capacity > keys && (!appendInPlace || past == 0)))
+    throw Error("decoder_layer: a cache of " + std::to_string(capacity) +
+                " rows cannot hold the past and new tokens (" + std::to_string(keys) +
+                "), or is not updated in place (it needs past tokens and update_slice)");
   Tensor x = g.input("x", {tokens, hidden}, dtype);
   Tensor attnNorm = g.input("attn_norm", {hidden}, dtype);
   Tensor wq = g.input("wq", {heads * headDim, hidden}, dtype);
@@ -69,13 +75,13 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
   Tensor wDown = g.input("w_down", {hidden, ffn}, dtype);
   Tensor cos = g.input("cos", {tokens, 1, headDim}, dtype);
   Tensor sin = g.input("sin", {tokens, 1, headDim}, dtype);
-  // The caches of keys and values, [kv heads, past + tokens, head_dim]:
-  // the past tokens' rows, and room for the new ones, which the layer
-  // writes in place (update_slice; none for a prefill of past 0). Or
+  // The caches of keys and values, [kv heads, capacity, head_dim]: the
+  // past tokens' rows, and room for the new ones (and more), which the
+  // layer writes in place (update_slice; none for a prefill of past 0). Or
   // [kv heads, past, head_dim], joined with the new rows (a copy).
   std::optional<Tensor> kCache, vCache;
   if (past > 0) {
-    int64_t rows = appendInPlace ? keys : past;
+    int64_t rows = appendInPlace ? capacity : past;
     kCache = g.input("k_cache", {kvHeads, rows, headDim}, dtype);
     vCache = g.input("v_cache", {kvHeads, rows, headDim}, dtype);
   }
@@ -83,8 +89,11 @@ void buildDecoderLayer(Graph &g, int64_t tokens, int64_t hidden, int64_t past, D
     return appendInPlace ? update_slice(cache, rows, 1, past) : concat({cache, rows}, 1);
   };
   // The causal mask of the grouped query rows (group x tokens, runs of
-  // `tokens` positions) over the keys: computed in the kernels, not read.
-  Tensor mask = g.causal_mask({kvHeads, group * tokens, keys}, tokens);
+  // `tokens` positions after `past` keys) over the cache's rows: computed
+  // in the kernels, not read; the rows past the new tokens are removed
+  // (the default past where there are none: the last keys).
+  Tensor mask =
+      g.causal_mask({kvHeads, group * tokens, capacity}, tokens, 0, capacity > keys ? past : -1);
 
   Tensor h = nn::rms_norm(x, attnNorm, 1e-5);
   // [tokens, heads, head_dim], rotated, then heads first.

@@ -135,7 +135,8 @@ Expected<OwningOpRef<ModuleOp>> importGraph(MLIRContext &ctx, const Graph &graph
       break;
     case OpKind::CausalMask:
       v = b.create<graph::CausalMaskOp>(nodeLoc, t, b.getI64IntegerAttr(n.period),
-                                        b.getI64IntegerAttr(n.window));
+                                        b.getI64IntegerAttr(n.window),
+                                        b.getI64IntegerAttr(n.start));
       break;
 #define TILEC_CASE(KIND, OP)                                                   \
   case OpKind::KIND:                                                           \

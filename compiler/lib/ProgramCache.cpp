@@ -239,7 +239,7 @@ std::string graphFingerprint(const Graph &graph, const CompileOptions &options) 
     if (n.kind == OpKind::Matmul)
       os << 'T' << n.transposeA << n.transposeB;
     if (n.kind == OpKind::CausalMask)
-      os << 'P' << n.period << 'W' << n.window;
+      os << 'P' << n.period << 'W' << n.window << 'S' << n.start;
     os << ';';
   }
   os << "in";

@@ -141,6 +141,10 @@ LogicalResult CausalMaskOp::verify() {
                                   << t;
   if (static_cast<int64_t>(getWindow()) < 0)
     return emitOpError("window ") << static_cast<int64_t>(getWindow()) << " must be >= 0";
+  int64_t past = getPast();
+  if (past < -1 || past > keys - period)
+    return emitOpError("past ") << past << " must be -1 or in [0, " << keys - period << "] for "
+                                << t << " and period " << period;
   return success();
 }
 

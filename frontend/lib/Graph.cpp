@@ -280,7 +280,20 @@ static void checkCausalPeriod(const std::string &what, const Shape &shape, int64
                 " keys (shape " + shapeString(shape) + ")");
 }
 
-Tensor Graph::causal_mask(Shape shape, int64_t period, int64_t window) {
+// past: -1 (the last keys), or 0 <= past <= keys - period (checked where
+// the keys and the period are known).
+static void checkCausalPast(const std::string &what, const Shape &shape, int64_t period,
+                            int64_t past) {
+  int64_t keys = shape.back();
+  if (past == -1 || (past >= 0 && (isSymbolic(keys) || period == 0 || past <= keys - period)))
+    return;
+  throw Error(what + ": past " + std::to_string(past) + " must be -1 (the last keys) or in [0, " +
+              (isSymbolic(keys) || period == 0 ? std::string("keys - period")
+                                               : std::to_string(keys - period)) +
+              "] (shape " + shapeString(shape) + ", period " + std::to_string(period) + ")");
+}
+
+Tensor Graph::causal_mask(Shape shape, int64_t period, int64_t window, int64_t past) {
   checkDims("causal_mask: shape", shape);
   if (shape.size() < 2)
     throw Error("causal_mask: need a shape [..., rows, keys] of rank >= 2, got " +
@@ -294,6 +307,7 @@ Tensor Graph::causal_mask(Shape shape, int64_t period, int64_t window) {
   if (window < 0)
     throw Error("causal_mask: the window must be >= 0 keys (0: no window), got " +
                 std::to_string(window));
+  checkCausalPast("causal_mask", shape, period, past);
   checkSize("causal_mask", shape, DType::F32);
   Node node;
   node.kind = OpKind::CausalMask;
@@ -301,6 +315,7 @@ Tensor Graph::causal_mask(Shape shape, int64_t period, int64_t window) {
   node.dtype = DType::F32;
   node.period = period;
   node.window = window;
+  node.start = past;
   return addNode(std::move(node));
 }
 
@@ -343,6 +358,7 @@ std::unique_ptr<Graph> Graph::bind(const Bindings &sizes) const {
       if (n.period == 0)
         n.period = n.shape[n.shape.size() - 2];
       checkCausalPeriod("bind: causal_mask", n.shape, n.period);
+      checkCausalPast("bind: causal_mask", n.shape, n.period, n.start);
     }
   }
   return bound;

@@ -283,7 +283,7 @@ std::vector<HostTensor> evaluateReference(const Graph &graph,
       out.resize(static_cast<size_t>(numElements(node.shape)));
       for (size_t i = 0; i < out.size(); ++i) {
         int64_t c = static_cast<int64_t>(i) % keys, r = static_cast<int64_t>(i) / keys % rows;
-        int64_t limit = r % node.period + keys - node.period;
+        int64_t limit = r % node.period + (node.start >= 0 ? node.start : keys - node.period);
         bool sees = c <= limit && (node.window == 0 || c > limit - node.window);
         out[i] = sees ? 0.0f : -INFINITY;
       }

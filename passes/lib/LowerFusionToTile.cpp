@@ -567,7 +567,8 @@ private:
               // (Seen `shift` columns on: element j is key j + shift.)
               Type t = tileType(c.getType());
               auto shape = llvm::cast<RankedTensorType>(c.getType()).getShape();
-              int64_t period = c.getPeriod(), offset = shape.back() - period - shift;
+              int64_t period = c.getPeriod(), past = c.getPast();
+              int64_t offset = (past >= 0 ? past : shape.back() - period) - shift;
               if (!llvm::isa<RankedTensorType>(t)) // (one key: every row sees it)
                 return constant(b, loc, t, 0.0);
               return b.create<tile::CausalMaskOp>(loc, t, row, b.getI64IntegerAttr(period),

@@ -594,8 +594,18 @@ struct ScheduleRowKernelsPass
       return fn.emitOpError("attention-split must be >= 0, got ")
              << static_cast<int64_t>(attentionSplit);
     int64_t keys = llvm::cast<RankedTensorType>(qk.getType()).getDimSize(0);
+    // (A causal mask removes the keys past its runs' last position, offset
+    // + period - 1: a cache longer than its filled rows. The splits share
+    // the keys the rows see.)
+    int64_t keysSeen = keys;
+    fn.walk([&](tilec::tile::CausalMaskOp mask) {
+      int64_t limit = static_cast<int64_t>(mask.getOffset()) + mask.getPeriod();
+      if (limit > 0)
+        keysSeen = std::min(keysSeen, limit);
+    });
     auto splitFor = [&](int64_t rowsACta) -> int64_t {
-      int64_t tiles = batch * llvm::divideCeil(m, rowsACta), blocks = llvm::divideCeil(keys, bn);
+      int64_t tiles = batch * llvm::divideCeil(m, rowsACta),
+              blocks = llvm::divideCeil(keysSeen, bn);
       int64_t split = attentionSplit ? attentionSplit
                       : tiles * 2 <= kHopperSms ? std::max<int64_t>(1, kHopperSms / tiles)
                                                 : 1;

@@ -326,7 +326,9 @@ int main(int argc, char **argv) {
                 "matmul_bias_gelu: gelu(x[M,K] @ W[N,K]^T + bias); matmul_swiglu:\n"
                 "silu(x @ Wg[N,K]^T) * (x @ Wu[N,K]^T), two products: TFLOP/s count both).\n"
                 "--layers: the decoder_layer example (bf16) for T new tokens, hidden H, P\n"
-                "past tokens in the kv cache, timed as the GEMMs are; GB/s counts its inputs\n"
+                "past tokens in the kv cache (TxHxP; TxHxPxC: caches of C rows, C >= P + T,\n"
+                "the rows past P + T unread), timed as the GEMMs are; GB/s counts its inputs\n"
+                "(a cache of C rows: all C)\n"
                 "(weights, cache) read once and outputs written once (decode's floor; the\n"
                 "caches updated in place: their new rows). --kv-append=concat: the caches\n"
                 "joined with the new rows by concat instead (a copy; the default: in-place).\n"
@@ -489,19 +491,20 @@ int main(int argc, char **argv) {
   // Whole decoder layers: time, GB/s over the minimal bytes, % of the copy.
   FILE *lout = layerCsv.empty() ? nullptr : std::fopen(layerCsv.c_str(), "w");
   if (lout)
-    std::fprintf(lout, "op,dtype,tokens,hidden,past,kernels,us,gbs,pct_copy\n");
+    std::fprintf(lout, "op,dtype,tokens,hidden,past,capacity,kernels,us,gbs,pct_copy\n");
   if (!layers.empty())
     std::printf("%-18s %-5s %-18s %7s %10s %9s %7s\n", "op", "dtype", "TxHxP", "kernels",
                 "time_us", "GB/s", "%copy");
   for (const std::string &shape : split(layers, ',')) {
     auto dims = split(shape, 'x');
-    if (dims.size() != 3)
-      return fail("bad layer shape '" + shape + "' (expected TxHxP)");
+    if (dims.size() != 3 && dims.size() != 4)
+      return fail("bad layer shape '" + shape + "' (expected TxHxP or TxHxPxC)");
     int64_t t = std::atoll(dims[0].c_str()), h = std::atoll(dims[1].c_str()),
-            p = std::atoll(dims[2].c_str());
+            p = std::atoll(dims[2].c_str()),
+            c = dims.size() == 4 ? std::atoll(dims[3].c_str()) : 0;
     Graph g("decoder_layer");
     try {
-      examples::buildDecoderLayer(g, t, h, p, DType::BF16, kvAppend != "concat");
+      examples::buildDecoderLayer(g, t, h, p, DType::BF16, kvAppend != "concat", c);
     } catch (const Error &e) {
       return fail(e.what());
     }
@@ -515,8 +518,9 @@ int main(int argc, char **argv) {
     std::printf("%-18s %-5s %-18s %7zu %10.2f %9.0f %6.1f%%\n", "decoder_layer", "bf16",
                 shape.c_str(), kernels, *ms * 1e3, gbs, 100.0 * gbs / copyGBs);
     if (lout)
-      std::fprintf(lout, "decoder_layer,bf16,%lld,%lld,%lld,%zu,%.3f,%.1f,%.2f\n", (long long)t,
-                   (long long)h, (long long)p, kernels, *ms * 1e3, gbs, 100.0 * gbs / copyGBs);
+      std::fprintf(lout, "decoder_layer,bf16,%lld,%lld,%lld,%lld,%zu,%.3f,%.1f,%.2f\n", (long long)t,
+                   (long long)h, (long long)p, (long long)(c > 0 ? c : p + t), kernels, *ms * 1e3,
+                   gbs, 100.0 * gbs / copyGBs);
   }
   if (lout)
     std::fclose(lout);

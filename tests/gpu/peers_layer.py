@@ -7,8 +7,8 @@ H / 512 kv heads), P past tokens in the kv cache, an MLP of 3.5 H:
   h = rms_norm(x, attn_norm)                     (f32 inside, eps 1e-5)
   q, k, v = h @ wq^T, h @ wk^T, h @ wv^T         ([T, heads, 128])
   q, k = rope(q), rope(k)                        (rotate-half, cos/sin [T, 1, 128])
-  k_cache[:, P:], v_cache[:, P:] = k^T, v^T     (in place: caches [kv heads, P + T, 128])
-  k_all, v_all = k_cache, v_cache
+  k_cache[:, P:P+T], v_cache[:, P:P+T] = k^T, v^T   (in place: caches [kv heads, C, 128])
+  k_all, v_all = k_cache[:, :P+T], v_cache[:, :P+T]   (views; C = P + T unless TxHxPxC)
   o = sdpa(q grouped [kv heads, 4 T, 128], k_all, v_all, mask, 1/sqrt(128))
   x1 = x + o @ wo^T;  h2 = rms_norm(x1, mlp_norm)
   out = (silu(h2 @ wg^T) * (h2 @ wu^T)) @ wd^T + x1
@@ -64,15 +64,16 @@ def layer_with(attend):
         if k_cache is None:
             k_all, v_all = k.transpose(0, 1), v.transpose(0, 1)
         else:
-            past = k_cache.shape[1] - t
-            k_cache[:, past:] = k.transpose(0, 1)
-            v_cache[:, past:] = v.transpose(0, 1)
-            k_all, v_all = k_cache, v_cache
+            past = mask.shape[-1] - t
+            k_cache[:, past:past + t] = k.transpose(0, 1)
+            v_cache[:, past:past + t] = v.transpose(0, 1)
+            k_all, v_all = k_cache[:, :past + t], v_cache[:, :past + t]
         o = attend(q, k_all, v_all, mask)
         x1 = x + o @ wo.t()
         h2 = rms_norm(x1, mlp_norm)
         mlp = (torch.nn.functional.silu(h2 @ wg.t()) * (h2 @ wu.t())) @ wd.t()
-        return mlp + x1, k_all, v_all
+        return mlp + x1, k_cache if k_cache is not None else k_all, \
+            v_cache if v_cache is not None else v_all
     return run
 
 
@@ -105,11 +106,12 @@ layer = layer_with(masked_attention)
 layer_causal = layer_with(causal_attention)
 
 
-def inputs(t, hidden, past, dt=torch.bfloat16):
+def inputs(t, hidden, past, capacity=0, dt=torch.bfloat16):
     heads = hidden // HEAD
     kv = heads // 4
     ffn = hidden * 7 // 2
     keys = past + t
+    capacity = capacity or keys
     dev = "cuda"
     w = lambda n, k: torch.randn(n, k, device=dev, dtype=dt) / math.sqrt(k)
     pos = torch.arange(past, past + t, device=dev, dtype=torch.float32)[:, None]
@@ -124,8 +126,8 @@ def inputs(t, hidden, past, dt=torch.bfloat16):
             w(hidden, heads * HEAD), torch.ones(hidden, device=dev, dtype=dt),
             w(ffn, hidden), w(ffn, hidden), w(hidden, ffn),
             ang.cos().to(dt), ang.sin().to(dt),
-            torch.randn(kv, keys, HEAD, device=dev, dtype=dt) if past else None,
-            torch.randn(kv, keys, HEAD, device=dev, dtype=dt) if past else None, mask)
+            torch.randn(kv, capacity, HEAD, device=dev, dtype=dt) if past else None,
+            torch.randn(kv, capacity, HEAD, device=dev, dtype=dt) if past else None, mask)
 
 
 def bench(fn, args, cooldown_ms, rep_ms):
@@ -148,8 +150,10 @@ def main():
     compiled_causal = torch.compile(layer_causal)
     rows = []
     for shape in args.layers.split(","):
-        t, hidden, past = map(int, shape.split("x"))
-        xs = inputs(t, hidden, past)
+        dims = list(map(int, shape.split("x")))
+        t, hidden, past = dims[:3]
+        capacity = dims[3] if len(dims) > 3 else past + t
+        xs = inputs(t, hidden, past, capacity)
         with torch.no_grad():
             want = layer(*xs)
 
@@ -169,6 +173,7 @@ def main():
                 print(f"decoder_layer {shape}: SDPA's causal kernels refused: {e}", flush=True)
                 err_causal, eager_causal, comp_causal = float("nan"), float("inf"), float("inf")
         row = dict(op="decoder_layer", dtype="bf16", tokens=t, hidden=hidden, past=past,
+                   capacity=capacity,
                    eager_us=round(eager, 2), compile_us=round(comp, 2),
                    eager_causal_us=round(eager_causal, 2), compile_causal_us=round(comp_causal, 2),
                    compile_vs_eager_err=f"{err:.2e}", causal_vs_eager_err=f"{err_causal:.2e}")
@@ -183,17 +188,20 @@ def main():
             writer.writerows(rows)
     if args.tilec_csv:
         with open(args.tilec_csv) as f:
-            tilec = {(r["tokens"], r["hidden"], r["past"]): r for r in csv.DictReader(f)}
+            # (A CSV without capacities: caches of past + tokens rows.)
+            tilec = {(r["tokens"], r["hidden"], r["past"],
+                      r.get("capacity") or str(int(r["past"]) + int(r["tokens"]))): r
+                     for r in csv.DictReader(f)}
         print(f"{'TxHxP':14s} {'kernels':>7s} {'tilec_us':>9s} {'%copy':>6s} {'eager_us':>9s}"
               f" {'compile_us':>10s} {'eager_c_us':>10s} {'compile_c':>10s} {'best/tilec':>10s}")
         for r in rows:
-            tr = tilec.get((str(r["tokens"]), str(r["hidden"]), str(r["past"])))
+            tr = tilec.get((str(r["tokens"]), str(r["hidden"]), str(r["past"]), str(r["capacity"])))
             if not tr:
                 continue
             us = float(tr["us"])
             best = min(r["eager_us"], r["compile_us"], r["eager_causal_us"],
                        r["compile_causal_us"])
-            print(f"{r['tokens']}x{r['hidden']}x{r['past']:<8} {tr['kernels']:>7s} {us:9.1f}"
+            print(f"{r['tokens']}x{r['hidden']}x{r['past']}x{r['capacity']:<6} {tr['kernels']:>7s} {us:9.1f}"
                   f" {float(tr['pct_copy']):5.1f}% {r['eager_us']:9.1f} {r['compile_us']:10.1f}"
                   f" {r['eager_causal_us']:10.1f} {r['compile_causal_us']:10.1f}"
                   f" {best / us:10.2f}")

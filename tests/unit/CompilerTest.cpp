@@ -2288,15 +2288,19 @@ TEST(TileStageTest, SiblingGemmsShareAKernel) {
 // kernel): no kernel is a transpose of a RoPE result.
 // With fuse-attention the layer's attention is one kernel (two fewer).
 TEST(TileStageTest, DecoderLayerMatchesTheReference) {
-  for (auto [tokens, past, flash] : std::vector<std::tuple<int64_t, int64_t, bool>>{
-           {1, 7, false}, {3, 5, false}, {16, 1, false}, {8, 0, false}, {1, 7, true},
-           {3, 5, true}, {8, 0, true}}) {
+  // (capacity: the caches' rows, 0 for past + tokens; more leaves rows
+  // the causal mask removes.)
+  for (auto [tokens, past, flash, capacity] :
+       std::vector<std::tuple<int64_t, int64_t, bool, int64_t>>{
+           {1, 7, false, 0}, {3, 5, false, 0}, {16, 1, false, 0}, {8, 0, false, 0},
+           {1, 7, true, 0}, {3, 5, true, 0}, {8, 0, true, 0}, {3, 5, false, 20},
+           {3, 5, true, 200}}) {
     SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past) +
-                 (flash ? ", flash attention" : ""));
+                 (flash ? ", flash attention" : "") + ", capacity " + std::to_string(capacity));
     CompileOptions options;
     options.fuseAttention = flash;
     Graph g("layer");
-    ASSERT_TRUE(examples::build("decoder_layer", g, tokens, 1024, DType::BF16, past).ok());
+    examples::buildDecoderLayer(g, tokens, 1024, past, DType::BF16, true, capacity);
     // (Weights of a layer's scale; the causal mask over the new tokens is
     // computed, no input.)
     std::vector<HostTensor> inputs = tiletest::decoderLayerInputs(g, tokens, past, 11);

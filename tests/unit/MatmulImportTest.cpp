@@ -70,6 +70,11 @@ TEST(MatmulImportTest, FingerprintIncludesTheCausalPeriod) {
   build(g4again, 4);
   EXPECT_NE(graphFingerprint(g2, options), graphFingerprint(g4, options));
   EXPECT_EQ(graphFingerprint(g4, options), graphFingerprint(g4again, options));
+  // ... and its past (the keys before the runs).
+  Graph p3("mask"), p5("mask");
+  p3.output(p3.input("x", {8, 12}, DType::F32) + p3.causal_mask({8, 12}, 4, 0, 3));
+  p5.output(p5.input("x", {8, 12}, DType::F32) + p5.causal_mask({8, 12}, 4, 0, 5));
+  EXPECT_NE(graphFingerprint(p3, options), graphFingerprint(p5, options));
 }
 
 // Transposes of a cube swap different dims into the same result shape: the

@@ -514,6 +514,24 @@ TEST(MatmulTest, GraphCausalMask) {
   expectMentions(errorOf([&] { g.causal_mask({0, 4}); }), {"causal_mask", "positive"});
 
   expectMentions(errorOf([&] { g.causal_mask({6, 8}, 3, -1); }), {"causal_mask", "window", "-1"});
+  // past: the runs after the first `past` keys (a cache with rows to spare).
+  expectMentions(errorOf([&] { g.causal_mask({6, 8}, 3, 0, 6); }),
+                 {"causal_mask", "past 6", "[0, 5]"});
+  expectMentions(errorOf([&] { g.causal_mask({6, 8}, 3, 0, -2); }), {"causal_mask", "past -2"});
+  {
+    Graph c("cache");
+    c.output(c.causal_mask({2, 6, 10}, 3, 0, 4));
+    c.output(c.causal_mask({2, 6, 10}, 3, 0, 7)); // (7 = keys - period: the default's)
+    c.output(c.causal_mask({2, 6, 10}, 3));
+    std::vector<HostTensor> out = evaluateReference(c, {});
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t r = 0; r < 6; ++r)
+        for (int64_t k = 0; k < 10; ++k) {
+          size_t i = static_cast<size_t>((b * 6 + r) * 10 + k);
+          EXPECT_EQ(out[0].values[i], k <= r % 3 + 4 ? 0.0f : -INFINITY) << r << "," << k;
+          EXPECT_EQ(out[1].values[i], out[2].values[i]) << r << "," << k;
+        }
+  }
 
   Graph h("mask");
   h.output(h.causal_mask({2, 6, 7}, 3));

@@ -106,7 +106,8 @@ struct Node {
   double value = 0; // Constant: the value
   int axis = -1;    // Reduce*, Slice, Concat, UpdateSlice: the (non-negative) axis
   int axis2 = -1;   // Transpose: the dim swapped with `axis` (axis < axis2)
-  int64_t start = 0, end = 0; // Slice: the kept range [start, end); UpdateSlice: the replaced one
+  int64_t start = 0, end = 0; // Slice: the kept range [start, end); UpdateSlice: the replaced one;
+                              // CausalMask: start = its past (-1: keys - period)
   bool transposeA = false, transposeB = false; // Matmul: operand transposes
   int64_t period = 0; // CausalMask: rows a run of query positions
   int64_t window = 0; // CausalMask: keys a row sees at most (0: all up to its own)
@@ -159,8 +160,13 @@ public:
   /// 0, a sliding window (Mistral's, Gemma's local layers): only the W
   /// keys up to a row's last, c > r % period + C - period - W, are 0. No
   /// memory holds it: kernels compute it from the indices, and flash
-  /// attention skips the key blocks it removes whole.
-  Tensor causal_mask(Shape shape, int64_t period = 0, int64_t window = 0);
+  /// attention skips the key blocks it removes whole. With `past` >= 0 the
+  /// runs are not the last keys but those after the first `past` (0 <=
+  /// past <= C - period): C - period above reads `past`, and the keys past
+  /// a run's last position are removed, as in a KV cache of C rows of
+  /// which past + period are filled (flash attention then walks only
+  /// those).
+  Tensor causal_mask(Shape shape, int64_t period = 0, int64_t window = 0, int64_t past = -1);
   /// Marks t as a graph result (in call order). Each result has its own
   /// buffer: a tensor returned twice, or an input returned as is, is copied.
   void output(Tensor t);

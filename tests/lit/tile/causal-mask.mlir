@@ -45,3 +45,27 @@ func.func @bad_tile(%row: index) -> tensor<8xf16> {
   %m = tile.causal_mask %row {offset = 0 : i64, period = 6 : i64} : tensor<8xf16>
   return %m : tensor<8xf16>
 }
+
+// -----
+
+// With `past`, the runs follow the first `past` keys (a cache of 10 rows,
+// 4 + 3 filled): offset = past, not keys - period.
+// CHECK-LABEL: func.func @cache_kernel0
+//       CHECK:   tile.causal_mask %{{.+}} {offset = 4 : i64, period = 3 : i64} : tensor<10xf32>
+func.func @cache(%x: tensor<6x10xf32>) -> tensor<6x10xf32> {
+  %0 = graph.fusion(%x : tensor<6x10xf32>) attributes {domain = array<i64: 6, 10>} -> tensor<6x10xf32> {
+  ^bb0(%a: tensor<6x10xf32>):
+    %m = graph.causal_mask {past = 4 : i64, period = 3 : i64} : tensor<6x10xf32>
+    %s = graph.add %a, %m : (tensor<6x10xf32>, tensor<6x10xf32>) -> tensor<6x10xf32>
+    graph.yield %s : tensor<6x10xf32>
+  }
+  return %0 : tensor<6x10xf32>
+}
+
+// -----
+
+func.func @bad_past() -> tensor<6x10xf32> {
+  // expected-error @+1 {{past 8 must be -1 or in [0, 7]}}
+  %m = graph.causal_mask {past = 8 : i64, period = 3 : i64} : tensor<6x10xf32>
+  return %m : tensor<6x10xf32>
+}

@@ -29,17 +29,18 @@ const std::vector<std::string> &layerNames();
 /// ones, hidden size `hidden` (a multiple of 512): RMSNorm; q, k, v
 /// projections (query heads of 128 in groups of 4 over hidden / 512 kv
 /// heads); RoPE on q and k (cos, sin [tokens, 1, 128]); k and v written
-/// into the caches in place (update_slice: caches [kv heads, past + tokens,
-/// 128], the past tokens' rows and room for the new ones at past; with
-/// `appendInPlace` false, caches [kv heads, past, 128] joined with the new
-/// rows by concat, a copy of the whole cache; past 0: no cache inputs, the
-/// new keys and values returned); grouped-query attention with a causal
-/// mask over the new tokens (computed); the output projection and the
-/// residual add with RMSNorm; a SwiGLU MLP of 3.5 x hidden and its residual
-/// add. Outputs: the layer's result [tokens, hidden] and both caches
-/// [kv heads, past + tokens, 128]. Throws Error on a bad size.
+/// into the caches in place (update_slice: caches [kv heads, capacity,
+/// 128], capacity >= past + tokens (0: exactly that), the past tokens'
+/// rows, room for the new ones at past, and rows not yet filled, which
+/// the causal mask removes; with `appendInPlace` false, caches [kv heads,
+/// past, 128] joined with the new rows by concat, a copy of the whole
+/// cache; past 0: no cache inputs, the new keys and values returned);
+/// grouped-query attention with a causal mask over the new tokens
+/// (computed); the output projection and the residual add with RMSNorm; a
+/// SwiGLU MLP of 3.5 x hidden and its residual add. Outputs: the layer's
+/// result [tokens, hidden] and both caches. Throws Error on a bad size.
 void buildDecoderLayer(Graph &graph, int64_t tokens, int64_t hidden, int64_t past,
-                       DType dtype, bool appendInPlace = true);
+                       DType dtype, bool appendInPlace = true, int64_t capacity = 0);
 
 /// Adds the named example on [rows, cols] tensors of `dtype` to `graph`
 /// (inputs, ops and outputs). Unknown names give an error listing the known.

@@ -217,9 +217,13 @@ def Graph_CausalMaskOp : Graph_Op<"causal_mask", [Pure]> {
     c <= r % period + C - period, else -inf (runs of `period` query rows,
     each the last `period` positions of the C keys; Graph::causal_mask);
     with a window W > 0, only where also c > r % period + C - period - W.
+    With `past` >= 0 (at most C - period) it reads `past` for C - period:
+    the runs are the positions after the first `past` keys, and the keys
+    after them are removed (a cache of C rows, past + period filled).
     No buffer holds it: kernels compute it where it is used.
   }];
-  let arguments = (ins I64Attr:$period, DefaultValuedAttr<I64Attr, "0">:$window);
+  let arguments = (ins I64Attr:$period, DefaultValuedAttr<I64Attr, "0">:$window,
+                       DefaultValuedAttr<I64Attr, "-1">:$past);
   let results = (outs Graph_FloatTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
