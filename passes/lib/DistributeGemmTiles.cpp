@@ -653,11 +653,8 @@ public:
     // The blocks of the keys a row may see: all, or (a causal mask) up to
     // its runs' last position, offset + period - 1 (a cache longer than
     // its filled rows; the scheduler's split count is of these).
-    int64_t keysSeen = nKeys;
-    if (tile::CausalMaskOp mask = causalMaskOfScores(scores))
-      if (int64_t limit = static_cast<int64_t>(mask.getOffset()) + mask.getPeriod(); limit > 0)
-        keysSeen = std::min(keysSeen, limit);
-    int64_t bn = flashKeys, dk = K, dv = N, kBlocks = llvm::divideCeil(keysSeen, bn);
+    int64_t bn = flashKeys, dk = K, dv = N,
+            kBlocks = llvm::divideCeil(keysSeen(causalMaskOfScores(scores), nKeys), bn);
     if (dk % 16 != 0 || dv % 16 != 0 || bn % 16 != 0 || (vType.getRank() == 3) != rhsBatched)
       return fn.emitOpError("attention kernel needs head dims and keys a step that are "
                             "multiples of 16, and k and v both batched or neither");

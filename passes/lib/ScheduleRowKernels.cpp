@@ -597,15 +597,11 @@ struct ScheduleRowKernelsPass
     // (A causal mask removes the keys past its runs' last position, offset
     // + period - 1: a cache longer than its filled rows. The splits share
     // the keys the rows see.)
-    int64_t keysSeen = keys;
-    fn.walk([&](tilec::tile::CausalMaskOp mask) {
-      int64_t limit = static_cast<int64_t>(mask.getOffset()) + mask.getPeriod();
-      if (limit > 0)
-        keysSeen = std::min(keysSeen, limit);
-    });
+    int64_t seen = keys;
+    fn.walk([&](tilec::tile::CausalMaskOp mask) { seen = tilec::keysSeen(mask, seen); });
     auto splitFor = [&](int64_t rowsACta) -> int64_t {
       int64_t tiles = batch * llvm::divideCeil(m, rowsACta),
-              blocks = llvm::divideCeil(keysSeen, bn);
+              blocks = llvm::divideCeil(seen, bn);
       int64_t split = attentionSplit ? attentionSplit
                       : tiles * 2 <= kHopperSms ? std::max<int64_t>(1, kHopperSms / tiles)
                                                 : 1;

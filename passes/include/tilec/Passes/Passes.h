@@ -12,6 +12,7 @@
 #include "mlir/Pass/Pass.h"
 #include "tilec/Dialect/Graph/GraphDialect.h"
 #include "tilec/Dialect/Tile/TileDialect.h"
+#include <algorithm>
 
 namespace tilec {
 #define GEN_PASS_DECL
@@ -31,6 +32,17 @@ struct GemmSplitWorkspace {
   int64_t slotBytes() const { return tileAccumulators * 4; }
   int64_t bytes() const { return counterBytes() + tiles * splits * slotBytes(); }
 };
+
+/// The keys a flash kernel's rows may see: `keys`, or, under a causal mask
+/// on its scores, those up to the mask's limit, offset + period (a cache
+/// longer than its filled rows). The scheduler's split count and
+/// DistributeGemmTiles' key blocks are both of these, so they agree.
+inline int64_t keysSeen(tile::CausalMaskOp mask, int64_t keys) {
+  if (!mask)
+    return keys;
+  int64_t limit = static_cast<int64_t>(mask.getOffset()) + mask.getPeriod();
+  return limit > 0 ? std::min(keys, limit) : keys;
+}
 
 /// Whether `op` reduces a row tile (tile.reduce_*).
 inline bool isRowReduction(mlir::Operation *op) {

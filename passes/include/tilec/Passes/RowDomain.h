@@ -85,10 +85,11 @@ bool fitsRowDomain(mlir::Operation *op, const RowDomain &domain);
 /// comes from memory, never from the same kernel.
 bool gathersRows(mlir::Operation *op);
 
-/// gathersRows, or an update_slice: an op whose row operand comes from
-/// memory (made by another kernel, or a graph input), never from its own
-/// kernel. An update_slice's rows are stored at the buffer's rows past its
-/// start; its result is read by no op of its kernel.
+/// gathersRows, or an update_slice: an op that reads no row of its own
+/// kernel at the kernel's row. A gathering op's rows come from memory; an
+/// update_slice's buffer operand is read by nothing (its rows, updateRows,
+/// are loaded or computed where stored) and its result is read by no op
+/// of its kernel. Its operands take `memref<?xC>` buffers, loaded lazily.
 bool readsRowsFromMemory(mlir::Operation *op);
 
 /// The rows an update_slice (`update`) stores: its update, or,
