@@ -149,6 +149,7 @@ std::string stagePipeline(Stage to, const CompileOptions &options) {
            "{round-every-op=" + (options.roundEveryOp ? "true" : "false") +
            " fast-math=" + (options.fastMath ? "true" : "false") + "}" +
            ",canonicalize,cse,tilec-schedule-row-kernels{target=" + options.target +
+           (usesDependentLaunch(options) ? " dependent-launch=true" : "") +
            (options.scheduleOptions.empty() ? "" : " " + options.scheduleOptions) + "}";
   case Stage::Gpu:
     return "tilec-distribute-row-tiles,tilec-distribute-transpose-tiles,tilec-distribute-gemm-tiles,"

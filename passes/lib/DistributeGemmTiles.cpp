@@ -105,6 +105,9 @@ struct GemmSchedule {
   // TMA flash attention: persistent CTAs, each looping over tiles c, c +
   // grid, ... (false: one tile a CTA, the loop of one trip folded away).
   bool persistent = false;
+  // Bytes of the [N, K] rhs panels each CTA prefetches into L2 before its
+  // first load (l2_prefetch_bytes; 0: none): see prefetchRhs.
+  int64_t l2PrefetchBytes = 0;
   int64_t warpM() const { return blockM / warpsM; }
   int64_t warpN() const { return blockN / warpsN; }
   /// Warps of one tile, and of all MMA warps (the producer warpgroup comes
@@ -135,6 +138,7 @@ FailureOr<GemmSchedule> readGemmSchedule(func::FuncOp fn) {
   s.tmaStore = get("tma_store") > 0;
   s.splitK = std::max<int64_t>(1, get("split_k"));
   s.workspaceBytes = get("workspace_bytes");
+  s.l2PrefetchBytes = std::max<int64_t>(0, get("l2_prefetch_bytes"));
   bool ok = s.blockM > 0 && s.blockN > 0 && s.blockK > 0 && s.warpsM > 0 && s.warpsN > 0 &&
             s.stages >= 2 && s.groupM >= 1 && s.blockM % s.warpsM == 0 &&
             s.blockN % s.warpsN == 0 && s.warpM() % 16 == 0 && s.warpN() % 16 == 0 &&
@@ -442,6 +446,8 @@ public:
     setTile(b, pid);
     warpM0 = m.mul(warpRow, s.warpM());
     warpN0 = m.mul(warpCol, s.warpN());
+    if (!fn->hasAttr("tile.attention"))
+      prefetchRhs(b, tid);
 
     // ---- shared memory ----
     auto ws = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -1826,6 +1832,62 @@ private:
       blockRow = rank ? m.add(m.mul(blockRow, s.clusterM), rank) : m.mul(blockRow, s.clusterM);
     m0 = m.mul(blockRow, s.blockM);
     n0 = m.mul(blockCol, s.blockN);
+  }
+
+  /// l2_prefetch_bytes: prefetch.global.L2 of the first k steps of this
+  /// CTA's first tile's rhs rows ([N, K]: each of its block_n rows of each
+  /// product, an equal share of the bytes, at most its split's k range),
+  /// 128-byte lines spread over the threads, a few each. Straight-line
+  /// code ahead of every load and store: tilec-dependent-launch puts the
+  /// griddepcontrol.wait after it, so that under dependent launch the
+  /// weights stream into L2 while the kernel ahead finishes (decode: a
+  /// norm or RoPE of one or two CTAs that leaves HBM idle). A prefetch
+  /// changes no value (L2 is where every SM's writes meet), so it may run
+  /// before the previous kernel's writes are visible.
+  void prefetchRhs(OpBuilder &b, Value tid) {
+    if (s.l2PrefetchBytes <= 0 || !transB || rhsBatched || K <= 0 || N <= 0)
+      return;
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    int64_t products = static_cast<int64_t>(mms.size());
+    // The k range of a split (the last may be short) bounds each row's share.
+    int64_t splitElems = kSteps * s.blockK;
+    int64_t shortest = K - (s.splitK - 1) * splitElems;
+    int64_t rowBytes =
+        std::min({s.l2PrefetchBytes / (s.blockN * products), splitElems * elemBytes,
+                  shortest * elemBytes});
+    if (rowBytes <= 0)
+      return;
+    // A row's addresses: one a line from its start, and its last byte (rows
+    // need not start on a line). At most 32 prefetches a thread a product.
+    int64_t lines = std::min<int64_t>(llvm::divideCeil(rowBytes, 128),
+                             std::max<int64_t>(1, 32 * s.threads() / s.blockN - 1));
+    rowBytes = std::min(rowBytes, lines * 128);
+    int64_t perRow = lines + 1, total = s.blockN * perRow;
+    Value kStart = kBase ? m.mul(kBase, s.blockK) : m.c(0);
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+    auto l2 = NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2);
+    for (tile::MatmulOp product : mms) {
+      Value rhs = args.lookup(product.getRhs());
+      auto rhsType = llvm::cast<MemRefType>(rhs.getType());
+      if (!rhsType.getLayout().isIdentity() || rhsType.getRank() != 2)
+        continue; // (rows of unit stride along K, from the buffer's start)
+      Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, rhs);
+      Value stride = rhsType.isDynamicDim(1) ? b.create<memref::DimOp>(loc, rhs, 1).getResult()
+                                             : m.c(rhsType.getDimSize(1));
+      for (int64_t i = 0; i * s.threads() < total; ++i) {
+        Value e = m.min(m.add(tid, i * s.threads()), total - 1);
+        Value n = m.min(m.add(n0, m.div(e, perRow)), N - 1);
+        Value byte = m.min(m.mul(m.rem(e, perRow), 128), rowBytes - 1);
+        Value elems = m.add(m.mulv(n, stride), kStart);
+        Value address = m.add(m.add(base, m.mul(elems, elemBytes)), byte);
+        Value ptr = b.create<LLVM::IntToPtrOp>(
+            loc, ptrType,
+            b.create<arith::IndexCastOp>(loc, b.getI64Type(), address).getResult());
+        NVVM::PrefetchOp::create(b, loc, l2, /*evictPriority=*/nullptr, ptr,
+                                 /*predicate=*/Value(), /*tensormap=*/false);
+      }
+    }
   }
 
   /// Units of work: tiles, or in clusters groups of clusterM tiles.

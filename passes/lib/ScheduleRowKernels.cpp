@@ -396,6 +396,20 @@ struct ScheduleRowKernelsPass
     return split == 2 && twoSplitDepth > 0 && depth >= twoSplitDepth ? split : 1;
   }
 
+  /// The schedule's l2_prefetch_bytes (gemm-l2-prefetch): what each CTA
+  /// of a GEMM with an [N, K] rhs prefetches into L2 before its
+  /// griddepcontrol.wait. Chosen for the mma.sync GEMMs of few rows under
+  /// dependent launch: decode's weight streams, which the kernels ahead of
+  /// them (a norm, RoPE: one or two CTAs) leave HBM idle for. -1: none.
+  /// sm_90 only (LLVM's NVPTX backend selects the prefetch intrinsic there).
+  int64_t l2PrefetchBytes(bool transB, bool wgmma) const {
+    if (!transB || gemmL2Prefetch == 0 || !llvm::StringRef(target).starts_with("sm_90"))
+      return -1;
+    if (gemmL2Prefetch > 0)
+      return gemmL2Prefetch;
+    return dependentLaunch && !wgmma ? 65536 : -1;
+  }
+
   void setGemmSchedule(func::FuncOp fn, ArrayRef<std::pair<StringRef, int64_t>> entries,
                        int64_t groupM = 8, int64_t registers = 0) {
     Builder b(fn.getContext());
@@ -800,6 +814,9 @@ struct ScheduleRowKernelsPass
     if (gemmGroupM < 0)
       return fn.emitOpError("gemm-group-m must be >= 0 (0: chosen), got ")
              << static_cast<int64_t>(gemmGroupM);
+    if (gemmL2Prefetch < -1)
+      return fn.emitOpError("gemm-l2-prefetch must be >= -1 (-1: chosen), got ")
+             << static_cast<int64_t>(gemmL2Prefetch);
     if (gemmWgmmaMinRows < 1)
       return fn.emitOpError("gemm-wgmma-min-rows must be >= 1, got ")
              << static_cast<int64_t>(gemmWgmmaMinRows);
@@ -1071,7 +1088,8 @@ struct ScheduleRowKernelsPass
                            {"workspace_bytes", *split > 1 ? workspace.bytes() : -1},
                            {"grid", gridTiles * *split},
                            {"threads", threads},
-                           {"shared_bytes", sharedBytes}},
+                           {"shared_bytes", sharedBytes},
+                           {"l2_prefetch_bytes", l2PrefetchBytes(transB, true)}},
                       // Persistent CTAs run 132 tiles at once: in groups of
                       // 16 block rows they span 16 x 128 rows of A and 8.25 x
                       // 256 of B, 21% fewer panel rows from HBM than 8 block
@@ -1211,7 +1229,8 @@ struct ScheduleRowKernelsPass
                          {"workspace_bytes", *split > 1 ? workspace.bytes() : -1},
                          {"grid", grid},
                          {"threads", threads},
-                         {"shared_bytes", sharedBytes}},
+                         {"shared_bytes", sharedBytes},
+                         {"l2_prefetch_bytes", l2PrefetchBytes(transB, false)}},
                     /*groupM=*/8, registers);
     return success();
   }

@@ -1655,7 +1655,7 @@ TEST(DependentLaunchTest, EveryKernelWaitsBeforeItsFirstMemoryAccess) {
     g.output(nn::rms_norm(x, g.input("w", {32768}, DType::BF16)));
   };
   const std::regex memoryAccess(
-      R"((ld|st)\.global|cp\.async|atom\.|red\.|prefetch|ld\.shared::cluster)");
+      R"((ld|st)\.global|cp\.async|atom\.|red\.|prefetch\.(global\.)?L1|ld\.shared::cluster)");
   for (bool on : {true, false})
     for (const char *target : {"sm_90a", "sm_80"}) {
       SCOPED_TRACE(std::string(target) + (on ? " on" : " off"));
@@ -1694,6 +1694,74 @@ TEST(DependentLaunchTest, EveryKernelWaitsBeforeItsFirstMemoryAccess) {
       }
       EXPECT_EQ(entries, 4u);
     }
+}
+
+// gemm-l2-prefetch: a decode GEMM (mma.sync, an [N, K] rhs) under
+// dependent launch prefetches its first weights into L2 ahead of the wait,
+// every CTA about 64 KB of its own rows (rows past N clamped to N's last),
+// and loads nothing before it; 0 turns that off, and so does a launch
+// without the wait (nothing to run ahead of). An explicit size applies
+// without it; sm_80 takes none (the NVPTX backend selects the prefetch for
+// sm_90 only). The PTX assembles without spills.
+TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
+  auto build = [](Graph &g) {
+    // N = 1000: the last 32-column tile runs past N.
+    Tensor x = g.input("x", {1, 4096}, DType::BF16);
+    Tensor w = g.input("w", {1000, 4096}, DType::BF16);
+    g.output(matmul(x, w, false, true));
+  };
+  const std::regex memoryAccess(R"((ld|st)\.global|cp\.async|atom\.|red\.)");
+  struct Case {
+    const char *target;
+    bool pdl;
+    std::string schedule;
+    int64_t bytes; // a CTA's prefetched bytes (0: no prefetch)
+  };
+  for (const Case &c : {Case{"sm_90a", true, "", 65536}, Case{"sm_90a", true, "gemm-l2-prefetch=0", 0},
+                        Case{"sm_90a", false, "", 0},
+                        Case{"sm_90a", true, "gemm-l2-prefetch=16384", 16384},
+                        Case{"sm_90a", false, "gemm-l2-prefetch=16384", 16384},
+                        Case{"sm_80", true, "gemm-l2-prefetch=16384", 0}}) {
+    SCOPED_TRACE(std::string(c.target) + (c.pdl ? " pdl " : " no pdl ") + c.schedule);
+    Graph g("decode");
+    build(g);
+    CompileOptions options;
+    options.target = c.target;
+    options.dependentLaunch = c.pdl;
+    options.scheduleOptions = c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u);
+    const std::string &ptx = p->ptx;
+    size_t prefetches = occurrences(ptx, "prefetch.L2");
+    if (c.bytes == 0) {
+      EXPECT_EQ(prefetches, 0u);
+      continue;
+    }
+    // 32-row tiles (decode): each row's share in 128-byte lines, plus its
+    // last byte, spread over the CTA's threads.
+    int64_t threads = p->launches[0].blockSize();
+    int64_t perRow = c.bytes / 32 / 128 + 1;
+    EXPECT_EQ(prefetches, static_cast<size_t>((32 * perRow + threads - 1) / threads)) << ptx;
+    size_t wait = ptx.find("griddepcontrol.wait;");
+    std::smatch first;
+    ASSERT_TRUE(std::regex_search(ptx, first, memoryAccess));
+    size_t lastPrefetch = ptx.rfind("prefetch.L2");
+    EXPECT_LT(lastPrefetch, static_cast<size_t>(first.position(0)));
+    if (c.pdl) {
+      ASSERT_NE(wait, std::string::npos);
+      EXPECT_LT(lastPrefetch, wait);
+      EXPECT_LT(wait, static_cast<size_t>(first.position(0)));
+    } else {
+      EXPECT_EQ(wait, std::string::npos);
+    }
+    if (std::string ptxas = ptxasPath(); !ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, ptx, c.target);
+  }
+  Graph g("decode");
+  build(g);
+  EXPECT_NE(scheduleOptionsError(g, "gemm-l2-prefetch=-2").find("gemm-l2-prefetch must be >= -1"),
+            std::string::npos);
 }
 
 // row-loop: kernels of rows in registers with at least 1024 row blocks loop

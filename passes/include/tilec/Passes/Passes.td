@@ -391,6 +391,17 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "(doubled while twice the CTAs fit in one wave and each split keeps 256 of K; "
            "kept where that makes 4 or more splits of a K of 2048 or more: docs/perf.md, "
            "twenty-first session); 1: no split; N: N splits (at most the k steps)">,
+    Option<"dependentLaunch", "dependent-launch", "bool", "false",
+           "The kernels wait for the kernel ahead of them in the stream "
+           "(tilec-dependent-launch; the pipeline sets this with it, on sm_90): what a "
+           "kernel does before its griddepcontrol.wait runs under that kernel's tail">,
+    Option<"gemmL2Prefetch", "gemm-l2-prefetch", "int64_t", "-1",
+           "Bytes of an [N, K] rhs (weights) each GEMM CTA prefetches into L2 first thing "
+           "(prefetch.global.L2 of its first tile's first k steps, each row's share): with "
+           "dependent-launch they load under the previous kernel's tail, ahead of the "
+           "griddepcontrol.wait (a prefetch changes no value, so it need not wait). -1 "
+           "(default): 65536 for mma.sync GEMMs (decode) with dependent-launch, else none; "
+           "0: none. sm_90 only">,
     Option<"gemmGroupM", "gemm-group-m", "int64_t", "0",
            "GEMM tile order: tiles go in groups of this many block rows (column by column "
            "within a group), so that tiles running at once share panels in L2 (0: 16 for "
