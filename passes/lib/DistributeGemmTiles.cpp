@@ -209,6 +209,7 @@ FailureOr<GemmSchedule> readAttentionSchedule(func::FuncOp fn) {
   s.flushExps = get("unflushed_exps") != 1;
   s.persistent = get("persistent") == 1;
   s.allPartials = get("all_partials") == 1;
+  s.l2PrefetchBytes = std::max<int64_t>(0, get("l2_prefetch_bytes"));
   int64_t keys = get("block_n");
   if (s.blockM % 16 != 0 || s.blockM < 16 || s.stages < 2 || keys % 16 != 0 || keys < 16 ||
       get("threads") != s.threads())
@@ -700,6 +701,16 @@ public:
       pp = panelOf(s.blockM / 64 * bn / 64, 64, 64, qBytes + kBytes + vBytes);
     Value qMem = args.lookup(mm.getLhs()), kMem = args.lookup(mm.getRhs()),
           vMem = args.lookup(pvOp.getRhs());
+    // This CTA's key blocks: all, or (split keys) its split's share, none
+    // empty (the scheduler's split count). (TMA: a tile's, computed in each
+    // role's loop over the CTA's tiles by `tileBlocks`.)
+    int64_t perSplit = llvm::divideCeil(kBlocks, s.splitK);
+    if (s.splitK > 1 && static_cast<int64_t>(llvm::divideCeil(kBlocks, perSplit)) != s.splitK)
+      return fn.emitOpError("attention splits ")
+             << kBlocks << " key blocks " << s.splitK << " ways: some split would be empty";
+    if (s.l2PrefetchBytes > 0)
+      for (auto [mem, cols] : {std::pair(kMem, dk), std::pair(vMem, dv)})
+        prefetchKeyBlocks(b, tid, mem, cols, kBlocks, perSplit, bn, s.l2PrefetchBytes / 2);
     Value batchOf = rhsBatched ? batchIdx : Value();
     auto loadK = [&](OpBuilder &bb, Value stage, Value block) {
       IndexMath bm{bb, loc};
@@ -730,13 +741,6 @@ public:
       loadV(bb, stage, block);
     };
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-    // This CTA's key blocks: all, or (split keys) its split's share, none
-    // empty (the scheduler's split count). (TMA: a tile's, computed in each
-    // role's loop over the CTA's tiles by `tileBlocks`.)
-    int64_t perSplit = llvm::divideCeil(kBlocks, s.splitK);
-    if (s.splitK > 1 && static_cast<int64_t>(llvm::divideCeil(kBlocks, perSplit)) != s.splitK)
-      return fn.emitOpError("attention splits ")
-             << kBlocks << " key blocks " << s.splitK << " ways: some split would be empty";
     tile::CausalMaskOp causal = causalMaskOfScores(scores);
     Value firstBlock, blockCount;
     auto tileBlocks = [&](OpBuilder &tb) {
@@ -1887,6 +1891,53 @@ private:
         NVVM::PrefetchOp::create(b, loc, l2, /*evictPriority=*/nullptr, ptr,
                                  /*predicate=*/Value(), /*tensormap=*/false);
       }
+    }
+  }
+
+  /// l2_prefetch_bytes of a flash kernel: prefetch.global.L2 of up to
+  /// `bytes` of `mem` (k or v, [keys, cols] or [batch, keys, cols]) from
+  /// the first key block of this CTA's first tile (its split's, with split
+  /// keys; its batch's), as prefetchRhs does for GEMMs: straight-line, a
+  /// few 128-byte lines a thread, ahead of every load. The blocks are
+  /// consecutive rows, one range; addresses past it repeat its last byte,
+  /// and none passes the buffer's end. (A causal mask's skipped blocks may
+  /// be prefetched too.)
+  void prefetchKeyBlocks(OpBuilder &b, Value tid, Value mem, int64_t cols, int64_t kBlocks,
+                         int64_t perSplit, int64_t bn, int64_t bytes) {
+    auto type = llvm::cast<MemRefType>(mem.getType());
+    int64_t rank = type.getRank();
+    if (!type.getLayout().isIdentity() || !type.hasStaticShape() || rank < 2 || rank > 3 ||
+        (rank == 3 && !batchIdx) || bytes < 128)
+      return;
+    Location loc = fn.getLoc();
+    IndexMath m{b, loc};
+    int64_t rowBytes = cols * elemBytes, keys = type.getDimSize(rank - 2);
+    int64_t total = type.getNumElements() * elemBytes;
+    Value firstBlock = s.splitK > 1 ? m.mul(splitIdx, perSplit) : m.c(0);
+    Value count = s.splitK > 1 ? m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock))
+                               : m.c(kBlocks);
+    // The range: from the first block's first row, its blocks' bytes (at
+    // most `bytes`); its last byte (at least its first).
+    Value firstRow = m.mul(firstBlock, bn);
+    if (rank == 3)
+      firstRow = m.add(m.mul(batchIdx, keys), firstRow);
+    Value start = m.mul(firstRow, rowBytes);
+    Value lastByte = m.sub(m.minv(m.c(bytes), b.create<arith::MaxUIOp>(
+                                                  loc, m.mul(count, bn * rowBytes), m.c(1))),
+                           m.c(1));
+    int64_t perThread = std::min<int64_t>(
+        llvm::divideCeil(llvm::divideCeil(bytes, 128), s.threads()), 32);
+    Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, mem);
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+    auto l2 = NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2);
+    for (int64_t i = 0; i < perThread; ++i) {
+      Value line = m.mul(m.add(tid, i * s.threads()), 128);
+      Value byte = m.min(m.add(start, m.minv(line, lastByte)), total - 1);
+      Value ptr = b.create<LLVM::IntToPtrOp>(
+          loc, ptrType,
+          b.create<arith::IndexCastOp>(loc, b.getI64Type(), m.add(base, byte)).getResult());
+      NVVM::PrefetchOp::create(b, loc, l2, /*evictPriority=*/nullptr, ptr,
+                               /*predicate=*/Value(), /*tensormap=*/false);
     }
   }
 

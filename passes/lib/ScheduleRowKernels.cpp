@@ -410,6 +410,17 @@ struct ScheduleRowKernelsPass
     return dependentLaunch && !wgmma ? 65536 : -1;
   }
 
+  /// The same for flash-attention kernels (attention-l2-prefetch): split
+  /// keys (decode) under dependent launch read their share of the cache
+  /// while the kernel ahead (RoPE of k and the cache stores, one CTA) runs.
+  int64_t attentionL2PrefetchBytes(int64_t split) const {
+    if (attentionL2Prefetch == 0 || !llvm::StringRef(target).starts_with("sm_90"))
+      return -1;
+    if (attentionL2Prefetch > 0)
+      return attentionL2Prefetch;
+    return dependentLaunch && split > 1 ? 262144 : -1;
+  }
+
   void setGemmSchedule(func::FuncOp fn, ArrayRef<std::pair<StringRef, int64_t>> entries,
                        int64_t groupM = 8, int64_t registers = 0) {
     Builder b(fn.getContext());
@@ -759,7 +770,8 @@ struct ScheduleRowKernelsPass
                      {"address_descriptors", attentionDescriptorOffsets == 0 ? 1 : -1},
                      {"shared_bytes", shared},
                      {"split_k", split > 1 ? split : -1},
-                     {"workspace_bytes", split > 1 ? workspace.bytes() : -1}},
+                     {"workspace_bytes", split > 1 ? workspace.bytes() : -1},
+                     {"l2_prefetch_bytes", attentionL2PrefetchBytes(split)}},
                     // (TMA: 168 a thread at launch, as the TMA GEMMs; then
                     // setmaxnreg, 40 for the producer, 232 for consumers.)
                     /*groupM=*/1, /*registers=*/tma ? 168 : 255);
@@ -814,6 +826,9 @@ struct ScheduleRowKernelsPass
     if (gemmGroupM < 0)
       return fn.emitOpError("gemm-group-m must be >= 0 (0: chosen), got ")
              << static_cast<int64_t>(gemmGroupM);
+    if (attentionL2Prefetch < -1)
+      return fn.emitOpError("attention-l2-prefetch must be >= -1 (-1: chosen), got ")
+             << static_cast<int64_t>(attentionL2Prefetch);
     if (gemmL2Prefetch < -1)
       return fn.emitOpError("gemm-l2-prefetch must be >= -1 (-1: chosen), got ")
              << static_cast<int64_t>(gemmL2Prefetch);

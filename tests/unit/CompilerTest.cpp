@@ -1764,6 +1764,55 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
             std::string::npos);
 }
 
+// attention-l2-prefetch: decode's flash kernel (keys split over CTAs)
+// prefetches its split's k and v blocks into L2 ahead of the wait, 128 KB
+// of each a CTA by default (a few lines a thread), then loads nothing
+// before the wait; 0 turns that off, and a kernel of unsplit keys (many
+// query rows) takes none by default.
+TEST(DependentLaunchTest, DecodeAttentionPrefetchesItsKeysAheadOfTheWait) {
+  auto build = [](Graph &g, int64_t rows) {
+    Tensor q = g.input("q", {8, rows, 128}, DType::BF16);
+    Tensor k = g.input("k", {8, 4096, 128}, DType::BF16);
+    Tensor v = g.input("v", {8, 4096, 128}, DType::BF16);
+    g.output(nn::attention(q, k, v, 0.088));
+  };
+  const std::regex memoryAccess(R"((ld|st)\.global|cp\.async\.bulk\.tensor|atom\.|red\.)");
+  struct Case {
+    int64_t rows;
+    std::string schedule;
+    bool prefetch;
+  };
+  for (const Case &c : {Case{4, "", true}, Case{4, "attention-l2-prefetch=0", false},
+                        Case{2048, "", false}}) {
+    SCOPED_TRACE(std::to_string(c.rows) + " rows " + c.schedule);
+    Graph g("decode_attention");
+    build(g, c.rows);
+    CompileOptions options;
+    options.scheduleOptions = c.schedule;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
+    EXPECT_EQ(p->launches[0].splitK > 1, c.rows == 4) << explainFusion(*p);
+    const std::string &ptx = p->ptx;
+    size_t prefetches = occurrences(ptx, "prefetch.L2");
+    if (!c.prefetch) {
+      EXPECT_EQ(prefetches, 0u);
+      continue;
+    }
+    // 128 KB of each of k and v in 128-byte lines over the CTA's threads.
+    int64_t threads = p->launches[0].blockSize();
+    EXPECT_EQ(prefetches, static_cast<size_t>(2 * ((1024 + threads - 1) / threads))) << ptx;
+    size_t wait = ptx.find("griddepcontrol.wait;");
+    ASSERT_NE(wait, std::string::npos);
+    std::smatch first;
+    ASSERT_TRUE(std::regex_search(ptx, first, memoryAccess));
+    EXPECT_LT(ptx.rfind("prefetch.L2"), wait);
+    EXPECT_LT(wait, static_cast<size_t>(first.position(0)));
+    if (std::string ptxas = ptxasPath(); !ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, ptx, "sm_90a");
+  }
+}
+
 // row-loop: kernels of rows in registers with at least 1024 row blocks loop
 // over them in a grid the runtime sizes to what fits; few rows, streamed
 // rows and rows split over clusters keep one CTA a row block. The loop's

@@ -1602,8 +1602,10 @@ Status Cta::exec(Operation &op, const Mask &mask) {
       out.cells[t] = t % kWarp;
     return Status::success();
   }
-  if (isa<NVVM::SetMaxRegisterOp, NVVM::PrefetchOp, NVVM::FenceMbarrierInitOp,
-          NVVM::CpAsyncBulkCommitGroupOp, NVVM::CpAsyncBulkWaitGroupOp>(op))
+  if (auto prefetch = dyn_cast<NVVM::PrefetchOp>(op); prefetch && prefetch.getTensormap())
+    return Status::success();
+  if (isa<NVVM::SetMaxRegisterOp, NVVM::FenceMbarrierInitOp, NVVM::CpAsyncBulkCommitGroupOp,
+          NVVM::CpAsyncBulkWaitGroupOp>(op))
     return Status::success(); // (TMA copies complete when issued)
   if (isa<NVVM::ClusterIdXOp, NVVM::ClusterDimXOp, NVVM::ClusterId>(op)) {
     int64_t size = cluster->size();
@@ -2055,6 +2057,22 @@ Status Cta::exec(Operation &op, const Mask &mask) {
         uint64_t u = toBits(elem, x.cells[t * x.width + c]);
         std::memcpy(d->mem->bytes.data() + at + c * bytesOf(elem), &u, bytesOf(elem));
       }
+    }
+    return Status::success();
+  }
+  // An L2 prefetch (GEMM weights, attention's keys, ahead of the wait)
+  // changes nothing, but its line must lie in a buffer: a byte of one.
+  if (auto prefetch = dyn_cast<NVVM::PrefetchOp>(op)) {
+    for (int64_t t = 0; t < threads; ++t) {
+      if (!mask[t])
+        continue;
+      Desc *d;
+      int64_t at;
+      if (Status s = pointed(prefetch.getAddr(), t, IntegerType::get(op.getContext(), 8), 1, d, at);
+          !s.ok())
+        return s;
+      if (d == &descs[windowDesc])
+        return error(&op, "prefetches shared memory");
     }
     return Status::success();
   }

@@ -614,11 +614,16 @@ TEST(GpuSimTest, DecoderLayerMatchesTheReference) {
 // the new tokens, and flash attention splitting only the keys the rows
 // see (its split count and blocks from the mask's limit), by TMA and by
 // cp.async; the unfilled rows hold random values, which must not reach
-// the output.
+// the output. With the L2 prefetches of decode (as under dependent launch,
+// which the simulator leaves off): every prefetched line lies in a buffer.
 TEST(GpuSimTest, DecoderLayerOverALongerCacheMatchesTheReference) {
   for (auto [tokens, past, capacity, options_] :
        std::vector<std::tuple<int64_t, int64_t, int64_t, const char *>>{
-           {1, 300, 1000, ""}, {3, 130, 700, ""}, {3, 130, 700, "attention-tma=0"}}) {
+           {1, 300, 1000, ""},
+           {3, 130, 700, ""},
+           {3, 130, 700, "attention-tma=0"},
+           {1, 300, 1000, "gemm-l2-prefetch=65536 attention-l2-prefetch=262144"},
+           {3, 957, 960, "gemm-l2-prefetch=1048576 attention-l2-prefetch=4194304"}}) {
     SCOPED_TRACE(std::to_string(tokens) + " tokens after " + std::to_string(past) +
                  ", capacity " + std::to_string(capacity) + " " + options_);
     Graph g("layer");
@@ -675,6 +680,10 @@ TEST(GpuSimTest, RandomGraphsMatchTheReference) {
     CompileOptions options = simOptions();
     options.target = target;
     options.fuseAttention = true;
+    // (sm_90a: the L2 prefetches of dependent launch, in every GEMM and
+    // flash kernel; each line must lie in a buffer.)
+    if (run >= seeds)
+      options.scheduleOptions = "gemm-l2-prefetch=65536 attention-l2-prefetch=262144";
     auto compiled = compileGraph(g, options);
     if (!compiled.ok()) { // (refused: FuzzTest checks the message)
       if (getenv("GPUSIM_VERBOSE"))
