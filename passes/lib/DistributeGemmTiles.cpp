@@ -1869,8 +1869,6 @@ private:
     rowBytes = std::min(rowBytes, lines * 128);
     int64_t perRow = lines + 1, total = s.blockN * perRow;
     Value kStart = kBase ? m.mul(kBase, s.blockK) : m.c(0);
-    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-    auto l2 = NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2);
     for (tile::MatmulOp product : mms) {
       Value rhs = args.lookup(product.getRhs());
       auto rhsType = llvm::cast<MemRefType>(rhs.getType());
@@ -1884,14 +1882,20 @@ private:
         Value n = m.min(m.add(n0, m.div(e, perRow)), N - 1);
         Value byte = m.min(m.mul(m.rem(e, perRow), 128), rowBytes - 1);
         Value elems = m.add(m.mulv(n, stride), kStart);
-        Value address = m.add(m.add(base, m.mul(elems, elemBytes)), byte);
-        Value ptr = b.create<LLVM::IntToPtrOp>(
-            loc, ptrType,
-            b.create<arith::IndexCastOp>(loc, b.getI64Type(), address).getResult());
-        NVVM::PrefetchOp::create(b, loc, l2, /*evictPriority=*/nullptr, ptr,
-                                 /*predicate=*/Value(), /*tensormap=*/false);
+        prefetchL2(b, m.add(m.add(base, m.mul(elems, elemBytes)), byte));
       }
     }
+  }
+
+  /// prefetch.L2 of the line holding global address `address` (index).
+  void prefetchL2(OpBuilder &b, Value address) {
+    Location loc = fn.getLoc();
+    Value ptr = b.create<LLVM::IntToPtrOp>(
+        loc, LLVM::LLVMPointerType::get(b.getContext()),
+        b.create<arith::IndexCastOp>(loc, b.getI64Type(), address).getResult());
+    NVVM::PrefetchOp::create(
+        b, loc, NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2),
+        /*evictPriority=*/nullptr, ptr, /*predicate=*/Value(), /*tensormap=*/false);
   }
 
   /// l2_prefetch_bytes of a flash kernel: prefetch.global.L2 of up to
@@ -1928,16 +1932,9 @@ private:
     int64_t perThread = std::min<int64_t>(
         llvm::divideCeil(llvm::divideCeil(bytes, 128), s.threads()), 32);
     Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, mem);
-    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-    auto l2 = NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2);
     for (int64_t i = 0; i < perThread; ++i) {
       Value line = m.mul(m.add(tid, i * s.threads()), 128);
-      Value byte = m.min(m.add(start, m.minv(line, lastByte)), total - 1);
-      Value ptr = b.create<LLVM::IntToPtrOp>(
-          loc, ptrType,
-          b.create<arith::IndexCastOp>(loc, b.getI64Type(), m.add(base, byte)).getResult());
-      NVVM::PrefetchOp::create(b, loc, l2, /*evictPriority=*/nullptr, ptr,
-                               /*predicate=*/Value(), /*tensormap=*/false);
+      prefetchL2(b, m.add(base, m.min(m.add(start, m.minv(line, lastByte)), total - 1)));
     }
   }
 
