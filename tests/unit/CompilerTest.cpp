@@ -1698,7 +1698,7 @@ TEST(DependentLaunchTest, EveryKernelWaitsBeforeItsFirstMemoryAccess) {
 
 // gemm-l2-prefetch: a decode GEMM (mma.sync, an [N, K] rhs) under
 // dependent launch prefetches its first weights into L2 ahead of the wait,
-// every CTA about 64 KB of its own rows (rows past N clamped to N's last),
+// every CTA 32 KB of its own rows (rows past N clamped to N's last),
 // and loads nothing before it; 0 turns that off, and so does a launch
 // without the wait (nothing to run ahead of). An explicit size applies
 // without it; sm_80 takes none (the NVPTX backend selects the prefetch for
@@ -1717,7 +1717,7 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
     std::string schedule;
     int64_t bytes; // a CTA's prefetched bytes (0: no prefetch)
   };
-  for (const Case &c : {Case{"sm_90a", true, "", 65536}, Case{"sm_90a", true, "gemm-l2-prefetch=0", 0},
+  for (const Case &c : {Case{"sm_90a", true, "", 32768}, Case{"sm_90a", true, "gemm-l2-prefetch=0", 0},
                         Case{"sm_90a", false, "", 0},
                         Case{"sm_90a", true, "gemm-l2-prefetch=16384", 16384},
                         Case{"sm_90a", false, "gemm-l2-prefetch=16384", 16384},
@@ -1762,11 +1762,21 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
   build(g);
   EXPECT_NE(scheduleOptionsError(g, "gemm-l2-prefetch=-2").find("gemm-l2-prefetch must be >= -1"),
             std::string::npos);
+  // wgmma GEMMs (from 33 rows on sm_90a): up to 64 rows prefetch too, more
+  // rows (prefill: large kernels ahead) do not.
+  for (int64_t rows : {64, 65}) {
+    Graph batch("batch");
+    Tensor x = batch.input("x", {rows, 4096}, DType::BF16);
+    batch.output(matmul(x, batch.input("w", {1024, 4096}, DType::BF16), false, true));
+    auto p = compileGraph(batch, CompileOptions{});
+    ASSERT_TRUE(p.ok()) << p.message();
+    EXPECT_EQ(occurrences(p->ptx, "prefetch.L2") > 0, rows == 64) << rows << " rows";
+  }
 }
 
 // attention-l2-prefetch: decode's flash kernel (keys split over CTAs)
-// prefetches its split's k and v blocks into L2 ahead of the wait, 128 KB
-// of each a CTA by default (a few lines a thread), then loads nothing
+// prefetches its split's k and v blocks into L2 ahead of the wait, 32 KB
+// of each a CTA by default (a line or two a thread), then loads nothing
 // before the wait; 0 turns that off, and a kernel of unsplit keys (many
 // query rows) takes none by default.
 TEST(DependentLaunchTest, DecodeAttentionPrefetchesItsKeysAheadOfTheWait) {
@@ -1799,9 +1809,9 @@ TEST(DependentLaunchTest, DecodeAttentionPrefetchesItsKeysAheadOfTheWait) {
       EXPECT_EQ(prefetches, 0u);
       continue;
     }
-    // 128 KB of each of k and v in 128-byte lines over the CTA's threads.
+    // 32 KB of each of k and v in 128-byte lines over the CTA's threads.
     int64_t threads = p->launches[0].blockSize();
-    EXPECT_EQ(prefetches, static_cast<size_t>(2 * ((1024 + threads - 1) / threads))) << ptx;
+    EXPECT_EQ(prefetches, static_cast<size_t>(2 * ((256 + threads - 1) / threads))) << ptx;
     size_t wait = ptx.find("griddepcontrol.wait;");
     ASSERT_NE(wait, std::string::npos);
     std::smatch first;

@@ -400,13 +400,13 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "(prefetch.global.L2 of its first tile's first k steps, each row's share): with "
            "dependent-launch they load under the previous kernel's tail, ahead of the "
            "griddepcontrol.wait (a prefetch changes no value, so it need not wait). -1 "
-           "(default): 65536 for mma.sync GEMMs (decode) with dependent-launch, else none; "
-           "0: none. sm_90 only">,
+           "(default): 32768 for GEMMs of at most 64 rows (decode) with dependent-launch, "
+           "else none (measured: docs/perf.md, thirty-sixth session); 0: none. sm_90 only">,
     Option<"attentionL2Prefetch", "attention-l2-prefetch", "int64_t", "-1",
            "Bytes of k and v (half each) each flash-attention CTA prefetches into L2 first "
            "thing (prefetch.global.L2 of its first tile's first key blocks: its split's, "
            "with split keys), ahead of the griddepcontrol.wait under dependent-launch. -1 "
-           "(default): 262144 for split-key (decode) kernels with dependent-launch, else "
+           "(default): 65536 for split-key (decode) kernels with dependent-launch, else "
            "none; 0: none. sm_90 only">,
     Option<"gemmGroupM", "gemm-group-m", "int64_t", "0",
            "GEMM tile order: tiles go in groups of this many block rows (column by column "
