@@ -68,8 +68,7 @@ struct DependentLaunchPass : tilec::impl::DependentLaunchBase<DependentLaunchPas
         ++at;
       OpBuilder b(&entry, at);
       NVVM::GriddepcontrolOp::create(b, fn.getLoc(), NVVM::GridDepActionKind::wait);
-      NVVM::GriddepcontrolOp::create(b, fn.getLoc(),
-                                     NVVM::GridDepActionKind::launch_dependents);
+      NVVM::GriddepcontrolOp::create(b, fn.getLoc(), NVVM::GridDepActionKind::launch_dependents);
     }
   }
 };

@@ -1857,15 +1857,14 @@ private:
     // The k range of a split (the last may be short) bounds each row's share.
     int64_t splitElems = kSteps * s.blockK;
     int64_t shortest = K - (s.splitK - 1) * splitElems;
-    int64_t rowBytes =
-        std::min({s.l2PrefetchBytes / (s.blockN * products), splitElems * elemBytes,
-                  shortest * elemBytes});
+    int64_t rowBytes = std::min(
+        {s.l2PrefetchBytes / (s.blockN * products), splitElems * elemBytes, shortest * elemBytes});
     if (rowBytes <= 0)
       return;
     // A row's addresses: one a line from its start, and its last byte (rows
     // need not start on a line). At most 32 prefetches a thread a product.
     int64_t lines = std::min<int64_t>(llvm::divideCeil(rowBytes, 128),
-                             std::max<int64_t>(1, 32 * s.threads() / s.blockN - 1));
+                                      std::max<int64_t>(1, 32 * s.threads() / s.blockN - 1));
     rowBytes = std::min(rowBytes, lines * 128);
     int64_t perRow = lines + 1, total = s.blockN * perRow;
     Value kStart = kBase ? m.mul(kBase, s.blockK) : m.c(0);
@@ -1918,19 +1917,19 @@ private:
     int64_t rowBytes = cols * elemBytes, keys = type.getDimSize(rank - 2);
     int64_t total = type.getNumElements() * elemBytes;
     Value firstBlock = s.splitK > 1 ? m.mul(splitIdx, perSplit) : m.c(0);
-    Value count = s.splitK > 1 ? m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock))
-                               : m.c(kBlocks);
+    Value count =
+        s.splitK > 1 ? m.minv(m.c(perSplit), m.sub(m.c(kBlocks), firstBlock)) : m.c(kBlocks);
     // The range: from the first block's first row, its blocks' bytes (at
     // most `bytes`); its last byte (at least its first).
     Value firstRow = m.mul(firstBlock, bn);
     if (rank == 3)
       firstRow = m.add(m.mul(batchIdx, keys), firstRow);
     Value start = m.mul(firstRow, rowBytes);
-    Value lastByte = m.sub(m.minv(m.c(bytes), b.create<arith::MaxUIOp>(
-                                                  loc, m.mul(count, bn * rowBytes), m.c(1))),
-                           m.c(1));
-    int64_t perThread = std::min<int64_t>(
-        llvm::divideCeil(llvm::divideCeil(bytes, 128), s.threads()), 32);
+    Value lastByte = m.sub(
+        m.minv(m.c(bytes), b.create<arith::MaxUIOp>(loc, m.mul(count, bn * rowBytes), m.c(1))),
+        m.c(1));
+    int64_t perThread =
+        std::min<int64_t>(llvm::divideCeil(llvm::divideCeil(bytes, 128), s.threads()), 32);
     Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, mem);
     for (int64_t i = 0; i < perThread; ++i) {
       Value line = m.mul(m.add(tid, i * s.threads()), 128);
