@@ -133,6 +133,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, const Graph &graph,
       plan.clusterM = std::max<int64_t>(1, get("cluster_m"));
       plan.splitK = std::max<int64_t>(1, get("split_k"));
       plan.workspaceBytes = get("workspace_bytes");
+      plan.l2PrefetchBytes = std::max<int64_t>(0, get("l2_prefetch_bytes"));
       if (auto maps = kernel->getAttrOfType<ArrayAttr>("tile.tma"))
         for (Attribute a : maps) {
           auto map = llvm::cast<DictionaryAttr>(a);
@@ -285,6 +286,9 @@ std::string explainFusion(const CompiledProgram &program) {
         os << ", " << l.sharedBytes << " bytes of shared memory";
         if (!l.tensorMaps.empty())
           os << (l.tmaStore ? ", TMA loads and stores" : ", TMA");
+        if (l.l2PrefetchBytes > 0)
+          os << ", " << l.l2PrefetchBytes << " bytes of " << (l.attention ? "k and v" : "weights")
+             << " a CTA prefetched into L2 first";
       } else {
         os << ", " << l.threadsPerRow << (l.threadsPerRow == 1 ? " thread" : " threads")
            << " a row, " << l.chunks << " x " << l.vectorWidth << "-element vectors a thread";

@@ -1732,6 +1732,12 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
     auto p = compileGraph(g, options);
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 1u);
+    EXPECT_EQ(p->launches[0].l2PrefetchBytes, c.bytes);
+    EXPECT_EQ(explainFusion(*p).find(std::to_string(c.bytes) +
+                                     " bytes of weights a CTA prefetched into L2 first") !=
+                  std::string::npos,
+              c.bytes > 0)
+        << explainFusion(*p);
     const std::string &ptx = p->ptx;
     size_t prefetches = occurrences(ptx, "prefetch.L2");
     if (c.bytes == 0) {
@@ -1803,6 +1809,11 @@ TEST(DependentLaunchTest, DecodeAttentionPrefetchesItsKeysAheadOfTheWait) {
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 1u) << explainFusion(*p);
     EXPECT_EQ(p->launches[0].splitK > 1, c.rows == 4) << explainFusion(*p);
+    EXPECT_EQ(p->launches[0].l2PrefetchBytes, c.prefetch ? 65536 : 0);
+    EXPECT_EQ(explainFusion(*p).find("65536 bytes of k and v a CTA prefetched into L2 first") !=
+                  std::string::npos,
+              c.prefetch)
+        << explainFusion(*p);
     const std::string &ptx = p->ptx;
     size_t prefetches = occurrences(ptx, "prefetch.L2");
     if (!c.prefetch) {

@@ -97,6 +97,7 @@ void expectEqualPrograms(const CompiledProgram &a, const CompiledProgram &b) {
     EXPECT_EQ(p.clusterM, q.clusterM);
     EXPECT_EQ(p.splitK, q.splitK);
     EXPECT_EQ(p.workspaceBytes, q.workspaceBytes);
+    EXPECT_EQ(p.l2PrefetchBytes, q.l2PrefetchBytes);
     EXPECT_EQ(p.dependentLaunch, q.dependentLaunch);
     EXPECT_EQ(p.rowLoop, q.rowLoop);
     EXPECT_EQ(p.prefetchStages, q.prefetchStages);
@@ -164,7 +165,8 @@ TEST(ProgramCacheTest, EveryFieldRoundTrips) {
   l.colBlocks = 6, l.streamBlocks = 9, l.gemm = true, l.attention = true, l.fixedGrid = 132;
   l.fixedBlock = 384;
   l.sharedBytes = 231424, l.persistent = true, l.tmaStore = true, l.clusterM = 2;
-  l.splitK = 4, l.workspaceBytes = 524544, l.dependentLaunch = true, l.rowLoop = true;
+  l.splitK = 4, l.workspaceBytes = 524544, l.l2PrefetchBytes = 32768, l.dependentLaunch = true;
+  l.rowLoop = true;
   l.prefetchStages = 3, l.stagedWeights = true, l.transposeTileK = 128, l.transposeTileL = 64;
   l.buffers = {{KernelBuffer::Kind::Rows, 4096, {}, 0},
                {KernelBuffer::Kind::SharedVector, 4096, {}, 1},
@@ -195,6 +197,7 @@ TEST(ProgramCacheTest, CompiledProgramsRoundTrip) {
     ASSERT_TRUE(examples::build(name, g, rows, cols, dtype).ok());
     programs.push_back(compiled(g));
   }
+  // (16 rows: a decode GEMM, split k, weights prefetched into L2.)
   for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{{128, 4096, 4096}, {16, 1024, 4096}}) {
     Graph g("linear");
     testgraphs::buildLinear(g, m, n, k, DType::BF16, testgraphs::LinearEpilogue::BiasGelu);
@@ -207,7 +210,8 @@ TEST(ProgramCacheTest, CompiledProgramsRoundTrip) {
     g.output(sum(x, 0));
     programs.push_back(compiled(g));
   }
-  bool tma = false, split = false, copies = false, strided = false, tiles = false;
+  bool tma = false, split = false, copies = false, strided = false, tiles = false,
+       prefetch = false;
   for (const CompiledProgram &p : programs) {
     SCOPED_TRACE(p.name);
     ASSERT_FALSE(p.launches.empty());
@@ -218,6 +222,7 @@ TEST(ProgramCacheTest, CompiledProgramsRoundTrip) {
       tma |= !l.tensorMaps.empty();
       split |= l.splitK > 1;
       tiles |= l.transposeTileK > 0;
+      prefetch |= l.l2PrefetchBytes > 0;
       for (const KernelBuffer &b : l.buffers)
         strided |= b.kind == KernelBuffer::Kind::StridedRows;
     }
@@ -225,7 +230,7 @@ TEST(ProgramCacheTest, CompiledProgramsRoundTrip) {
       copies |= v.copyOf >= 0;
   }
   // (The programs reach the fields they were chosen for.)
-  EXPECT_TRUE(tma && split && copies && strided && tiles);
+  EXPECT_TRUE(tma && split && copies && strided && tiles && prefetch);
 }
 
 TEST(ProgramCacheTest, DamagedProgramsAreErrors) {

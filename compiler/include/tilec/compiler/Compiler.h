@@ -143,6 +143,10 @@ struct KernelLaunchPlan {
   // Executable is made (each launch leaves its counters at zero), passed
   // after the buffers.
   int64_t splitK = 1, workspaceBytes = 0;
+  // GEMM and flash kernels: the bytes of their weights (k and v) each CTA
+  // prefetches into L2 before anything else (gemm-l2-prefetch,
+  // attention-l2-prefetch; under dependent launch, ahead of the wait).
+  int64_t l2PrefetchBytes = 0;
   // The kernel starts with griddepcontrol.wait (tilec-dependent-launch): it
   // may be launched with programmatic stream serialization.
   bool dependentLaunch = false;
