@@ -404,13 +404,9 @@ struct ScheduleRowKernelsPass
   /// idle for. 32 KB: measured the fastest of 16-128 KB (run s36b, H100:
   /// the decode layer 1.7-2.2% faster than none; 256 KB and 1 MB slower
   /// than none, as the prefetches delay the small kernel ahead). -1: none.
-  /// sm_90 only (LLVM's NVPTX backend selects the prefetch intrinsic there).
   int64_t l2PrefetchBytes(bool transB, int64_t rows) const {
-    if (!transB || gemmL2Prefetch == 0 || !llvm::StringRef(target).starts_with("sm_90"))
-      return -1;
-    if (gemmL2Prefetch > 0)
-      return gemmL2Prefetch;
-    return dependentLaunch && rows <= 64 ? 32768 : -1;
+    return transB ? prefetchChoice(gemmL2Prefetch, dependentLaunch && rows <= 64 ? 32768 : -1)
+                  : -1;
   }
 
   /// The same for flash-attention kernels (attention-l2-prefetch): split
@@ -419,11 +415,16 @@ struct ScheduleRowKernelsPass
   /// 64 KB (half k, half v): run s36b, 0.3-0.6 us faster than none where
   /// 256 KB was 1.8 us slower.
   int64_t attentionL2PrefetchBytes(int64_t split) const {
-    if (attentionL2Prefetch == 0 || !llvm::StringRef(target).starts_with("sm_90"))
+    return prefetchChoice(attentionL2Prefetch, dependentLaunch && split > 1 ? 65536 : -1);
+  }
+
+  /// A prefetch option's bytes: none (-1) where it is 0 or off sm_90 (LLVM's
+  /// NVPTX backend selects the prefetch intrinsic only there), the option
+  /// where it is positive, else (-1) `chosen`.
+  int64_t prefetchChoice(int64_t option, int64_t chosen) const {
+    if (option == 0 || !llvm::StringRef(target).starts_with("sm_90"))
       return -1;
-    if (attentionL2Prefetch > 0)
-      return attentionL2Prefetch;
-    return dependentLaunch && split > 1 ? 65536 : -1;
+    return option > 0 ? option : chosen;
   }
 
   void setGemmSchedule(func::FuncOp fn, ArrayRef<std::pair<StringRef, int64_t>> entries,
@@ -623,6 +624,9 @@ struct ScheduleRowKernelsPass
     if (attentionSplit < 0)
       return fn.emitOpError("attention-split must be >= 0, got ")
              << static_cast<int64_t>(attentionSplit);
+    if (attentionL2Prefetch < -1)
+      return fn.emitOpError("attention-l2-prefetch must be >= -1 (-1: chosen), got ")
+             << static_cast<int64_t>(attentionL2Prefetch);
     int64_t keys = llvm::cast<RankedTensorType>(qk.getType()).getDimSize(0);
     // (A causal mask removes the keys past its runs' last position, offset
     // + period - 1: a cache longer than its filled rows. The splits share
@@ -831,9 +835,6 @@ struct ScheduleRowKernelsPass
     if (gemmGroupM < 0)
       return fn.emitOpError("gemm-group-m must be >= 0 (0: chosen), got ")
              << static_cast<int64_t>(gemmGroupM);
-    if (attentionL2Prefetch < -1)
-      return fn.emitOpError("attention-l2-prefetch must be >= -1 (-1: chosen), got ")
-             << static_cast<int64_t>(attentionL2Prefetch);
     if (gemmL2Prefetch < -1)
       return fn.emitOpError("gemm-l2-prefetch must be >= -1 (-1: chosen), got ")
              << static_cast<int64_t>(gemmL2Prefetch);
