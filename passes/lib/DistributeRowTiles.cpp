@@ -76,6 +76,10 @@ struct RowSchedule {
   // staged_weights: the weight and bias vectors come through shared memory,
   // copied at the kernel's start.
   bool stagedWeights = false;
+  // l2_prefetch_rows = D > 0: once its own row's loads are out, a CTA
+  // prefetches into L2 its column slice of each row input's row block D
+  // blocks ahead (prefetchRowsAhead).
+  int64_t l2PrefetchRows = 0;
   bool streaming() const { return streamBlocks > 0; }
   // Vectors of one row covered by one column block of the CTA.
   int64_t blockVectors() const { return chunks * tpr; }
@@ -100,6 +104,10 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   s.rowLoop = get("row_loop") != 0;
   s.prefetch = get("prefetch");
   s.stagedWeights = get("staged_weights") != 0;
+  s.l2PrefetchRows = get("l2_prefetch_rows");
+  if (s.l2PrefetchRows < 0 || (s.l2PrefetchRows > 0 && (s.rowLoop || s.streamBlocks > 0)))
+    return fn.emitOpError("invalid tile.schedule ")
+           << dict << ": l2_prefetch_rows needs rows in registers (no row loop, no streaming)";
   if (s.stagedWeights && (s.rowLoop || s.streaming() || s.colBlocks != 1 ||
                           s.rowsPerBlock != 1 || s.sharedBytes <= 0))
     return fn.emitOpError("invalid tile.schedule ")
@@ -957,6 +965,12 @@ private:
                             ? b->create<arith::MulIOp>(
                                   loc(), colBlock, index(s.streamBlocks * s.blockVectors() * s.vec))
                             : Value();
+      // (Ahead of the row's own loads: the address math then holds no
+      // registers across them.)
+      if (s.l2PrefetchRows > 0 && r == row && shift == 0 && width == s.cols &&
+          l2Prefetched.insert(load.getSource()).second &&
+          llvm::is_contained(prefetchedRowInputs(fn, s.cols), load.getSource()))
+        prefetchRowsAhead(mem, elem);
       for (int64_t k = 0; k < s.chunks; ++k) {
         Value slot;
         if (staging)
@@ -999,6 +1013,64 @@ private:
       v = b->create<memref::LoadOp>(loc(), mem, ValueRange{});
     scalars.map(load.getResult(), v);
     return success();
+  }
+
+  /// l2_prefetch_rows = D: prefetch.global.L2 of this CTA's column slice
+  /// of `mem`'s rows in the row block D blocks ahead (none past the last
+  /// row), one 128-byte line a thread, issued just before the CTA's own
+  /// loads of `mem`: the CTA that will read them finds them in L2, and HBM
+  /// has reads in flight while this CTA reduces. Each line of a row's
+  /// slice (within the row) once: line j of the slice starting at byte
+  /// address a names max(a, (a & ~127) + 128 j), never a byte outside the
+  /// slice. Needs an identity layout with a static last dim (else none).
+  void prefetchRowsAhead(Value mem, Type elem) {
+    auto type = llvm::cast<MemRefType>(mem.getType());
+    if (!type.getLayout().isIdentity() || type.getRank() != 2 || type.isDynamicDim(1))
+      return;
+    int64_t eb = elem.getIntOrFloatBitWidth() / 8;
+    int64_t rowBytes = type.getDimSize(1) * eb;
+    int64_t sliceBytes = std::min(s.blockVectors() * s.vec * eb, rowBytes);
+    // (A slice not starting on a line spans one line more.)
+    int64_t linesPerRow = llvm::divideCeil(sliceBytes, 128) + 1;
+    int64_t total = s.rowsPerBlock * linesPerRow, threads = s.blockSize();
+    auto arith = [&](auto op, Value x, Value y) {
+      return b->create<decltype(op)>(loc(), x, y).getResult();
+    };
+    auto ult = [&](Value x, Value y) {
+      return b->create<arith::CmpIOp>(loc(), arith::CmpIPredicate::ult, x, y).getResult();
+    };
+    Value tid = b->create<gpu::ThreadIdOp>(loc(), gpu::Dimension::x);
+    Value base = b->create<memref::ExtractAlignedPointerAsIndexOp>(loc(), mem);
+    // The CTA's first row D blocks ahead, and its slice's bytes in a row.
+    Value firstRow = arith(arith::AddIOp{}, arith(arith::SubIOp{}, row, rowInBlock),
+                           index(s.l2PrefetchRows * s.rowsPerBlock));
+    Value sliceStart =
+        arith(arith::MulIOp{}, colBlock, index(s.blockVectors() * s.vec * eb));
+    Value sliceEnd = arith(arith::MinUIOp{}, arith(arith::AddIOp{}, sliceStart, index(sliceBytes)),
+                           index(rowBytes));
+    for (int64_t i = 0; i * threads < total; ++i) {
+      Value e = arith(arith::AddIOp{}, tid, index(i * threads));
+      Value r = arith(arith::AddIOp{}, firstRow, arith(arith::DivUIOp{}, e, index(linesPerRow)));
+      Value line = arith(arith::RemUIOp{}, e, index(linesPerRow));
+      Value rowStart = arith(arith::AddIOp{}, base, arith(arith::MulIOp{}, r, index(rowBytes)));
+      Value start = arith(arith::AddIOp{}, rowStart, sliceStart);
+      Value end = arith(arith::AddIOp{}, rowStart, sliceEnd);
+      Value at = arith(arith::AddIOp{}, arith(arith::AndIOp{}, start, index(~int64_t(127))),
+                       arith(arith::MulIOp{}, line, index(128)));
+      Value valid = andI1(ult(r, rowCount), ult(at, end));
+      if ((i + 1) * threads > total)
+        valid = andI1(valid, ult(e, index(total)));
+      auto ifOp = b->create<scf::IfOp>(loc(), valid, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g(*b);
+      b->setInsertionPointToStart(ifOp.thenBlock());
+      Value address = arith(arith::MaxUIOp{}, at, start);
+      Value ptr = b->create<LLVM::IntToPtrOp>(
+          loc(), LLVM::LLVMPointerType::get(b->getContext()),
+          b->create<arith::IndexCastOp>(loc(), b->getI64Type(), address).getResult());
+      NVVM::PrefetchOp::create(
+          *b, loc(), NVVM::PrefetchCacheLevelAttr::get(b->getContext(), NVVM::PrefetchCacheLevel::L2),
+          /*evictPriority=*/nullptr, ptr, /*predicate=*/Value(), /*tensormap=*/false);
+    }
   }
 
   LogicalResult lowerStore(tile::StoreOp store) {
@@ -1674,6 +1746,8 @@ private:
   Value lane, rowInBlock, row, rowValid, colBlock, rowCount;
   SmallVector<Value> chunkCol, chunkValid;
   DenseMap<Value, SmallVector<Value>> tiles;
+  // l2_prefetch_rows: the row inputs whose rows ahead are prefetched.
+  DenseSet<Value> l2Prefetched;
   // Unshifted whole-row loads by (buffer, row): windowed loads of the same
   // row may reuse their registers.
   DenseMap<std::pair<Value, Value>, Value> wholeRows;

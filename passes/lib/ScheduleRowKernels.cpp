@@ -91,6 +91,11 @@ struct ScheduleRowKernelsPass
         return signalPassFailure();
       }
     }
+    if (rowL2Prefetch < 0) {
+      getOperation().emitError() << "row-l2-prefetch must be >= 0 (0: off), got "
+                                 << rowL2Prefetch;
+      return signalPassFailure();
+    }
     if (rowPrefetch != 0 && (rowPrefetch < 2 || rowPrefetch > 4)) {
       getOperation().emitError() << "row-prefetch must be 0 (off) or 2 to 4 stages, got "
                                  << rowPrefetch;
@@ -1594,6 +1599,13 @@ struct ScheduleRowKernelsPass
           entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
         }
     }
+    // row-l2-prefetch=D: rows in registers (the loop and streamed rows
+    // read theirs otherwise), sm_90 (the NVPTX backend selects the
+    // prefetch intrinsic only there).
+    if (rowL2Prefetch > 0 && !loops && streamBlocks == 0 &&
+        llvm::StringRef(target).starts_with("sm_90") &&
+        !tilec::prefetchedRowInputs(fn, cols).empty())
+      entries.set("l2_prefetch_rows", bb.getI64IntegerAttr(rowL2Prefetch));
     fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
     return success();
   }

@@ -232,6 +232,35 @@ TEST(GpuScheduleTest, WeightsStagedInSharedMemory) {
     }
 }
 
+// row-l2-prefetch=D: each CTA prefetches into L2 its slice of the row
+// block D blocks ahead (prefetch.L2 in the PTX). The values must not
+// change: a masked last row block, several rows a CTA, rows split over a
+// cluster (softmax over 131072 columns), prefetches past the last row.
+TEST(GpuScheduleTest, RowsAheadPrefetchedIntoL2) {
+  struct Case {
+    const char *op;
+    DType dtype;
+    int64_t rows, cols, ahead;
+  };
+  for (Case c : {Case{"layer_norm", DType::BF16, 4097, 8192, 256},
+                 Case{"rms_norm", DType::BF16, 4097, 4096, 1024},
+                 Case{"add_rms_norm", DType::F32, 2000, 1000, 64},
+                 Case{"softmax", DType::BF16, 300, 131072, 48},
+                 Case{"softmax", DType::F32, 20000, 96, 8},
+                 Case{"layer_norm", DType::F32, 600, 8191, 700}}) {
+    SCOPED_TRACE(std::string(c.op) + " " + dtypeName(c.dtype) + " " + std::to_string(c.rows) +
+                 "x" + std::to_string(c.cols) + " ahead " + std::to_string(c.ahead));
+    CompileOptions options;
+    options.scheduleOptions = "row-l2-prefetch=" + std::to_string(c.ahead);
+    Graph g(c.op);
+    ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
+    auto program = compileGraph(g, options);
+    ASSERT_TRUE(program.ok()) << program.message();
+    EXPECT_NE(program->ptx.find("prefetch.L2"), std::string::npos);
+    expectMatchesReference(g, c.dtype == DType::F32 ? 1e-5 : 2e-2, 1, options);
+  }
+}
+
 // flushSubnormals (the .ftz instructions, off by default): every op of the
 // library on rows within a warp, over a CTA, split over a cluster and
 // streamed or in clusters of many rows (150 rows of 100000: 4 CTAs for

@@ -1780,6 +1780,55 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
   }
 }
 
+// row-l2-prefetch=D: row kernels of rows in registers (one row a CTA, rows
+// split over a cluster, several rows a CTA) prefetch their row inputs' rows
+// D blocks ahead, a line a thread, before their own loads; none where the
+// option is 0 (the default), on sm_80 (no prefetch instruction there),
+// for streamed rows or in row loops; a negative count is refused. The
+// kernels still assemble without spills.
+TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
+  struct Case {
+    const char *op;
+    DType dtype;
+    int64_t rows, cols;
+    std::string options, target;
+    size_t prefetches; // prefetch.L2 in the PTX: a row input's lines over the threads
+  };
+  for (const Case &c : {
+           Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 1},
+           Case{"add_rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 2},
+           // (32 KB slices: 256 lines, and one more where a slice would
+           // start off a line, for 256 threads: two a thread.)
+           Case{"softmax", DType::BF16, 4096, 131072, "row-l2-prefetch=64", "sm_90a", 2},
+           Case{"rms_norm", DType::F32, 20000, 96, "row-l2-prefetch=8", "sm_90", 1},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_90a", 0},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=0", "sm_90a", 0},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=64", "sm_80", 0},
+           Case{"rms_norm", DType::F32, 4, 400000, "row-l2-prefetch=64", "sm_90a", 0},
+           Case{"rms_norm", DType::BF16, 8192, 4096, "row-l2-prefetch=64 row-loop=true",
+                "sm_90a", 0}}) {
+    SCOPED_TRACE(std::string(c.op) + " " + dtypeName(c.dtype) + " [" + std::to_string(c.rows) +
+                 ", " + std::to_string(c.cols) + "] " + c.options + " " + c.target);
+    Graph g(c.op);
+    ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
+    CompileOptions options;
+    options.target = c.target;
+    options.scheduleOptions = c.options;
+    auto p = compileGraph(g, options);
+    ASSERT_TRUE(p.ok()) << p.message();
+    const std::string &ptx = p->ptx;
+    EXPECT_EQ(occurrences(ptx, "prefetch.L2"), c.prefetches) << explainFusion(*p);
+    if (c.prefetches > 0) {
+      // Ahead of the row's first load.
+      EXPECT_LT(ptx.find("prefetch.L2"), ptx.find("ld.global")) << ptx;
+      if (std::string ptxas = ptxasPath(); !ptxas.empty())
+        expectAssemblesWithoutSpills(ptxas, ptx, c.target);
+    }
+  }
+  EXPECT_NE(scheduleOptionsError("row-l2-prefetch=-1").find("row-l2-prefetch must be >= 0"),
+            std::string::npos);
+}
+
 // attention-l2-prefetch: decode's flash kernel (keys split over CTAs)
 // prefetches its split's k and v blocks into L2 ahead of the wait, 32 KB
 // of each a CTA by default (a line or two a thread), then loads nothing

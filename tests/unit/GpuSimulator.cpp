@@ -2073,6 +2073,8 @@ Status Cta::exec(Operation &op, const Mask &mask) {
         return s;
       if (d == &descs[windowDesc])
         return error(&op, "prefetches shared memory");
+      if (launch.traffic && d->mem->value >= 0)
+        launch.traffic->prefetched[d->mem->value][at] += 1;
     }
     return Status::success();
   }

@@ -70,6 +70,9 @@ struct LaunchTraffic {
   std::string kernel;
   std::map<int, int64_t> bytesRead, bytesWritten; // by program value
   int64_t bytes = 0, bytesInWideAccesses = 0;
+  // L2 prefetches: each prefetched byte address (of the line it names), by
+  // program value, with how many prefetches named it.
+  std::map<int, std::map<int64_t, int64_t>> prefetched;
 };
 
 Expected<std::vector<HostTensor>> runAtGpuStage(const Graph &graph,
