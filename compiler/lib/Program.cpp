@@ -163,6 +163,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, const Graph &graph,
       plan.rowLoop = get("row_loop") != 0;
       plan.prefetchStages = get("prefetch");
       plan.stagedWeights = get("staged_weights") != 0;
+      plan.l2PrefetchRows = get("l2_prefetch_rows");
     }
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();
@@ -308,6 +309,8 @@ std::string explainFusion(const CompiledProgram &program) {
         if (l.prefetchStages > 0)
           os << ", the blocks ahead copied into a " << l.prefetchStages << "-stage ring of "
              << l.sharedBytes << " bytes of shared memory";
+        if (l.l2PrefetchRows > 0)
+          os << ", rows " << l.l2PrefetchRows << " blocks ahead prefetched into L2";
       }
       if (l.clusterM > 1)
         os << ", clusters of " << l.clusterM;

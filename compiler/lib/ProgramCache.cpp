@@ -30,7 +30,7 @@ namespace {
 // build until it is listed (and their sizes updated).
 #if defined(__x86_64__) && defined(__GLIBCXX__)
 static_assert(sizeof(KernelBuffer) == 48 && sizeof(TensorMapPlan) == 56 &&
-                  sizeof(KernelLaunchPlan) == 248 && sizeof(ProgramValue) == 48 &&
+                  sizeof(KernelLaunchPlan) == 256 && sizeof(ProgramValue) == 48 &&
                   sizeof(FusionReport) == 128 && sizeof(CompiledProgram) == 176,
               "a compiled program's structs changed: list their fields in ProgramCache.cpp "
               "and update these sizes");
@@ -69,6 +69,7 @@ template <typename F> void fields(KernelLaunchPlan &p, F &&f) {
   f("splitK", p.splitK);
   f("workspaceBytes", p.workspaceBytes);
   f("l2PrefetchBytes", p.l2PrefetchBytes);
+  f("l2PrefetchRows", p.l2PrefetchRows);
   f("dependentLaunch", p.dependentLaunch);
   f("rowLoop", p.rowLoop);
   f("prefetchStages", p.prefetchStages);

@@ -1780,35 +1780,46 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
   }
 }
 
-// row-l2-prefetch=D: row kernels of rows in registers (one row a CTA, rows
-// split over a cluster, several rows a CTA) prefetch their row inputs' rows
-// D blocks ahead, a line a thread, before their own loads; none where the
-// option is 0 (the default), on sm_80 (no prefetch instruction there),
-// for streamed rows or in row loops; a negative count is refused. The
-// kernels still assemble without spills.
+// row-l2-prefetch: row kernels of rows in registers (one row a CTA, rows
+// split over a cluster, several rows a CTA) prefetch their row inputs'
+// rows D blocks ahead, a line a thread, before their own loads. By default
+// kernels with reductions take the D blocks that hold 2 MiB of their row
+// inputs where the grid has 2 D blocks or more and 1056 CTAs (8 an SM);
+// elementwise kernels, grids of fewer (one wave), sm_80 (no prefetch instruction there), streamed rows and row loops
+// take none, and neither does 0. -2 is refused. The kernels still
+// assemble without spills.
 TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
   struct Case {
     const char *op;
     DType dtype;
     int64_t rows, cols;
     std::string options, target;
-    size_t prefetches; // prefetch.L2 in the PTX: a row input's lines over the threads
+    int64_t ahead;     // the plan's l2PrefetchRows
+    size_t prefetches; // prefetch.L2 in the PTX: each row input's lines over the threads
   };
   for (const Case &c : {
-           Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 1},
-           Case{"add_rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 2},
-           // (32 KB slices: 256 lines, and one more where a slice would
-           // start off a line, for 256 threads: two a thread.)
-           Case{"softmax", DType::BF16, 4096, 131072, "row-l2-prefetch=64", "sm_90a", 2},
-           Case{"rms_norm", DType::F32, 20000, 96, "row-l2-prefetch=8", "sm_90", 1},
-           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_90a", 0},
-           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=0", "sm_90a", 0},
-           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=64", "sm_80", 0},
-           Case{"rms_norm", DType::F32, 4, 400000, "row-l2-prefetch=64", "sm_90a", 0},
+           // (16 KB rows: 128 of them hold 2 MiB.)
+           Case{"layer_norm", DType::BF16, 4096, 8192, "", "sm_90a", 128, 1},
+           Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 256, 1},
+           Case{"add_rms_norm", DType::BF16, 4096, 8192, "", "sm_90a", 64, 2},
+           // (256 KB rows; 32 KB slices: 256 lines, and one more where a
+           // slice would start off a line, for 256 threads: two a thread.)
+           Case{"softmax", DType::BF16, 4096, 131072, "", "sm_90a", 8, 2},
+           Case{"softmax", DType::BF16, 264, 131072, "", "sm_90a", 8, 2},
+           Case{"softmax", DType::BF16, 16, 131072, "", "sm_90a", 0, 0},
+           Case{"add_rms_norm", DType::BF16, 512, 4096, "", "sm_90a", 0, 0},
+           Case{"rms_norm", DType::F32, 16384, 4096, "", "sm_90", 128, 1},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_90a", 256, 1},
+           Case{"rms_norm", DType::BF16, 16, 4096, "", "sm_90a", 0, 0},
+           Case{"elementwise_chain", DType::BF16, 16384, 4096, "", "sm_90a", 0, 0},
+           Case{"rope", DType::BF16, 16384, 4096, "row-l2-prefetch=64", "sm_90a", 64, 1},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=0", "sm_90a", 0, 0},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_80", 0, 0},
+           Case{"rms_norm", DType::F32, 64, 400000, "", "sm_90a", 0, 0},
            Case{"rms_norm", DType::BF16, 8192, 4096, "row-l2-prefetch=64 row-loop=true",
-                "sm_90a", 0}}) {
+                "sm_90a", 0, 0}}) {
     SCOPED_TRACE(std::string(c.op) + " " + dtypeName(c.dtype) + " [" + std::to_string(c.rows) +
-                 ", " + std::to_string(c.cols) + "] " + c.options + " " + c.target);
+                 ", " + std::to_string(c.cols) + "] '" + c.options + "' " + c.target);
     Graph g(c.op);
     ASSERT_TRUE(examples::build(c.op, g, c.rows, c.cols, c.dtype).ok());
     CompileOptions options;
@@ -1816,16 +1827,21 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
     options.scheduleOptions = c.options;
     auto p = compileGraph(g, options);
     ASSERT_TRUE(p.ok()) << p.message();
+    ASSERT_EQ(p->launches.size(), 1u);
+    EXPECT_EQ(p->launches[0].l2PrefetchRows, c.ahead) << explainFusion(*p);
     const std::string &ptx = p->ptx;
     EXPECT_EQ(occurrences(ptx, "prefetch.L2"), c.prefetches) << explainFusion(*p);
-    if (c.prefetches > 0) {
+    if (c.ahead > 0) {
+      EXPECT_NE(explainFusion(*p).find("rows " + std::to_string(c.ahead) +
+                                       " blocks ahead prefetched into L2"),
+                std::string::npos);
       // Ahead of the row's first load.
       EXPECT_LT(ptx.find("prefetch.L2"), ptx.find("ld.global")) << ptx;
       if (std::string ptxas = ptxasPath(); !ptxas.empty())
         expectAssemblesWithoutSpills(ptxas, ptx, c.target);
     }
   }
-  EXPECT_NE(scheduleOptionsError("row-l2-prefetch=-1").find("row-l2-prefetch must be >= 0"),
+  EXPECT_NE(scheduleOptionsError("row-l2-prefetch=-2").find("row-l2-prefetch must be >= -1"),
             std::string::npos);
 }
 
@@ -1945,8 +1961,10 @@ TEST(RowScheduleTest, StageWeightsWhereOneRowFillsACta) {
                         Case{"rms_norm", DType::BF16, 4096, 32768, 0},
                         Case{"layer_norm", DType::BF16, 600, 8191, 0}}) {
     SCOPED_TRACE(c.op + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    // (Without the rows-ahead prefetch, which takes layer_norm's staged
+    // kernel to 63 registers.)
     CompiledProgram p = compileExample(c.op, c.rows, c.cols, c.dtype, "sm_90a",
-                                       "stage-weights=true sink-loads=true");
+                                       "stage-weights=true sink-loads=true row-l2-prefetch=0");
     ASSERT_EQ(p.launches.size(), 1u);
     const KernelLaunchPlan &l = p.launches[0];
     EXPECT_EQ(l.stagedWeights, c.sharedBytes > 0);
@@ -2774,12 +2792,18 @@ TEST(CompilerTest, CompileForBindsTheInputShapes) {
   EXPECT_NE(noContext.message().find("no CUDA context"), std::string::npos)
       << noContext.message();
   // What lets a new count reuse the loaded module (the module cache is
-  // keyed by PTX): rms_norm's kernel is the same at 7 and 16384 tokens.
+  // keyed by PTX): rms_norm's kernel is the same at 7 and 1000 tokens. From
+  // 1056 (8 CTAs an SM) its CTAs prefetch the rows ahead (row-l2-prefetch):
+  // another kernel.
   auto few = compileGraph(*g.bind({{"tokens", 7}}));
-  auto many = compileGraph(*g.bind({{"tokens", 16384}}));
-  ASSERT_TRUE(few.ok() && many.ok()) << few.message() << many.message();
+  auto many = compileGraph(*g.bind({{"tokens", 1000}}));
+  auto more = compileGraph(*g.bind({{"tokens", 16384}}));
+  ASSERT_TRUE(few.ok() && many.ok() && more.ok())
+      << few.message() << many.message() << more.message();
   EXPECT_EQ(few->ptx, many->ptx);
   EXPECT_NE(few->launches[0].gridSize(), many->launches[0].gridSize());
+  EXPECT_EQ(few->ptx.find("prefetch.L2"), std::string::npos);
+  EXPECT_NE(more->ptx.find("prefetch.L2"), std::string::npos);
 }
 
 // A reshape is a view between kernels: it never joins a fusion, and the

@@ -98,6 +98,7 @@ void expectEqualPrograms(const CompiledProgram &a, const CompiledProgram &b) {
     EXPECT_EQ(p.splitK, q.splitK);
     EXPECT_EQ(p.workspaceBytes, q.workspaceBytes);
     EXPECT_EQ(p.l2PrefetchBytes, q.l2PrefetchBytes);
+    EXPECT_EQ(p.l2PrefetchRows, q.l2PrefetchRows);
     EXPECT_EQ(p.dependentLaunch, q.dependentLaunch);
     EXPECT_EQ(p.rowLoop, q.rowLoop);
     EXPECT_EQ(p.prefetchStages, q.prefetchStages);
@@ -166,6 +167,7 @@ TEST(ProgramCacheTest, EveryFieldRoundTrips) {
   l.fixedBlock = 384;
   l.sharedBytes = 231424, l.persistent = true, l.tmaStore = true, l.clusterM = 2;
   l.splitK = 4, l.workspaceBytes = 524544, l.l2PrefetchBytes = 32768, l.dependentLaunch = true;
+  l.l2PrefetchRows = 128;
   l.rowLoop = true;
   l.prefetchStages = 3, l.stagedWeights = true, l.transposeTileK = 128, l.transposeTileL = 64;
   l.buffers = {{KernelBuffer::Kind::Rows, 4096, {}, 0},
@@ -210,6 +212,7 @@ TEST(ProgramCacheTest, CompiledProgramsRoundTrip) {
     g.output(sum(x, 0));
     programs.push_back(compiled(g));
   }
+  bool rowsAhead = false; // (rms_norm [8192, 4096]: 256 row blocks ahead)
   bool tma = false, split = false, copies = false, strided = false, tiles = false,
        prefetch = false;
   for (const CompiledProgram &p : programs) {
@@ -223,6 +226,7 @@ TEST(ProgramCacheTest, CompiledProgramsRoundTrip) {
       split |= l.splitK > 1;
       tiles |= l.transposeTileK > 0;
       prefetch |= l.l2PrefetchBytes > 0;
+      rowsAhead |= l.l2PrefetchRows > 0;
       for (const KernelBuffer &b : l.buffers)
         strided |= b.kind == KernelBuffer::Kind::StridedRows;
     }
@@ -230,7 +234,7 @@ TEST(ProgramCacheTest, CompiledProgramsRoundTrip) {
       copies |= v.copyOf >= 0;
   }
   // (The programs reach the fields they were chosen for.)
-  EXPECT_TRUE(tma && split && copies && strided && tiles && prefetch);
+  EXPECT_TRUE(tma && split && copies && strided && tiles && prefetch && rowsAhead);
 }
 
 TEST(ProgramCacheTest, DamagedProgramsAreErrors) {

@@ -147,6 +147,9 @@ struct KernelLaunchPlan {
   // prefetches into L2 before anything else (gemm-l2-prefetch,
   // attention-l2-prefetch; under dependent launch, ahead of the wait).
   int64_t l2PrefetchBytes = 0;
+  // Row kernels: each CTA prefetches into L2 its slice of the row inputs'
+  // row block this many blocks ahead (row-l2-prefetch); 0: none.
+  int64_t l2PrefetchRows = 0;
   // The kernel starts with griddepcontrol.wait (tilec-dependent-launch): it
   // may be launched with programmatic stream serialization.
   bool dependentLaunch = false;

@@ -226,12 +226,16 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "memory with cp.async while the CTA works on the current block, so HBM reads "
            "stay in flight through the reductions (2 to 4; 0, the default: off; measured "
            "0-22% slower than one CTA a row, docs/perf.md, twelfth session)">,
-    Option<"rowL2Prefetch", "row-l2-prefetch", "int64_t", "0",
+    Option<"rowL2Prefetch", "row-l2-prefetch", "int64_t", "-1",
            "Row kernels of rows in registers, one row block a CTA: each CTA prefetches "
            "into L2 (prefetch.global.L2, a 128-byte line a thread) its own column slice "
-           "of each row input of the row block this many blocks ahead, once its own "
-           "row's loads are out, so HBM reads run ahead of the CTAs that will use them. "
-           "0 (default): none. sm_90 only; not for streamed rows or the row loop">,
+           "of each row input of the row block this many blocks ahead, just before its "
+           "own loads, so HBM reads run ahead of the CTAs that will use them. -1 "
+           "(default): kernels with reductions take the blocks that hold 2 MiB of their "
+           "row inputs, where the grid has at least twice that many and 1056 CTAs "
+           "(measured: 2-6% faster on an H100, 1 and 4 MiB no better, 8 MiB and more "
+           "slower than none; docs/perf.md, thirty-seventh session); 0: none. sm_90 "
+           "only; not for streamed rows or the row loop">,
     Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "

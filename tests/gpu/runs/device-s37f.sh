@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Written in the thirty-seventh session for the next device run (an H200
+# first: issue 3's misses are there): the rows-ahead prefetch's default
+# (row-l2-prefetch=-1, 2 MiB of rows ahead) against none, A B A B, on the
+# shapes the H200 missed 90% of copy at (layer_norm bf16 [4096, 8192],
+# softmax bf16 [4096, 131072], the [4096, 4096] shapes) and their
+# neighbours, then the GPU tests of the row schedules and the runtime.
+# Follow with `tests/gpu/device-grid.sh bf16` (the grid beside the peers).
+source "$(dirname "$0")/../device-setup.sh"
+find "$OUT" -mindepth 1 -delete
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
+bench() {
+  local csv=$1; shift
+  timeout 90 "$B/bin/tilec-bench" --csv="$csv" "$@" 2>&1 | grep -E "^(device|[a-z_]+ +(bf16|f32))|error" | head -30
+}
+for pass in 1 2; do
+  for v in default none; do
+    o=""; [ $v = none ] && o="row-l2-prefetch=0"
+    step "pass $pass: $v"
+    bench "$OUT/rows_${v}_$pass.csv" --ops=layer_norm,rms_norm,softmax,add_rms_norm --dtypes=bf16 \
+      --shapes=4096x8192,4096x4096,16384x8192 --schedule="$o" | sed "s/^/$v /"
+    bench "$OUT/wide_${v}_$pass.csv" --ops=softmax --dtypes=bf16,f32 --shapes=4096x131072,1024x131072 \
+      --schedule="$o" | sed "s/^/$v /"
+  done
+done
+step "GPU tests: row schedules, runtime"
+TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'GpuScheduleTest.*:GpuRuntimeTest.*'
+pack_out
