@@ -1881,21 +1881,11 @@ private:
         Value n = m.min(m.add(n0, m.div(e, perRow)), N - 1);
         Value byte = m.min(m.mul(m.rem(e, perRow), 128), rowBytes - 1);
         Value elems = m.add(m.mulv(n, stride), kStart);
-        prefetchL2(b, m.add(m.add(base, m.mul(elems, elemBytes)), byte));
+        emitL2Prefetch(b, loc, m.add(m.add(base, m.mul(elems, elemBytes)), byte));
       }
     }
   }
 
-  /// prefetch.L2 of the line holding global address `address` (index).
-  void prefetchL2(OpBuilder &b, Value address) {
-    Location loc = fn.getLoc();
-    Value ptr = b.create<LLVM::IntToPtrOp>(
-        loc, LLVM::LLVMPointerType::get(b.getContext()),
-        b.create<arith::IndexCastOp>(loc, b.getI64Type(), address).getResult());
-    NVVM::PrefetchOp::create(
-        b, loc, NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2),
-        /*evictPriority=*/nullptr, ptr, /*predicate=*/Value(), /*tensormap=*/false);
-  }
 
   /// l2_prefetch_bytes of a flash kernel: prefetch.global.L2 of up to
   /// `bytes` of `mem` (k or v, [keys, cols] or [batch, keys, cols]) from
@@ -1933,7 +1923,7 @@ private:
     Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, mem);
     for (int64_t i = 0; i < perThread; ++i) {
       Value line = m.mul(m.add(tid, i * s.threads()), 128);
-      prefetchL2(b, m.add(base, m.min(m.add(start, m.minv(line, lastByte)), total - 1)));
+      emitL2Prefetch(b, loc, m.add(base, m.min(m.add(start, m.minv(line, lastByte)), total - 1)));
     }
   }
 
@@ -3674,3 +3664,12 @@ struct DistributeGemmTilesPass
 };
 
 } // namespace
+
+void tilec::emitL2Prefetch(OpBuilder &b, Location loc, Value address) {
+  Value ptr = b.create<LLVM::IntToPtrOp>(
+      loc, LLVM::LLVMPointerType::get(b.getContext()),
+      b.create<arith::IndexCastOp>(loc, b.getI64Type(), address).getResult());
+  NVVM::PrefetchOp::create(
+      b, loc, NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2),
+      /*evictPriority=*/nullptr, ptr, /*predicate=*/Value(), /*tensormap=*/false);
+}

@@ -1071,13 +1071,7 @@ private:
       auto ifOp = b->create<scf::IfOp>(loc(), valid, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(*b);
       b->setInsertionPointToStart(ifOp.thenBlock());
-      Value address = arith(arith::MaxUIOp{}, at, start);
-      Value ptr = b->create<LLVM::IntToPtrOp>(
-          loc(), LLVM::LLVMPointerType::get(b->getContext()),
-          b->create<arith::IndexCastOp>(loc(), b->getI64Type(), address).getResult());
-      NVVM::PrefetchOp::create(
-          *b, loc(), NVVM::PrefetchCacheLevelAttr::get(b->getContext(), NVVM::PrefetchCacheLevel::L2),
-          /*evictPriority=*/nullptr, ptr, /*predicate=*/Value(), /*tensormap=*/false);
+      emitL2Prefetch(*b, loc(), arith(arith::MaxUIOp{}, at, start));
     }
   }
 

@@ -21,6 +21,11 @@ namespace tilec {
 #define GEN_PASS_REGISTRATION
 #include "tilec/Passes/Passes.h.inc"
 
+/// prefetch.global.L2 of the line holding the global byte address
+/// `address` (an index): the GEMM, flash and row kernels' L2 prefetches
+/// (defined in DistributeGemmTiles.cpp).
+void emitL2Prefetch(mlir::OpBuilder &b, mlir::Location loc, mlir::Value address);
+
 /// The workspace of a GEMM whose k steps are split over CTAs (split_k):
 /// first an i32 counter for each unit of a tile's MMA threads (a warp, or a
 /// wgmma warpgroup), 256-byte aligned; then, for each (tile, split), a slot
