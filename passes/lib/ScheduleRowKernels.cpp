@@ -31,9 +31,8 @@ namespace {
 constexpr int64_t kTargetChunksPerThread = 4;
 // SMs of an H100 / H200 (SXM): the CTAs of one wave on sm_90a.
 constexpr int64_t kHopperSms = 132;
-// row-l2-prefetch's choice: the bytes of row inputs prefetched ahead.
-constexpr int64_t kRowL2PrefetchBytes = 2 << 20;
-// ... and the CTAs a grid needs for it: 8 an SM (measured from 2112 up).
+// The CTAs a grid needs for row-l2-prefetch's choice: 8 an SM (measured
+// from 2112 up).
 constexpr int64_t kRowL2PrefetchMinCtas = 8 * kHopperSms;
 // The largest portable cluster (larger ones need an opt-in at launch).
 constexpr int64_t kMaxCluster = 8;
@@ -98,6 +97,11 @@ struct ScheduleRowKernelsPass
     if (rowL2Prefetch < -1) {
       getOperation().emitError() << "row-l2-prefetch must be >= -1 (-1: chosen, 0: off), got "
                                  << rowL2Prefetch;
+      return signalPassFailure();
+    }
+    if (rowL2PrefetchBytes < 1) {
+      getOperation().emitError() << "row-l2-prefetch-bytes must be >= 1, got "
+                                 << rowL2PrefetchBytes;
       return signalPassFailure();
     }
     if (rowPrefetch != 0 && (rowPrefetch < 2 || rowPrefetch > 4)) {
@@ -1606,7 +1610,7 @@ struct ScheduleRowKernelsPass
     // row-l2-prefetch=D: rows in registers (the loop and streamed rows
     // read theirs otherwise), sm_90 (the NVPTX backend selects the
     // prefetch intrinsic only there). Chosen (-1): with reductions, the
-    // row blocks that hold kRowL2PrefetchBytes of the row inputs, where
+    // row blocks that hold row-l2-prefetch-bytes (2 MiB) of the row inputs, where
     // the grid has at least twice as many and several waves of CTAs (in
     // one wave every row's own CTA loads it as early: softmax [16, 131072]
     // would only gain registers) (run s37c, H100: 2 MiB the
@@ -1622,7 +1626,7 @@ struct ScheduleRowKernelsPass
         blockBytes +=
             rowsPerBlock * cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
       if (reduces && blockBytes > 0) {
-        int64_t d = std::max<int64_t>(1, kRowL2PrefetchBytes / blockBytes);
+        int64_t d = std::max<int64_t>(1, rowL2PrefetchBytes / blockBytes);
         int64_t blocks = llvm::divideCeil(rows, rowsPerBlock);
         if (blocks >= 2 * d && blocks * colBlocks >= kRowL2PrefetchMinCtas)
           ahead = d;

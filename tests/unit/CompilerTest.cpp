@@ -1783,7 +1783,7 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
 // row-l2-prefetch: row kernels of rows in registers (one row a CTA, rows
 // split over a cluster, several rows a CTA) prefetch their row inputs'
 // rows D blocks ahead, a line a thread, before their own loads. By default
-// kernels with reductions take the D blocks that hold 2 MiB of their row
+// kernels with reductions take the D blocks that hold 2 MiB (row-l2-prefetch-bytes) of their row
 // inputs where the grid has 2 D blocks or more and 1056 CTAs (8 an SM);
 // elementwise kernels, grids of fewer (one wave), sm_80 (no prefetch instruction there), streamed rows and row loops
 // take none, and neither does 0. -2 is refused. The kernels still
@@ -1801,6 +1801,12 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
            // (16 KB rows: 128 of them hold 2 MiB.)
            Case{"layer_norm", DType::BF16, 4096, 8192, "", "sm_90a", 128, 1},
            Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 256, 1},
+           Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-bytes=4194304", "sm_90a",
+                256, 1},
+           Case{"softmax", DType::BF16, 4096, 131072, "row-l2-prefetch-bytes=1048576", "sm_90a", 4,
+                2},
+           // (Less than a row block: one block ahead.)
+           Case{"rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-bytes=1000", "sm_90a", 1, 1},
            Case{"add_rms_norm", DType::BF16, 4096, 8192, "", "sm_90a", 64, 2},
            // (256 KB rows; 32 KB slices: 256 lines, and one more where a
            // slice would start off a line, for 256 threads: two a thread.)
@@ -1842,6 +1848,9 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
     }
   }
   EXPECT_NE(scheduleOptionsError("row-l2-prefetch=-2").find("row-l2-prefetch must be >= -1"),
+            std::string::npos);
+  EXPECT_NE(scheduleOptionsError("row-l2-prefetch-bytes=0").find(
+                "row-l2-prefetch-bytes must be >= 1"),
             std::string::npos);
 }
 
