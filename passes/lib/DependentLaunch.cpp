@@ -18,8 +18,10 @@
 // entry block made of ops without memory effects (index math, the kernel
 // parameters' descriptors) and L2 prefetches (prefetch.global.L2, which
 // change no value: a GEMM's weights, DistributeGemmTiles' prefetchRhs), up
-// to the first other op or the block's end: the wait dominates every memory
-// access. A kernel launched without the attribute (or after a copy, a
+// to the first other op or the block's end, and on through branches around
+// blocks of the same (a row kernel's guarded prefetches of its rows,
+// DistributeRowTiles' prefetchRowsAhead) into the block where both paths
+// join: the wait dominates every memory access. A kernel launched without the attribute (or after a copy, a
 // memset, or another library's kernel) passes the wait at once: the PTX is
 // correct under either launch.
 #include "tilec/Passes/Passes.h"
@@ -50,6 +52,34 @@ bool mayRunBeforeWait(Operation &op) {
   return isMemoryEffectFree(&op);
 }
 
+/// If `op` ends a block with a branch around a block of ops that may run
+/// before the wait (an `scf.if` of L2 prefetches, as lowered: cond_br to
+/// it or past it, and from it to the same join, no block arguments), the
+/// join, where the scan goes on; else null. The join's predecessors are
+/// exactly those two blocks, so a wait in the join dominates every access
+/// after it, and nothing before it touches memory.
+Block *prefetchDiamondJoin(Operation &op) {
+  auto br = llvm::dyn_cast<LLVM::CondBrOp>(op);
+  if (!br || br->getNumOperands() != 1)
+    return nullptr;
+  Block *from = op.getBlock();
+  for (auto [side, join] : {std::pair(br.getTrueDest(), br.getFalseDest()),
+                            std::pair(br.getFalseDest(), br.getTrueDest())}) {
+    if (side == join || side == from || join == from || side->getNumArguments() != 0 ||
+        join->getNumArguments() != 0 || side->getSinglePredecessor() != from)
+      continue;
+    auto next = llvm::dyn_cast<LLVM::BrOp>(side->getTerminator());
+    if (!next || next.getDest() != join || next->getNumOperands() != 0)
+      continue;
+    if (!llvm::all_of(side->without_terminator(), [](Operation &o) { return mayRunBeforeWait(o); }))
+      continue;
+    SmallVector<Block *> preds(join->getPredecessors());
+    if (preds.size() == 2 && llvm::is_contained(preds, from) && llvm::is_contained(preds, side))
+      return join;
+  }
+  return nullptr;
+}
+
 struct DependentLaunchPass : tilec::impl::DependentLaunchBase<DependentLaunchPass> {
   void runOnOperation() override {
     for (auto fn : getOperation().getOps<LLVM::LLVMFuncOp>()) {
@@ -62,11 +92,18 @@ struct DependentLaunchPass : tilec::impl::DependentLaunchBase<DependentLaunchPas
       });
       if (marked)
         continue;
-      Block &entry = fn.getBody().front();
-      auto at = entry.begin();
-      while (at != entry.end() && mayRunBeforeWait(*at))
-        ++at;
-      OpBuilder b(&entry, at);
+      Block *block = &fn.getBody().front();
+      auto at = block->begin();
+      while (true) {
+        while (at != block->end() && mayRunBeforeWait(*at))
+          ++at;
+        Block *join = at != block->end() ? prefetchDiamondJoin(*at) : nullptr;
+        if (!join)
+          break;
+        block = join;
+        at = block->begin();
+      }
+      OpBuilder b(block, at);
       NVVM::GriddepcontrolOp::create(b, fn.getLoc(), NVVM::GridDepActionKind::wait);
       NVVM::GriddepcontrolOp::create(b, fn.getLoc(), NVVM::GridDepActionKind::launch_dependents);
     }

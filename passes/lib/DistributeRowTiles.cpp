@@ -80,6 +80,10 @@ struct RowSchedule {
   // prefetches into L2 its column slice of each row input's row block D
   // blocks ahead (prefetchRowsAhead).
   int64_t l2PrefetchRows = 0;
+  // l2_prefetch_first (with l2_prefetch_rows = D): the CTAs of the first D
+  // row blocks, which no CTA ahead prefetches for, prefetch their own
+  // slices too, first (prefetchRowsAhead with 0 blocks ahead).
+  bool l2PrefetchFirst = false;
   bool streaming() const { return streamBlocks > 0; }
   // Vectors of one row covered by one column block of the CTA.
   int64_t blockVectors() const { return chunks * tpr; }
@@ -105,9 +109,13 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   s.prefetch = get("prefetch");
   s.stagedWeights = get("staged_weights") != 0;
   s.l2PrefetchRows = get("l2_prefetch_rows");
+  s.l2PrefetchFirst = get("l2_prefetch_first") != 0;
   if (s.l2PrefetchRows < 0 || (s.l2PrefetchRows > 0 && (s.rowLoop || s.streamBlocks > 0)))
     return fn.emitOpError("invalid tile.schedule ")
            << dict << ": l2_prefetch_rows needs rows in registers (no row loop, no streaming)";
+  if (s.l2PrefetchFirst && s.l2PrefetchRows <= 0)
+    return fn.emitOpError("invalid tile.schedule ")
+           << dict << ": l2_prefetch_first needs l2_prefetch_rows";
   if (s.stagedWeights && (s.rowLoop || s.streaming() || s.colBlocks != 1 ||
                           s.rowsPerBlock != 1 || s.sharedBytes <= 0))
     return fn.emitOpError("invalid tile.schedule ")
@@ -973,9 +981,13 @@ private:
         SmallVector<Value> inputs = prefetchedRowInputs(fn, s.cols);
         if (llvm::is_contained(inputs, load.getSource())) {
           l2Prefetched = true;
-          for (Value input : inputs) {
-            Value m = scalars.lookup(input);
-            prefetchRowsAhead(m, llvm::cast<MemRefType>(m.getType()).getElementType());
+          for (int64_t ahead : {s.l2PrefetchFirst ? int64_t(0) : int64_t(-1), s.l2PrefetchRows}) {
+            if (ahead < 0)
+              continue;
+            for (Value input : inputs) {
+              Value m = scalars.lookup(input);
+              prefetchRowsAhead(m, llvm::cast<MemRefType>(m.getType()).getElementType(), ahead);
+            }
           }
         }
       }
@@ -1024,14 +1036,20 @@ private:
   }
 
   /// l2_prefetch_rows = D: prefetch.global.L2 of this CTA's column slice
-  /// of `mem`'s rows in the row block D blocks ahead (none past the last
-  /// row), one 128-byte line a thread, issued just before the CTA's first
-  /// row load: the CTA that will read them finds them in L2, and HBM
-  /// has reads in flight while this CTA reduces. Each line of a row's
-  /// slice (within the row) once: line j of the slice starting at byte
-  /// address a names max(a, (a & ~127) + 128 j), never a byte outside the
-  /// slice. Needs an identity layout with a static last dim (else none).
-  void prefetchRowsAhead(Value mem, Type elem) {
+  /// of `mem`'s rows in the row block `ahead` (D) blocks ahead (none past
+  /// the last row), one 128-byte line a thread, issued just before the
+  /// CTA's first row load: the CTA that will read them finds them in L2,
+  /// and HBM has reads in flight while this CTA reduces. Each line of a
+  /// row's slice (within the row) once: line j of the slice starting at
+  /// byte address a names max(a, (a & ~127) + 128 j), never a byte outside
+  /// the slice. Needs an identity layout with a static last dim (else
+  /// none). `ahead` 0 (l2_prefetch_first): the CTA's own slice, only in
+  /// the first D row blocks (the others' were prefetched D blocks before
+  /// them). Nothing before it touches memory, and its guards are branches
+  /// around prefetches only, so tilec-dependent-launch puts the wait
+  /// after it: under dependent launch the first CTAs' rows stream into L2
+  /// while the kernel ahead finishes.
+  void prefetchRowsAhead(Value mem, Type elem, int64_t ahead) {
     auto type = llvm::cast<MemRefType>(mem.getType());
     if (!type.getLayout().isIdentity() || type.getRank() != 2 || type.isDynamicDim(1))
       return;
@@ -1050,8 +1068,9 @@ private:
     Value tid = b->create<gpu::ThreadIdOp>(loc(), gpu::Dimension::x);
     Value base = b->create<memref::ExtractAlignedPointerAsIndexOp>(loc(), mem);
     // The CTA's first row D blocks ahead, and its slice's bytes in a row.
-    Value firstRow = arith(arith::AddIOp{}, arith(arith::SubIOp{}, row, rowInBlock),
-                           index(s.l2PrefetchRows * s.rowsPerBlock));
+    Value blockRow = arith(arith::SubIOp{}, row, rowInBlock);
+    Value firstRow = arith(arith::AddIOp{}, blockRow, index(ahead * s.rowsPerBlock));
+    Value first = ahead == 0 ? ult(blockRow, index(s.l2PrefetchRows * s.rowsPerBlock)) : Value();
     Value sliceStart =
         arith(arith::MulIOp{}, colBlock, index(s.blockVectors() * s.vec * eb));
     Value sliceEnd = arith(arith::MinUIOp{}, arith(arith::AddIOp{}, sliceStart, index(sliceBytes)),
@@ -1065,7 +1084,7 @@ private:
       Value end = arith(arith::AddIOp{}, rowStart, sliceEnd);
       Value at = arith(arith::AddIOp{}, arith(arith::AndIOp{}, start, index(~int64_t(127))),
                        arith(arith::MulIOp{}, line, index(128)));
-      Value valid = andI1(ult(r, rowCount), ult(at, end));
+      Value valid = andI1(first, andI1(ult(r, rowCount), ult(at, end)));
       if ((i + 1) * threads > total)
         valid = andI1(valid, ult(e, index(total)));
       auto ifOp = b->create<scf::IfOp>(loc(), valid, /*withElseRegion=*/false);

@@ -1633,8 +1633,11 @@ struct ScheduleRowKernelsPass
       }
     }
     if (ahead > 0 && !loops && streamBlocks == 0 && llvm::StringRef(target).starts_with("sm_90") &&
-        !rowInputs.empty())
+        !rowInputs.empty()) {
       entries.set("l2_prefetch_rows", bb.getI64IntegerAttr(ahead));
+      if (rowL2PrefetchFirst)
+        entries.set("l2_prefetch_first", bb.getI64IntegerAttr(1));
+    }
     fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
     return success();
   }

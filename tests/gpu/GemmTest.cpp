@@ -1021,14 +1021,25 @@ TEST(Attention, CausalFlashMatchesReference) {
   }
 }
 
+void runChainedKernels(const std::shared_ptr<rt::Context> &ctx, const char *schedule);
+
 // Programmatic dependent launch: a chain of four kernels (row, GEMM, row,
 // GEMM) that hand results over through the executable's temporaries, run
 // six times back to back on one stream (fresh inputs and outputs each
 // time, one synchronization at the end). Every kernel may be scheduled
 // while the one before it finishes; each run must still see only its own
-// finished intermediates.
+// finished intermediates. Also with the row kernels' L2 prefetches of
+// their own first rows ahead of the wait (row-l2-prefetch-first): the
+// softmax's CTAs prefetch rows that the GEMM ahead of it is still writing.
 TEST(DependentLaunch, ChainedKernelsReadFinishedResults) {
   TILEC_REQUIRE_GPU(ctx);
+  for (const char *schedule : {"", "row-l2-prefetch=16 row-l2-prefetch-first=true"}) {
+    SCOPED_TRACE(std::string("schedule '") + schedule + "'");
+    runChainedKernels(ctx, schedule);
+  }
+}
+
+void runChainedKernels(const std::shared_ptr<rt::Context> &ctx, const char *schedule) {
   Graph g("pdl_chain");
   Tensor x = g.input("x", {1024, 512}, DType::BF16);
   Tensor w = g.input("w", {512}, DType::BF16);
@@ -1036,9 +1047,13 @@ TEST(DependentLaunch, ChainedKernelsReadFinishedResults) {
   Tensor w2 = g.input("w2", {256, 512}, DType::BF16);
   Tensor s = nn::softmax(nn::linear(nn::rms_norm(x, w), w1));
   g.output(nn::linear(s, w2));
-  auto exe = Executable::compile(g, ctx);
+  CompileOptions options;
+  options.scheduleOptions = schedule;
+  auto exe = Executable::compile(g, ctx, options);
   ASSERT_TRUE(exe.ok()) << exe.message();
   ASSERT_EQ((*exe)->kernelCount(), 4u) << explainFusion((*exe)->program());
+  if (*schedule)
+    EXPECT_NE((*exe)->program().ptx.find("prefetch.L2"), std::string::npos);
   for (const KernelLaunchPlan &l : (*exe)->program().launches)
     EXPECT_EQ(l.dependentLaunch, ctx->info().computeMajor >= 9) << l.name;
   auto stream = rt::Stream::create(ctx);

@@ -3,7 +3,9 @@
 # extended in the thirty-eighth for the next device run (an H200 first:
 # issue 3's misses are there): the rows-ahead prefetch's default
 # (row-l2-prefetch=-1, 2 MiB of rows ahead) against none and against
-# 4 MiB ahead (the H200 moves 1.4x the H100's bytes a second), A B A B, on
+# 4 MiB ahead (the H200 moves 1.4x the H100's bytes a second) and against
+# row-l2-prefetch-first (the first D blocks' CTAs prefetch their own rows
+# too, ahead of the dependent-launch wait), A B A B, on
 # the shapes the H200 missed 90% of copy at (layer_norm bf16 [4096, 8192],
 # softmax bf16 [4096, 131072], the [4096, 4096] shapes) and their
 # neighbours, then the GPU tests of the row schedules and the runtime.
@@ -16,8 +18,13 @@ bench() {
   timeout 90 "$B/bin/tilec-bench" --csv="$csv" "$@" 2>&1 | grep -E "^(device|[a-z_]+ +(bf16|f32))|error" | head -30
 }
 for pass in 1 2; do
-  for v in default none 4mib; do
-    o=""; [ $v = none ] && o="row-l2-prefetch=0"; [ $v = 4mib ] && o="row-l2-prefetch-bytes=4194304"
+  for v in default none 4mib first; do
+    case $v in
+      none) o="row-l2-prefetch=0" ;;
+      4mib) o="row-l2-prefetch-bytes=4194304" ;;
+      first) o="row-l2-prefetch-first=true" ;;
+      *) o="" ;;
+    esac
     step "pass $pass: $v"
     bench "$OUT/rows_${v}_$pass.csv" --ops=layer_norm,rms_norm,softmax,add_rms_norm --dtypes=bf16 \
       --shapes=4096x8192,4096x4096,16384x8192 --schedule="$o" | sed "s/^/$v /"
@@ -26,5 +33,5 @@ for pass in 1 2; do
   done
 done
 step "GPU tests: row schedules, runtime"
-TILEC_TESTS_TIMEOUT=200 run_gpu_tests 'GpuScheduleTest.*:GpuRuntimeTest.*'
+TILEC_TESTS_TIMEOUT=150 run_gpu_tests 'GpuScheduleTest.*:GpuRuntimeTest.*'
 pack_out

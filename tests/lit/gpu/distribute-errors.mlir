@@ -212,6 +212,15 @@ func.func @l2_prefetch_rows_streamed(%in: memref<?x4096xf32>, %out: memref<?x409
 
 // -----
 
+// l2_prefetch_first adds the first blocks' own rows to l2_prefetch_rows:
+// not on its own.
+// expected-error @+1 {{l2_prefetch_first needs l2_prefetch_rows}}
+func.func @l2_prefetch_first_alone(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 4096>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 4 : i64}} {
+  return
+}
+
+// -----
+
 // cp.async copies 4, 8 or 16 bytes: not single bf16 elements.
 // expected-error @+1 {{prefetch: the row inputs' rings: 2-byte vectors of 'bf16' cannot be copied with cp.async (4, 8 or 16 bytes)}}
 func.func @prefetch_two_bytes(%in: memref<?x33xbf16>, %out: memref<?x33xbf16>) attributes {tile.kernel, tile.domain = array<i64: 4096, 33>, tile.schedule = {chunks = 2 : i64, col_blocks = 1 : i64, prefetch = 2 : i64, row_loop = 1 : i64, rows_per_block = 1 : i64, shared_bytes = 256 : i64, threads_per_row = 32 : i64, vector_width = 1 : i64}} {

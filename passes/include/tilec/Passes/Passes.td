@@ -236,6 +236,11 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "(measured: 2-6% faster on an H100, 1 and 4 MiB no better, 8 MiB and more "
            "slower than none; docs/perf.md, thirty-seventh session); 0: none. sm_90 "
            "only; not for streamed rows or the row loop">,
+    Option<"rowL2PrefetchFirst", "row-l2-prefetch-first", "bool", "false",
+           "With row-l2-prefetch: the CTAs of the first D row blocks (which no CTA "
+           "ahead prefetches for) prefetch their own slices too, ahead of the "
+           "dependent-launch wait, so their rows stream into L2 while the kernel ahead "
+           "finishes (default false: not measured yet)">,
     Option<"rowL2PrefetchBytes", "row-l2-prefetch-bytes", "int64_t", "2097152",
            "The bytes of row inputs that row-l2-prefetch=-1 (the default) prefetches "
            "ahead: D is this over the bytes of the row inputs in one row block (at "
