@@ -21,9 +21,9 @@
 // to the first other op or the block's end, and on through branches around
 // blocks of the same (a row kernel's guarded prefetches of its rows,
 // DistributeRowTiles' prefetchRowsAhead) into the block where both paths
-// join: the wait dominates every memory access. A kernel launched without the attribute (or after a copy, a
-// memset, or another library's kernel) passes the wait at once: the PTX is
-// correct under either launch.
+// join: the wait dominates every memory access. A kernel launched without
+// the attribute (or after a copy, a memset, or another library's kernel)
+// passes the wait at once: the PTX is correct under either launch.
 #include "tilec/Passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -1045,10 +1045,11 @@ private:
   /// the slice. Needs an identity layout with a static last dim (else
   /// none). `ahead` 0 (l2_prefetch_first): the CTA's own slice, only in
   /// the first D row blocks (the others' were prefetched D blocks before
-  /// them). Nothing before it touches memory, and its guards are branches
-  /// around prefetches only, so tilec-dependent-launch puts the wait
-  /// after it: under dependent launch the first CTAs' rows stream into L2
-  /// while the kernel ahead finishes.
+  /// them). Its guards are branches around prefetches only, so where
+  /// nothing before it touches memory (a row kernel's usual start; not
+  /// staged weights) tilec-dependent-launch puts the wait after it: under
+  /// dependent launch the first CTAs' rows stream into L2 while the
+  /// kernel ahead finishes.
   void prefetchRowsAhead(Value mem, Type elem, int64_t ahead) {
     auto type = llvm::cast<MemRefType>(mem.getType());
     if (!type.getLayout().isIdentity() || type.getRank() != 2 || type.isDynamicDim(1))
