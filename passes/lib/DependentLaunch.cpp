@@ -19,7 +19,8 @@
 // parameters' descriptors) and L2 prefetches (prefetch.global.L2, which
 // change no value: a GEMM's weights, DistributeGemmTiles' prefetchRhs), up
 // to the first other op or the block's end, and on through branches around
-// blocks of the same (a row kernel's guarded prefetches of its rows,
+// blocks of the same whose prefetches are marked tilec.ahead_of_wait (a row
+// kernel's guarded prefetches of its rows under row-l2-prefetch-first,
 // DistributeRowTiles' prefetchRowsAhead) into the block where both paths
 // join: the wait dominates every memory access. A kernel launched without
 // the attribute (or after a copy, a memset, or another library's kernel)
@@ -53,11 +54,12 @@ bool mayRunBeforeWait(Operation &op) {
 }
 
 /// If `op` ends a block with a branch around a block of ops that may run
-/// before the wait (an `scf.if` of L2 prefetches, as lowered: cond_br to
-/// it or past it, and from it to the same join, no block arguments), the
-/// join, where the scan goes on; else null. The join's predecessors are
-/// exactly those two blocks, so a wait in the join dominates every access
-/// after it, and nothing before it touches memory.
+/// before the wait, its prefetches marked kAheadOfWaitAttr (an `scf.if`
+/// of L2 prefetches, as lowered: cond_br to it or past it, and from it to
+/// the same join, no block arguments), the join, where the scan goes on;
+/// else null. The join's predecessors are exactly those two blocks, so a
+/// wait in the join dominates every access after it, and nothing before
+/// it touches memory.
 Block *prefetchDiamondJoin(Operation &op) {
   auto br = llvm::dyn_cast<LLVM::CondBrOp>(op);
   if (!br || br->getNumOperands() != 1)
@@ -71,7 +73,10 @@ Block *prefetchDiamondJoin(Operation &op) {
     auto next = llvm::dyn_cast<LLVM::BrOp>(side->getTerminator());
     if (!next || next.getDest() != join || next->getNumOperands() != 0)
       continue;
-    if (!llvm::all_of(side->without_terminator(), [](Operation &o) { return mayRunBeforeWait(o); }))
+    if (!llvm::all_of(side->without_terminator(), [](Operation &o) {
+          return mayRunBeforeWait(o) &&
+                 (!llvm::isa<NVVM::PrefetchOp>(o) || o.hasAttr(tilec::kAheadOfWaitAttr));
+        }))
       continue;
     SmallVector<Block *> preds(join->getPredecessors());
     if (preds.size() == 2 && llvm::is_contained(preds, from) && llvm::is_contained(preds, side))

@@ -3665,11 +3665,11 @@ struct DistributeGemmTilesPass
 
 } // namespace
 
-void tilec::emitL2Prefetch(OpBuilder &b, Location loc, Value address) {
+Operation *tilec::emitL2Prefetch(OpBuilder &b, Location loc, Value address) {
   Value ptr = b.create<LLVM::IntToPtrOp>(
       loc, LLVM::LLVMPointerType::get(b.getContext()),
       b.create<arith::IndexCastOp>(loc, b.getI64Type(), address).getResult());
-  NVVM::PrefetchOp::create(
+  return NVVM::PrefetchOp::create(
       b, loc, NVVM::PrefetchCacheLevelAttr::get(b.getContext(), NVVM::PrefetchCacheLevel::L2),
       /*evictPriority=*/nullptr, ptr, /*predicate=*/Value(), /*tensormap=*/false);
 }

@@ -1045,11 +1045,13 @@ private:
   /// the slice. Needs an identity layout with a static last dim (else
   /// none). `ahead` 0 (l2_prefetch_first): the CTA's own slice, only in
   /// the first D row blocks (the others' were prefetched D blocks before
-  /// them). Its guards are branches around prefetches only, so where
-  /// nothing before it touches memory (a row kernel's usual start; not
-  /// staged weights) tilec-dependent-launch puts the wait after it: under
-  /// dependent launch the first CTAs' rows stream into L2 while the
-  /// kernel ahead finishes.
+  /// them). With l2_prefetch_first every prefetch here is marked
+  /// kAheadOfWaitAttr: its guards are branches around marked prefetches
+  /// only, so where nothing before it touches memory (a row kernel's
+  /// usual start; not staged weights) tilec-dependent-launch puts the wait
+  /// after it, and under dependent launch the first CTAs' rows stream into
+  /// L2 while the kernel ahead finishes. Unmarked (the default), the wait
+  /// comes first.
   void prefetchRowsAhead(Value mem, Type elem, int64_t ahead) {
     auto type = llvm::cast<MemRefType>(mem.getType());
     if (!type.getLayout().isIdentity() || type.getRank() != 2 || type.isDynamicDim(1))
@@ -1091,7 +1093,9 @@ private:
       auto ifOp = b->create<scf::IfOp>(loc(), valid, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(*b);
       b->setInsertionPointToStart(ifOp.thenBlock());
-      emitL2Prefetch(*b, loc(), arith(arith::MaxUIOp{}, at, start));
+      Operation *prefetch = emitL2Prefetch(*b, loc(), arith(arith::MaxUIOp{}, at, start));
+      if (s.l2PrefetchFirst)
+        prefetch->setAttr(kAheadOfWaitAttr, b->getUnitAttr());
     }
   }
 

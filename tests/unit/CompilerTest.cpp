@@ -1784,7 +1784,9 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
 // split over a cluster, several rows a CTA) prefetch their row inputs'
 // rows D blocks ahead, a line a thread, before their own loads. By default
 // kernels with reductions take the D blocks that hold 2 MiB (row-l2-prefetch-bytes) of their row
-// inputs where the grid has 2 D blocks or more and 1056 CTAs (8 an SM);
+// inputs where the grid has 2 D blocks or more and 1056 CTAs (8 an SM),
+// after the dependent-launch wait (with row-l2-prefetch-first, the first
+// D blocks' CTAs prefetch their own rows too, all ahead of the wait);
 // elementwise kernels, grids of fewer (one wave), sm_80 (no prefetch instruction there), streamed rows and row loops
 // take none, and neither does 0. -2 is refused. The kernels still
 // assemble without spills.
@@ -1807,6 +1809,11 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
                 2},
            // (Less than a row block: one block ahead.)
            Case{"rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-bytes=1000", "sm_90a", 1, 1},
+           // (The first blocks' own rows too: twice the prefetches, ahead of
+           // the wait.)
+           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch-first=true", "sm_90a", 256, 2},
+           Case{"add_rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-first=true", "sm_90a", 64,
+                4},
            Case{"add_rms_norm", DType::BF16, 4096, 8192, "", "sm_90a", 64, 2},
            // (256 KB rows; 32 KB slices: 256 lines, and one more where a
            // slice would start off a line, for 256 threads: two a thread.)
@@ -1841,8 +1848,16 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
       EXPECT_NE(explainFusion(*p).find("rows " + std::to_string(c.ahead) +
                                        " blocks ahead prefetched into L2"),
                 std::string::npos);
-      // Ahead of the row's first load.
+      // Ahead of the row's first load; after the dependent-launch wait,
+      // unless the first blocks prefetch their own rows (then all of them
+      // come ahead of it).
       EXPECT_LT(ptx.find("prefetch.L2"), ptx.find("ld.global")) << ptx;
+      bool first = c.options.find("row-l2-prefetch-first=true") != std::string::npos;
+      ASSERT_NE(ptx.find("griddepcontrol.wait"), std::string::npos);
+      if (first)
+        EXPECT_GT(ptx.find("griddepcontrol.wait"), ptx.rfind("prefetch.L2")) << ptx;
+      else
+        EXPECT_LT(ptx.find("griddepcontrol.wait"), ptx.find("prefetch.L2")) << ptx;
       if (std::string ptxas = ptxasPath(); !ptxas.empty())
         expectAssemblesWithoutSpills(ptxas, ptx, c.target);
     }

@@ -5,8 +5,8 @@
 // each kernel waits (griddepcontrol.wait, then launch_dependents) before
 // its first op that may touch memory, after the straight-line start of its
 // entry block made of ops without memory effects and L2 prefetches, and
-// on through branches around blocks of the same into their join; any
-// other branch ends that start (the wait must dominate every access), and
+// on through branches around blocks of the same, their prefetches marked
+// tilec.ahead_of_wait, into their join; any other branch ends that start (the wait must dominate every access), and
 // so does an L1 prefetch. A device function that is not a kernel is left
 // alone. Running the pass again adds nothing.
 
@@ -25,8 +25,8 @@
 // CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK-NEXT:    nvvm.prefetch level = L1
 
-// Branches around guarded L2 prefetches (two in a row, either side
-// taken) are passed: the wait goes where the last one joins.
+// Branches around guarded, marked L2 prefetches (two in a row, either
+// side taken) are passed: the wait goes where the last one joins.
 // CHECK-LABEL: llvm.func @branchy
 // CHECK-NOT:     nvvm.griddepcontrol
 // CHECK:         llvm.cond_br
@@ -45,9 +45,15 @@
 // CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
 // CHECK-NEXT:    llvm.load
 
-// A branch around a load, or to a block that is joined from elsewhere
-// too, ends the start: the wait goes before it.
+// A branch around a load, around an unmarked prefetch, or to a block
+// that is joined from elsewhere too, ends the start: the wait goes before
+// it.
 // CHECK-LABEL: llvm.func @guardedLoad
+// CHECK:         llvm.icmp
+// CHECK-NEXT:    nvvm.griddepcontrol wait
+// CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
+// CHECK-NEXT:    llvm.cond_br
+// CHECK-LABEL: llvm.func @unmarked
 // CHECK:         llvm.icmp
 // CHECK-NEXT:    nvvm.griddepcontrol wait
 // CHECK-NEXT:    nvvm.griddepcontrol launch_dependents
@@ -62,7 +68,7 @@
 // CHECK-NOT:     nvvm.griddepcontrol
 // CHECK:         llvm.return
 
-// TWICE-COUNT-5: nvvm.griddepcontrol wait
+// TWICE-COUNT-6: nvvm.griddepcontrol wait
 // TWICE-NOT:     nvvm.griddepcontrol wait
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -89,14 +95,14 @@ module attributes {gpu.container_module} {
       %first = arith.cmpi eq, %i, %c0 : index
       cf.cond_br %first, ^pre, ^done
     ^pre:
-      nvvm.prefetch level = L2, %w : !llvm.ptr<1>
+      nvvm.prefetch level = L2, %w {tilec.ahead_of_wait} : !llvm.ptr<1>
       cf.br ^done
     ^done:
       %c1 = arith.constant 1 : index
       %second = arith.cmpi eq, %i, %c1 : index
       cf.cond_br %second, ^next, ^pre2
     ^pre2:
-      nvvm.prefetch level = L2, %w : !llvm.ptr<1>
+      nvvm.prefetch level = L2, %w {tilec.ahead_of_wait} : !llvm.ptr<1>
       cf.br ^next
     ^next:
       %x = memref.load %in[%i] : memref<16xf32>
@@ -117,13 +123,26 @@ module attributes {gpu.container_module} {
       memref.store %x, %out[%i] : memref<16xf32>
       gpu.return
     }
+    gpu.func @unmarked(%w: !llvm.ptr<1>, %in: memref<16xf32>, %out: memref<16xf32>) kernel {
+      %i = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %first = arith.cmpi eq, %i, %c0 : index
+      cf.cond_br %first, ^pre, ^done
+    ^pre:
+      nvvm.prefetch level = L2, %w : !llvm.ptr<1>
+      cf.br ^done
+    ^done:
+      %x = memref.load %in[%i] : memref<16xf32>
+      memref.store %x, %out[%i] : memref<16xf32>
+      gpu.return
+    }
     gpu.func @thirdWay(%w: !llvm.ptr<1>, %in: memref<16xf32>, %out: memref<16xf32>) kernel {
       %i = gpu.thread_id x
       %c0 = arith.constant 0 : index
       %first = arith.cmpi eq, %i, %c0 : index
       cf.cond_br %first, ^pre, ^other
     ^pre:
-      nvvm.prefetch level = L2, %w : !llvm.ptr<1>
+      nvvm.prefetch level = L2, %w {tilec.ahead_of_wait} : !llvm.ptr<1>
       cf.br ^done
     ^other:
       %y = memref.load %in[%i] : memref<16xf32>

@@ -19,13 +19,13 @@
 // CHECK:         %[[GUARD:.+]] = arith.andi %[[FIRST]], %[[LINECHECKS]] : i1
 // CHECK:         %[[OK:.+]] = arith.andi %[[GUARD]], %{{.+}} : i1
 // CHECK:         scf.if %[[OK]] {
-// CHECK:           nvvm.prefetch level = L2
+// CHECK:           nvvm.prefetch level = L2, %{{.+}} {tilec.ahead_of_wait}
 // CHECK:         }
 // CHECK-NOT:     vector.load
 // CHECK:         arith.addi %{{.+}}, %c6{{.*}} : index
 // CHECK-NOT:     vector.load
 // CHECK:         scf.if
-// CHECK:           nvvm.prefetch level = L2
+// CHECK:           nvvm.prefetch level = L2, %{{.+}} {tilec.ahead_of_wait}
 // CHECK:         }
 // CHECK:         vector.load %[[X]]
 // CHECK-NOT:     nvvm.prefetch

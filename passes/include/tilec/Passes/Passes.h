@@ -23,8 +23,15 @@ namespace tilec {
 
 /// prefetch.global.L2 of the line holding the global byte address
 /// `address` (an index): the GEMM, flash and row kernels' L2 prefetches
-/// (defined in DistributeGemmTiles.cpp).
-void emitL2Prefetch(mlir::OpBuilder &b, mlir::Location loc, mlir::Value address);
+/// (defined in DistributeGemmTiles.cpp). Returns the prefetch op.
+mlir::Operation *emitL2Prefetch(mlir::OpBuilder &b, mlir::Location loc, mlir::Value address);
+
+/// The unit attribute that lets tilec-dependent-launch pass a branch
+/// around an L2 prefetch that carries it (the branch's block holding only
+/// such prefetches and ops without memory effects), so the wait goes
+/// after it: row-l2-prefetch-first's prefetches. Unmarked prefetches in a
+/// branch keep the wait before the branch.
+inline constexpr llvm::StringLiteral kAheadOfWaitAttr = "tilec.ahead_of_wait";
 
 /// The workspace of a GEMM whose k steps are split over CTAs (split_k):
 /// first an i32 counter for each unit of a tile's MMA threads (a warp, or a
