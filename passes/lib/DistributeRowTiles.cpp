@@ -1070,7 +1070,7 @@ private:
     };
     Value tid = b->create<gpu::ThreadIdOp>(loc(), gpu::Dimension::x);
     Value base = b->create<memref::ExtractAlignedPointerAsIndexOp>(loc(), mem);
-    // The CTA's first row D blocks ahead, and its slice's bytes in a row.
+    // The CTA's first row `ahead` blocks on, and its slice's bytes in a row.
     Value blockRow = arith(arith::SubIOp{}, row, rowInBlock);
     Value firstRow = arith(arith::AddIOp{}, blockRow, index(ahead * s.rowsPerBlock));
     Value first = ahead == 0 ? ult(blockRow, index(s.l2PrefetchRows * s.rowsPerBlock)) : Value();
