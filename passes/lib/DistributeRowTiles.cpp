@@ -981,14 +981,15 @@ private:
         SmallVector<Value> inputs = prefetchedRowInputs(fn, s.cols);
         if (llvm::is_contained(inputs, load.getSource())) {
           l2Prefetched = true;
-          for (int64_t ahead : {s.l2PrefetchFirst ? int64_t(0) : int64_t(-1), s.l2PrefetchRows}) {
-            if (ahead < 0)
-              continue;
+          SmallVector<int64_t, 2> aheads;
+          if (s.l2PrefetchFirst)
+            aheads.push_back(0); // (the first blocks' own rows, first)
+          aheads.push_back(s.l2PrefetchRows);
+          for (int64_t ahead : aheads)
             for (Value input : inputs) {
               Value m = scalars.lookup(input);
               prefetchRowsAhead(m, llvm::cast<MemRefType>(m.getType()).getElementType(), ahead);
             }
-          }
         }
       }
       for (int64_t k = 0; k < s.chunks; ++k) {

@@ -1610,10 +1610,10 @@ struct ScheduleRowKernelsPass
     // row-l2-prefetch=D: rows in registers (the loop and streamed rows
     // read theirs otherwise), sm_90 (the NVPTX backend selects the
     // prefetch intrinsic only there). Chosen (-1): with reductions, the
-    // row blocks that hold row-l2-prefetch-bytes (2 MiB) of the row inputs, where
-    // the grid has at least twice as many and several waves of CTAs (in
-    // one wave every row's own CTA loads it as early: softmax [16, 131072]
-    // would only gain registers) (run s37c, H100: 2 MiB the
+    // row blocks that hold row-l2-prefetch-bytes (2 MiB) of the row
+    // inputs, where the grid has at least twice as many and several waves
+    // of CTAs (in one wave every row's own CTA loads it as early: softmax
+    // [16, 131072] would only gain registers) (run s37c, H100: 2 MiB the
     // fastest or level with the fastest of 0.25-8 MiB at every norm and
     // softmax measured, 2-6% faster than none; the elementwise kernels
     // gained at most 2%, and elementwise_chain lost 4%, so they take none).

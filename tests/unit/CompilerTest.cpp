@@ -1783,12 +1783,13 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
 // row-l2-prefetch: row kernels of rows in registers (one row a CTA, rows
 // split over a cluster, several rows a CTA) prefetch their row inputs'
 // rows D blocks ahead, a line a thread, before their own loads. By default
-// kernels with reductions take the D blocks that hold 2 MiB (row-l2-prefetch-bytes) of their row
-// inputs where the grid has 2 D blocks or more and 1056 CTAs (8 an SM),
-// after the dependent-launch wait (with row-l2-prefetch-first, the first
-// D blocks' CTAs prefetch their own rows too, all ahead of the wait);
-// elementwise kernels, grids of fewer (one wave), sm_80 (no prefetch instruction there), streamed rows and row loops
-// take none, and neither does 0. -2 is refused. The kernels still
+// kernels with reductions take the D blocks that hold 2 MiB
+// (row-l2-prefetch-bytes) of their row inputs where the grid has 2 D
+// blocks or more and 1056 CTAs (8 an SM), after the dependent-launch wait
+// (with row-l2-prefetch-first, the first D blocks' CTAs prefetch their
+// own rows too, all ahead of the wait); elementwise kernels, grids of
+// fewer (one wave), sm_80 (no prefetch instruction there), streamed rows
+// and row loops take none, and neither does 0. -2 is refused. The kernels still
 // assemble without spills.
 TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
   struct Case {
@@ -1811,7 +1812,8 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
            Case{"rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-bytes=1000", "sm_90a", 1, 1},
            // (The first blocks' own rows too: twice the prefetches, ahead of
            // the wait.)
-           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch-first=true", "sm_90a", 256, 2},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch-first=true", "sm_90a", 256,
+                2},
            Case{"add_rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-first=true", "sm_90a", 64,
                 4},
            Case{"add_rms_norm", DType::BF16, 4096, 8192, "", "sm_90a", 64, 2},
