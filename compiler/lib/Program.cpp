@@ -164,6 +164,7 @@ Status planLaunches(ModuleOp module, func::FuncOp host, const Graph &graph,
       plan.prefetchStages = get("prefetch");
       plan.stagedWeights = get("staged_weights") != 0;
       plan.l2PrefetchRows = get("l2_prefetch_rows");
+      plan.l2PrefetchFirst = get("l2_prefetch_first") != 0;
     }
     if (auto colBlocks = schedule.getAs<IntegerAttr>("col_blocks"))
       plan.colBlocks = colBlocks.getInt();
@@ -310,7 +311,8 @@ std::string explainFusion(const CompiledProgram &program) {
           os << ", the blocks ahead copied into a " << l.prefetchStages << "-stage ring of "
              << l.sharedBytes << " bytes of shared memory";
         if (l.l2PrefetchRows > 0)
-          os << ", rows " << l.l2PrefetchRows << " blocks ahead prefetched into L2";
+          os << ", rows " << l.l2PrefetchRows << " blocks ahead prefetched into L2"
+             << (l.l2PrefetchFirst ? " (the first blocks' own too)" : "");
       }
       if (l.clusterM > 1)
         os << ", clusters of " << l.clusterM;

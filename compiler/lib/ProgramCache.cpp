@@ -70,6 +70,7 @@ template <typename F> void fields(KernelLaunchPlan &p, F &&f) {
   f("workspaceBytes", p.workspaceBytes);
   f("l2PrefetchBytes", p.l2PrefetchBytes);
   f("l2PrefetchRows", p.l2PrefetchRows);
+  f("l2PrefetchFirst", p.l2PrefetchFirst);
   f("dependentLaunch", p.dependentLaunch);
   f("rowLoop", p.rowLoop);
   f("prefetchStages", p.prefetchStages);

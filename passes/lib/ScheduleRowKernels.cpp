@@ -34,6 +34,9 @@ constexpr int64_t kHopperSms = 132;
 // The CTAs a grid needs for row-l2-prefetch's choice: 8 an SM (measured
 // from 2112 up).
 constexpr int64_t kRowL2PrefetchMinCtas = 8 * kHopperSms;
+// The row bytes (of all row inputs) from which row-l2-prefetch's choice is
+// none (measured on an H200 at 128 KiB and more).
+constexpr int64_t kRowL2PrefetchMaxRowBytes = 128 * 1024;
 // The largest portable cluster (larger ones need an opt-in at launch).
 constexpr int64_t kMaxCluster = 8;
 // The largest cluster row-cluster may ask for: 16, the H100/H200's
@@ -87,7 +90,8 @@ struct ScheduleRowKernelsPass
                                {"stage-weights", stageWeights},
                                {"row-scalars", rowScalars},
                                {"fold-into-exp", foldIntoExp},
-                               {"welford", welford}}) {
+                               {"welford", welford},
+                               {"row-l2-prefetch-first", rowL2PrefetchFirst}}) {
       if (value != "auto" && value != "true" && value != "false") {
         getOperation().emitError() << name << " must be auto, true or false, got '" << value
                                    << "'";
@@ -1616,26 +1620,39 @@ struct ScheduleRowKernelsPass
     // [16, 131072] would only gain registers) (run s37c, H100: 2 MiB the
     // fastest or level with the fastest of 0.25-8 MiB at every norm and
     // softmax measured, 2-6% faster than none; the elementwise kernels
-    // gained at most 2%, and elementwise_chain lost 4%, so they take none).
+    // gained at most 2%, and elementwise_chain lost 4%, so they take none;
+    // run s38a, H200: 1-3% faster than none), and rows of under
+    // kRowL2PrefetchMaxRowBytes (runs s38a and s39a, H200: softmax over
+    // 32768 f32 and 131072 columns, 128-512 KiB rows, 0.2-3% slower with
+    // 0.5-4 MiB ahead than with none).
     SmallVector<Value> rowInputs = tilec::prefetchedRowInputs(fn, cols);
+    int64_t rowBytes = 0;
+    for (Value v : rowInputs)
+      rowBytes += cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
     int64_t ahead = rowL2Prefetch;
     if (ahead == -1) {
       ahead = 0;
-      int64_t blockBytes = 0;
-      for (Value v : rowInputs)
-        blockBytes +=
-            rowsPerBlock * cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
-      if (reduces && blockBytes > 0) {
+      int64_t blockBytes = rowsPerBlock * rowBytes;
+      if (reduces && blockBytes > 0 && rowBytes < kRowL2PrefetchMaxRowBytes) {
         int64_t d = std::max<int64_t>(1, rowL2PrefetchBytes / blockBytes);
         int64_t blocks = llvm::divideCeil(rows, rowsPerBlock);
         if (blocks >= 2 * d && blocks * colBlocks >= kRowL2PrefetchMinCtas)
           ahead = d;
       }
     }
+    // row-l2-prefetch-first: auto where the kernel reduces one row input
+    // over CTA-wide rows (run s38a, H200, bf16: layer_norm 2.5-5% and
+    // rms_norm 2-2.5% faster at 4096 tokens, level at 16384, softmax level;
+    // add_rms_norm's two inputs 0.1-1.6% slower, softmax over a cluster 8%
+    // slower; run s39a, f32 at 4096 tokens: within 1%, layer_norm 1-2%
+    // faster).
     if (ahead > 0 && !loops && streamBlocks == 0 && llvm::StringRef(target).starts_with("sm_90") &&
         !rowInputs.empty()) {
       entries.set("l2_prefetch_rows", bb.getI64IntegerAttr(ahead));
-      if (rowL2PrefetchFirst)
+      bool first = rowL2PrefetchFirst == "true" ||
+                   (rowL2PrefetchFirst == "auto" && reduces && rowInputs.size() == 1 &&
+                    colBlocks == 1);
+      if (first)
         entries.set("l2_prefetch_first", bb.getI64IntegerAttr(1));
     }
     fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));

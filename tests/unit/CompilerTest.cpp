@@ -1783,14 +1783,16 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
 // row-l2-prefetch: row kernels of rows in registers (one row a CTA, rows
 // split over a cluster, several rows a CTA) prefetch their row inputs'
 // rows D blocks ahead, a line a thread, before their own loads. By default
-// kernels with reductions take the D blocks that hold 2 MiB
-// (row-l2-prefetch-bytes) of their row inputs where the grid has 2 D
-// blocks or more and 1056 CTAs (8 an SM), after the dependent-launch wait
-// (with row-l2-prefetch-first, the first D blocks' CTAs prefetch their
-// own rows too, all ahead of the wait); elementwise kernels, grids of
-// fewer (one wave), sm_80 (no prefetch instruction there), streamed rows
-// and row loops take none, and neither does 0. -2 is refused. The kernels still
-// assemble without spills.
+// kernels with reductions and rows of under 128 KiB take the D blocks that
+// hold 2 MiB (row-l2-prefetch-bytes) of their row inputs where the grid
+// has 2 D blocks or more and 1056 CTAs (8 an SM), after the
+// dependent-launch wait. With row-l2-prefetch-first the first D blocks'
+// CTAs prefetch their own rows too, all ahead of the wait; by default
+// (auto) the kernels that reduce one row input of rows a CTA do.
+// Elementwise kernels, rows of 128 KiB or more, grids of fewer (one wave),
+// sm_80 (no prefetch instruction there), streamed rows and row loops take
+// none, and neither does 0. -2 is refused. The kernels still assemble
+// without spills.
 TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
   struct Case {
     const char *op;
@@ -1798,41 +1800,48 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
     int64_t rows, cols;
     std::string options, target;
     int64_t ahead;     // the plan's l2PrefetchRows
+    bool first;        // the plan's l2PrefetchFirst
     size_t prefetches; // prefetch.L2 in the PTX: each row input's lines over the threads
   };
   for (const Case &c : {
-           // (16 KB rows: 128 of them hold 2 MiB.)
-           Case{"layer_norm", DType::BF16, 4096, 8192, "", "sm_90a", 128, 1},
-           Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 256, 1},
+           // (16 KB rows: 128 of them hold 2 MiB. One row input: the first
+           // blocks' own rows too, twice the prefetches, ahead of the wait.)
+           Case{"layer_norm", DType::BF16, 4096, 8192, "", "sm_90a", 128, true, 2},
+           Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-first=false", "sm_90a",
+                128, false, 1},
+           Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch=256", "sm_90a", 256, true,
+                2},
            Case{"layer_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-bytes=4194304", "sm_90a",
-                256, 1},
-           Case{"softmax", DType::BF16, 4096, 131072, "row-l2-prefetch-bytes=1048576", "sm_90a", 4,
-                2},
+                256, true, 2},
            // (Less than a row block: one block ahead.)
-           Case{"rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-bytes=1000", "sm_90a", 1, 1},
-           // (The first blocks' own rows too: twice the prefetches, ahead of
-           // the wait.)
-           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch-first=true", "sm_90a", 256,
-                2},
-           Case{"add_rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-first=true", "sm_90a", 64,
-                4},
-           Case{"add_rms_norm", DType::BF16, 4096, 8192, "", "sm_90a", 64, 2},
-           // (256 KB rows; 32 KB slices: 256 lines, and one more where a
-           // slice would start off a line, for 256 threads: two a thread.)
-           Case{"softmax", DType::BF16, 4096, 131072, "", "sm_90a", 8, 2},
-           Case{"softmax", DType::BF16, 264, 131072, "", "sm_90a", 8, 2},
-           Case{"softmax", DType::BF16, 16, 131072, "", "sm_90a", 0, 0},
-           Case{"add_rms_norm", DType::BF16, 512, 4096, "", "sm_90a", 0, 0},
-           Case{"rms_norm", DType::F32, 16384, 4096, "", "sm_90", 128, 1},
-           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_90a", 256, 1},
-           Case{"rms_norm", DType::BF16, 16, 4096, "", "sm_90a", 0, 0},
-           Case{"elementwise_chain", DType::BF16, 16384, 4096, "", "sm_90a", 0, 0},
-           Case{"rope", DType::BF16, 16384, 4096, "row-l2-prefetch=64", "sm_90a", 64, 1},
-           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=0", "sm_90a", 0, 0},
-           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_80", 0, 0},
-           Case{"rms_norm", DType::F32, 64, 400000, "", "sm_90a", 0, 0},
+           Case{"rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-bytes=1000", "sm_90a", 1,
+                true, 2},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_90a", 256, true, 2},
+           Case{"rms_norm", DType::F32, 16384, 4096, "", "sm_90", 128, true, 2},
+           Case{"softmax", DType::F32, 4096, 8192, "", "sm_90a", 64, true, 2},
+           // (Two row inputs: not the first blocks' own, unless asked.)
+           Case{"add_rms_norm", DType::BF16, 4096, 8192, "", "sm_90a", 64, false, 2},
+           Case{"add_rms_norm", DType::BF16, 4096, 8192, "row-l2-prefetch-first=true", "sm_90a",
+                64, true, 4},
+           // (128 KiB rows and more: none chosen. 256 KB rows over a cluster
+           // asked for: 32 KB slices, 256 lines, and one more where a slice
+           // would start off a line, for 256 threads: two a thread; not the
+           // first blocks' own, unless asked.)
+           Case{"softmax", DType::F32, 4096, 32768, "", "sm_90a", 0, false, 0},
+           Case{"softmax", DType::BF16, 4096, 131072, "", "sm_90a", 0, false, 0},
+           Case{"softmax", DType::BF16, 4096, 131072, "row-l2-prefetch=4", "sm_90a", 4, false, 2},
+           Case{"softmax", DType::BF16, 264, 131072, "row-l2-prefetch=8 row-l2-prefetch-first=true",
+                "sm_90a", 8, true, 4},
+           Case{"softmax", DType::BF16, 16, 131072, "", "sm_90a", 0, false, 0},
+           Case{"add_rms_norm", DType::BF16, 512, 4096, "", "sm_90a", 0, false, 0},
+           Case{"rms_norm", DType::BF16, 16, 4096, "", "sm_90a", 0, false, 0},
+           Case{"elementwise_chain", DType::BF16, 16384, 4096, "", "sm_90a", 0, false, 0},
+           Case{"rope", DType::BF16, 16384, 4096, "row-l2-prefetch=64", "sm_90a", 64, false, 1},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=0", "sm_90a", 0, false, 0},
+           Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_80", 0, false, 0},
+           Case{"rms_norm", DType::F32, 64, 400000, "", "sm_90a", 0, false, 0},
            Case{"rms_norm", DType::BF16, 8192, 4096, "row-l2-prefetch=64 row-loop=true",
-                "sm_90a", 0, 0}}) {
+                "sm_90a", 0, false, 0}}) {
     SCOPED_TRACE(std::string(c.op) + " " + dtypeName(c.dtype) + " [" + std::to_string(c.rows) +
                  ", " + std::to_string(c.cols) + "] '" + c.options + "' " + c.target);
     Graph g(c.op);
@@ -1844,19 +1853,23 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
     ASSERT_TRUE(p.ok()) << p.message();
     ASSERT_EQ(p->launches.size(), 1u);
     EXPECT_EQ(p->launches[0].l2PrefetchRows, c.ahead) << explainFusion(*p);
+    EXPECT_EQ(p->launches[0].l2PrefetchFirst, c.first) << explainFusion(*p);
     const std::string &ptx = p->ptx;
     EXPECT_EQ(occurrences(ptx, "prefetch.L2"), c.prefetches) << explainFusion(*p);
     if (c.ahead > 0) {
-      EXPECT_NE(explainFusion(*p).find("rows " + std::to_string(c.ahead) +
-                                       " blocks ahead prefetched into L2"),
-                std::string::npos);
+      std::string explained = explainFusion(*p);
+      EXPECT_NE(explained.find("rows " + std::to_string(c.ahead) +
+                               " blocks ahead prefetched into L2" +
+                               (c.first ? " (the first blocks' own too)" : "")),
+                std::string::npos)
+          << explained;
+      EXPECT_EQ(explained.find("first blocks' own") != std::string::npos, c.first) << explained;
       // Ahead of the row's first load; after the dependent-launch wait,
       // unless the first blocks prefetch their own rows (then all of them
       // come ahead of it).
       EXPECT_LT(ptx.find("prefetch.L2"), ptx.find("ld.global")) << ptx;
-      bool first = c.options.find("row-l2-prefetch-first=true") != std::string::npos;
       ASSERT_NE(ptx.find("griddepcontrol.wait"), std::string::npos);
-      if (first)
+      if (c.first)
         EXPECT_GT(ptx.find("griddepcontrol.wait"), ptx.rfind("prefetch.L2")) << ptx;
       else
         EXPECT_LT(ptx.find("griddepcontrol.wait"), ptx.find("prefetch.L2")) << ptx;
@@ -1868,6 +1881,9 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
             std::string::npos);
   EXPECT_NE(scheduleOptionsError("row-l2-prefetch-bytes=0").find(
                 "row-l2-prefetch-bytes must be >= 1"),
+            std::string::npos);
+  EXPECT_NE(scheduleOptionsError("row-l2-prefetch-first=yes")
+                .find("row-l2-prefetch-first must be auto, true or false, got 'yes'"),
             std::string::npos);
 }
 

@@ -949,8 +949,9 @@ TEST(GpuSimTest, RowLoopsMatchTheReference) {
 // each full-row input are exactly those of its rows from the D-th row
 // block on (none before, none missing), whatever the rows a CTA, the CTAs
 // a row (clusters) or the row's alignment, and that the kernels still
-// match the reference. With row-l2-prefetch-first the CTAs of the first D
-// blocks prefetch their own: every line of the rows, each once.
+// match the reference. With row-l2-prefetch-first (auto: kernels that
+// reduce one row input of rows a CTA) the CTAs of the first D blocks
+// prefetch their own: every line of the rows, each once.
 TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
   struct Case {
     const char *name;
@@ -968,11 +969,11 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
                  Case{"softmax", DType::BF16, 3, 131072, 1, ""},
                  Case{"rms_norm", DType::F32, 6, 13001, 2, "row-cluster=3"},
                  Case{"softmax", DType::BF16, 2, 4096, 7, ""},
-                 Case{"rms_norm", DType::BF16, 37, 4096, 5, "row-l2-prefetch-first=true"},
+                 Case{"rms_norm", DType::BF16, 37, 4096, 5, "row-l2-prefetch-first=false"},
+                 Case{"softmax", DType::BF16, 2, 4096, 7, "row-l2-prefetch-first=false"},
                  Case{"add_rms_norm", DType::BF16, 130, 66, 2, "row-l2-prefetch-first=true"},
                  Case{"softmax", DType::BF16, 5, 40000, 2,
                       "row-cluster=4 row-l2-prefetch-first=true"},
-                 Case{"softmax", DType::BF16, 2, 4096, 7, "row-l2-prefetch-first=true"},
                  Case{"rope", DType::BF16, 33, 4096, 4, ""},
                  Case{"elementwise_chain", DType::F32, 20, 1000, 3, ""}}) {
     std::string opts = "row-l2-prefetch=" + std::to_string(c.ahead) + " " + c.extra;
@@ -1001,9 +1002,7 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
     if (name == "rope" || name == "elementwise_chain")
       continue; // (numerics and bounds only: which inputs are whole-row loads is theirs)
     int64_t rowBytes = c.cols * static_cast<int64_t>(dtypeBytes(c.dtype));
-    int64_t first = std::string(c.extra).find("first=true") != std::string::npos
-                        ? 0
-                        : c.ahead * plan.rowsPerBlock;
+    int64_t first = plan.l2PrefetchFirst ? 0 : c.ahead * plan.rowsPerBlock;
     for (size_t v = 0; v < program->values.size(); ++v) {
       const ProgramValue &pv = program->values[v];
       if (pv.kind != ProgramValue::Kind::Input || numElements(pv.shape) != c.rows * c.cols)

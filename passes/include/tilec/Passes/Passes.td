@@ -231,16 +231,21 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "into L2 (prefetch.global.L2, a 128-byte line a thread) its own column slice "
            "of each row input of the row block this many blocks ahead, just before its "
            "own loads, so HBM reads run ahead of the CTAs that will use them. -1 "
-           "(default): kernels with reductions take the blocks that hold 2 MiB of their "
-           "row inputs, where the grid has at least twice that many and 1056 CTAs "
-           "(measured: 2-6% faster on an H100, 1 and 4 MiB no better, 8 MiB and more "
-           "slower than none; docs/perf.md, thirty-seventh session); 0: none. sm_90 "
-           "only; not for streamed rows or the row loop">,
-    Option<"rowL2PrefetchFirst", "row-l2-prefetch-first", "bool", "false",
+           "(default): kernels with reductions and rows of under 128 KiB of row inputs "
+           "take the blocks that hold 2 MiB of their row inputs, where the grid has at "
+           "least twice that many and 1056 CTAs (measured: 2-6% faster on an H100, 1-3% "
+           "on an H200; 1 and 4 MiB no better, 8 MiB and more slower than none; rows of "
+           "128 KiB and more 1-3% slower than none on an H200; docs/perf.md, "
+           "thirty-seventh and thirty-ninth sessions); 0: none. sm_90 only; not for "
+           "streamed rows or the row loop">,
+    Option<"rowL2PrefetchFirst", "row-l2-prefetch-first", "std::string", "\"auto\"",
            "With row-l2-prefetch: the CTAs of the first D row blocks (which no CTA "
            "ahead prefetches for) prefetch their own slices too, ahead of the "
            "dependent-launch wait, so their rows stream into L2 while the kernel ahead "
-           "finishes (default false: not measured yet)">,
+           "finishes. auto (default): kernels with reductions and one row input whose "
+           "rows are not split over a cluster (measured on an H200: the bf16 norms 2-5% "
+           "faster at 4096 tokens, softmax level; add_rms_norm up to 1.6% and softmax "
+           "over a cluster 8% slower), true, false">,
     Option<"rowL2PrefetchBytes", "row-l2-prefetch-bytes", "int64_t", "2097152",
            "The bytes of row inputs that row-l2-prefetch=-1 (the default) prefetches "
            "ahead: D is this over the bytes of the row inputs in one row block (at "

@@ -1,0 +1,84 @@
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-first=false" %s | FileCheck %s --check-prefix=OFF
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-first=true" %s | FileCheck %s --check-prefix=ON
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_80" %s | FileCheck %s --check-prefix=SM80
+// RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-first=yes" %s 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: error: row-l2-prefetch-first must be auto, true or false, got 'yes'
+
+// row-l2-prefetch's choice (-1) and row-l2-prefetch-first's (auto) for
+// kernels of rows in registers with reductions, on sm_90 (the lowering
+// is in gpu/distribute-l2-prefetch-rows.mlir and
+// gpu/distribute-l2-prefetch-first.mlir):
+//   l2_prefetch_rows = D = max(1, 2 MiB / (bytes of the row inputs in a
+//   row block)), where a row holds under 128 KiB of row inputs, the grid
+//   has at least 2 D row blocks and 1056 CTAs;
+//   l2_prefetch_first = 1 where, besides, the kernel reduces one row input
+//   and a row is one CTA's (no cluster).
+// (Measured on an H200: docs/perf.md, thirty-ninth session.) sm_80 has no
+// prefetch instruction: neither (SM80).
+
+// One bf16 row input of 16 KB rows: D = 128, and the first blocks' own.
+// CHECK-LABEL: func.func @one_input
+//  CHECK-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 128 : i64
+// OFF-LABEL: func.func @one_input
+//   OFF-NOT:   l2_prefetch_first
+//  OFF-SAME:   l2_prefetch_rows = 128 : i64
+// ON-LABEL: func.func @one_input
+//  ON-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 128 : i64
+// SM80-LABEL: func.func @one_input
+//   SM80-NOT:   l2_prefetch
+func.func @one_input(%in: memref<?x8192xbf16>, %out: memref<?x8192xbf16>) attributes {tile.kernel, tile.domain = array<i64: 4096, 8192>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x8192xbf16> -> tensor<8192xbf16>
+  %f = arith.extf %t : tensor<8192xbf16> to tensor<8192xf32>
+  %s = tile.reduce_sum %f : tensor<8192xf32> -> f32
+  %b = tile.splat %s : f32 -> tensor<8192xf32>
+  %d = arith.divf %f, %b : tensor<8192xf32>
+  %o = arith.truncf %d : tensor<8192xf32> to tensor<8192xbf16>
+  tile.store %o, %out[%r] : tensor<8192xbf16> -> memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// Two row inputs (a residual add): 32 KB a row, D = 64; the first blocks'
+// own only when asked (ON).
+// CHECK-LABEL: func.func @two_inputs
+//   CHECK-NOT:   l2_prefetch_first
+//  CHECK-SAME:   l2_prefetch_rows = 64 : i64
+// OFF-LABEL: func.func @two_inputs
+//   OFF-NOT:   l2_prefetch_first
+//  OFF-SAME:   l2_prefetch_rows = 64 : i64
+// ON-LABEL: func.func @two_inputs
+//  ON-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 64 : i64
+func.func @two_inputs(%x: memref<?x8192xbf16>, %y: memref<?x8192xbf16>, %out: memref<?x8192xbf16>) attributes {tile.kernel, tile.domain = array<i64: 4096, 8192>} {
+  %r = tile.row_id
+  %a = tile.load %x[%r] : memref<?x8192xbf16> -> tensor<8192xbf16>
+  %b = tile.load %y[%r] : memref<?x8192xbf16> -> tensor<8192xbf16>
+  %fa = arith.extf %a : tensor<8192xbf16> to tensor<8192xf32>
+  %fb = arith.extf %b : tensor<8192xbf16> to tensor<8192xf32>
+  %sum = arith.addf %fa, %fb : tensor<8192xf32>
+  %s = tile.reduce_sum %sum : tensor<8192xf32> -> f32
+  %bs = tile.splat %s : f32 -> tensor<8192xf32>
+  %d = arith.divf %sum, %bs : tensor<8192xf32>
+  %o = arith.truncf %d : tensor<8192xf32> to tensor<8192xbf16>
+  tile.store %o, %out[%r] : tensor<8192xbf16> -> memref<?x8192xbf16>
+  return
+}
+
+// -----
+
+// Rows of 128 KiB (32768 f32): none chosen, whatever first asks.
+// CHECK-LABEL: func.func @wide_rows
+//   CHECK-NOT:   l2_prefetch
+// ON-LABEL: func.func @wide_rows
+//   ON-NOT:   l2_prefetch
+func.func @wide_rows(%in: memref<?x32768xf32>, %out: memref<?x32768xf32>) attributes {tile.kernel, tile.domain = array<i64: 4096, 32768>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x32768xf32> -> tensor<32768xf32>
+  %s = tile.reduce_sum %t : tensor<32768xf32> -> f32
+  %b = tile.splat %s : f32 -> tensor<32768xf32>
+  %d = arith.divf %t, %b : tensor<32768xf32>
+  tile.store %d, %out[%r] : tensor<32768xf32> -> memref<?x32768xf32>
+  return
+}
