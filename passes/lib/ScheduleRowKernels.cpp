@@ -1626,12 +1626,12 @@ struct ScheduleRowKernelsPass
     // 32768 f32 and 131072 columns, 128-512 KiB rows, 0.2-3% slower with
     // 0.5-4 MiB ahead than with none).
     SmallVector<Value> rowInputs = tilec::prefetchedRowInputs(fn, cols);
-    int64_t rowBytes = 0;
-    for (Value v : rowInputs)
-      rowBytes += cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
     int64_t ahead = rowL2Prefetch;
     if (ahead == -1) {
       ahead = 0;
+      int64_t rowBytes = 0;
+      for (Value v : rowInputs)
+        rowBytes += cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
       int64_t blockBytes = rowsPerBlock * rowBytes;
       if (reduces && blockBytes > 0 && rowBytes < kRowL2PrefetchMaxRowBytes) {
         int64_t d = std::max<int64_t>(1, rowL2PrefetchBytes / blockBytes);
