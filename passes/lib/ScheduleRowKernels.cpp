@@ -100,17 +100,23 @@ struct ScheduleRowKernelsPass
     }
     if (rowL2Prefetch < -1) {
       getOperation().emitError() << "row-l2-prefetch must be >= -1 (-1: chosen, 0: off), got "
-                                 << rowL2Prefetch;
+                                 << static_cast<int64_t>(rowL2Prefetch);
       return signalPassFailure();
     }
     if (rowL2PrefetchBytes < 1) {
       getOperation().emitError() << "row-l2-prefetch-bytes must be >= 1, got "
-                                 << rowL2PrefetchBytes;
+                                 << static_cast<int64_t>(rowL2PrefetchBytes);
+      return signalPassFailure();
+    }
+    if (rowL2PrefetchElementwiseBytes < 0) {
+      getOperation().emitError()
+          << "row-l2-prefetch-elementwise-bytes must be >= 0 (0: none), got "
+          << static_cast<int64_t>(rowL2PrefetchElementwiseBytes);
       return signalPassFailure();
     }
     if (rowPrefetch != 0 && (rowPrefetch < 2 || rowPrefetch > 4)) {
       getOperation().emitError() << "row-prefetch must be 0 (off) or 2 to 4 stages, got "
-                                 << rowPrefetch;
+                                 << static_cast<int64_t>(rowPrefetch);
       return signalPassFailure();
     }
     for (auto fn : getOperation().getOps<func::FuncOp>()) {
@@ -1613,18 +1619,24 @@ struct ScheduleRowKernelsPass
     }
     // row-l2-prefetch=D: rows in registers (the loop and streamed rows
     // read theirs otherwise), sm_90 (the NVPTX backend selects the
-    // prefetch intrinsic only there). Chosen (-1): with reductions, the
-    // row blocks that hold row-l2-prefetch-bytes (2 MiB) of the row
-    // inputs, where the grid has at least twice as many and several waves
+    // prefetch intrinsic only there). Chosen (-1): the row blocks that hold
+    // row-l2-prefetch-bytes (2 MiB) of the row inputs in kernels with
+    // reductions, row-l2-prefetch-elementwise-bytes (1 MiB) in kernels
+    // without, where the grid has at least twice as many and several waves
     // of CTAs (in one wave every row's own CTA loads it as early: softmax
-    // [16, 131072] would only gain registers) (run s37c, H100: 2 MiB the
-    // fastest or level with the fastest of 0.25-8 MiB at every norm and
-    // softmax measured, 2-6% faster than none; the elementwise kernels
-    // gained at most 2%, and elementwise_chain lost 4%, so they take none;
-    // run s38a, H200: 1-3% faster than none), and rows of under
-    // kRowL2PrefetchMaxRowBytes (runs s38a and s39a, H200: softmax over
-    // 32768 f32 and 131072 columns, 128-512 KiB rows, 0.2-3% slower with
-    // 0.5-4 MiB ahead than with none).
+    // [16, 131072] would only gain registers), and rows of under
+    // kRowL2PrefetchMaxRowBytes. Measured: with reductions, run s37c
+    // (H100: 2 MiB the fastest or level with the fastest of 0.25-8 MiB at
+    // every norm and softmax measured, 2-6% faster than none), run s38a
+    // (H200: 1-3% faster than none), runs s38a and s39a (H200: softmax
+    // over 32768 f32 and 131072 columns, 128-512 KiB rows, 0.2-3% slower
+    // with 0.5-4 MiB ahead than with none); without, run s40b (H100, bf16,
+    // with the first blocks' own rows: rope, silu_mul and
+    // elementwise_chain 2-5% faster than none at 4096 tokens and 1-2% at
+    // 16384 with 1-2 MiB ahead, level or up to 1% slower at 3.5-4 MiB,
+    // 7-22% slower at 7-14 MiB; run s37d, an earlier build without the
+    // first blocks' own rows: rope 1-2% faster, elementwise_chain 4%
+    // slower at 16384 tokens).
     SmallVector<Value> rowInputs = tilec::prefetchedRowInputs(fn, cols);
     int64_t ahead = rowL2Prefetch;
     if (ahead == -1) {
@@ -1633,8 +1645,9 @@ struct ScheduleRowKernelsPass
       for (Value v : rowInputs)
         rowBytes += cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
       int64_t blockBytes = rowsPerBlock * rowBytes;
-      if (reduces && blockBytes > 0 && rowBytes < kRowL2PrefetchMaxRowBytes) {
-        int64_t d = std::max<int64_t>(1, rowL2PrefetchBytes / blockBytes);
+      int64_t bytesAhead = reduces ? rowL2PrefetchBytes : rowL2PrefetchElementwiseBytes;
+      if (bytesAhead > 0 && blockBytes > 0 && rowBytes < kRowL2PrefetchMaxRowBytes) {
+        int64_t d = std::max<int64_t>(1, bytesAhead / blockBytes);
         int64_t blocks = llvm::divideCeil(rows, rowsPerBlock);
         if (blocks >= 2 * d && blocks * colBlocks >= kRowL2PrefetchMinCtas)
           ahead = d;
@@ -1645,13 +1658,16 @@ struct ScheduleRowKernelsPass
     // rms_norm 2-2.5% faster at 4096 tokens, level at 16384, softmax level;
     // add_rms_norm's two inputs 0.1-1.6% slower, softmax over a cluster 8%
     // slower; run s39a, f32 at 4096 tokens: within 1%, layer_norm 1-2%
-    // faster).
+    // faster), and in kernels without reductions, whatever their row
+    // inputs (run s40b, H100, bf16: rope 3% faster than with its rows
+    // ahead alone at 4096 tokens; silu_mul and elementwise_chain, two
+    // row inputs, gained only with it).
     if (ahead > 0 && !loops && streamBlocks == 0 && llvm::StringRef(target).starts_with("sm_90") &&
         !rowInputs.empty()) {
       entries.set("l2_prefetch_rows", bb.getI64IntegerAttr(ahead));
       bool first = rowL2PrefetchFirst == "true" ||
-                   (rowL2PrefetchFirst == "auto" && reduces && rowInputs.size() == 1 &&
-                    colBlocks == 1);
+                   (rowL2PrefetchFirst == "auto" &&
+                    (!reduces || (rowInputs.size() == 1 && colBlocks == 1)));
       if (first)
         entries.set("l2_prefetch_first", bb.getI64IntegerAttr(1));
     }

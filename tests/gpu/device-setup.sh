@@ -45,6 +45,15 @@ run_gpu_tests() {
   echo "GPU tests: $pass passed, $fail failed, $skip skipped (one process a suite; rc=$tests_rc)" | tee -a "$OUT/gpu_tests.log"
 }
 
+# One tilec-bench run for an A B: its CSV into $2, its table lines (and
+# the device line) printed prefixed with the tag $1:
+# ab_bench TAG CSV [tilec-bench options...]
+ab_bench() {
+  local tag=$1 csv=$2; shift 2
+  timeout 60 "$B/bin/tilec-bench" --csv="$csv" "$@" 2>&1 |
+    grep -E "^(device|[a-z_]+ +(bf16|f32))|error" | sed "s/^/$tag /"
+}
+
 # At most 8 files come back from $OUT: everything in one archive.
 pack_out() {
   ( cd "$OUT" && tar czf /tmp/run.tgz --exclude=run.tgz . && find . -mindepth 1 -delete && mv /tmp/run.tgz . )

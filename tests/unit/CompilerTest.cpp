@@ -16,6 +16,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -1783,16 +1784,17 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
 // row-l2-prefetch: row kernels of rows in registers (one row a CTA, rows
 // split over a cluster, several rows a CTA) prefetch their row inputs'
 // rows D blocks ahead, a line a thread, before their own loads. By default
-// kernels with reductions and rows of under 128 KiB take the D blocks that
-// hold 2 MiB (row-l2-prefetch-bytes) of their row inputs where the grid
-// has 2 D blocks or more and 1056 CTAs (8 an SM), after the
+// rows of under 128 KiB take the D blocks that hold 2 MiB
+// (row-l2-prefetch-bytes) of their row inputs in kernels with reductions,
+// 1 MiB (row-l2-prefetch-elementwise-bytes) in kernels without, where the
+// grid has 2 D blocks or more and 1056 CTAs (8 an SM), after the
 // dependent-launch wait. With row-l2-prefetch-first the first D blocks'
 // CTAs prefetch their own rows too, all ahead of the wait; by default
-// (auto) the kernels that reduce one row input of rows a CTA do.
-// Elementwise kernels, rows of 128 KiB or more, grids of fewer (one wave),
-// sm_80 (no prefetch instruction there), streamed rows and row loops take
-// none, and neither does 0. -2 is refused. The kernels still assemble
-// without spills.
+// (auto) the kernels without reductions and those that reduce one row
+// input of rows a CTA do. Rows of 128 KiB or more, grids of fewer (one
+// wave), sm_80 (no prefetch instruction there), streamed rows and row
+// loops take none, and neither does 0 (or 0 bytes). -2 and negative bytes
+// are refused. The kernels still assemble without spills.
 TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
   struct Case {
     const char *op;
@@ -1835,8 +1837,22 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
            Case{"softmax", DType::BF16, 16, 131072, "", "sm_90a", 0, false, 0},
            Case{"add_rms_norm", DType::BF16, 512, 4096, "", "sm_90a", 0, false, 0},
            Case{"rms_norm", DType::BF16, 16, 4096, "", "sm_90a", 0, false, 0},
-           Case{"elementwise_chain", DType::BF16, 16384, 4096, "", "sm_90a", 0, false, 0},
-           Case{"rope", DType::BF16, 16384, 4096, "row-l2-prefetch=64", "sm_90a", 64, false, 1},
+           // (Without reductions: 1 MiB ahead, the first blocks' own rows
+           // too, whatever the row inputs. elementwise_chain: two row
+           // inputs, 16 KB a row; rope: 16 rows of 128 a CTA, 4 KB a block;
+           // 56 KB rows of two inputs over 7 CTAs a row.)
+           Case{"elementwise_chain", DType::BF16, 16384, 4096, "", "sm_90a", 64, true, 4},
+           Case{"elementwise_chain", DType::F32, 4096, 4096, "", "sm_90a", 32, true, 4},
+           Case{"silu_mul", DType::BF16, 4096, 14336, "", "sm_90a", 18, true, 4},
+           Case{"elementwise_chain", DType::BF16, 16384, 4096,
+                "row-l2-prefetch-elementwise-bytes=0", "sm_90a", 0, false, 0},
+           Case{"elementwise_chain", DType::BF16, 16384, 4096, "row-l2-prefetch-first=false",
+                "sm_90a", 64, false, 2},
+           Case{"rope", DType::BF16, 4096, 4096, "", "sm_90a", 256, true, 2},
+           Case{"rope", DType::BF16, 16384, 4096, "row-l2-prefetch=64", "sm_90a", 64, true, 2},
+           Case{"rope", DType::BF16, 16384, 4096, "row-l2-prefetch=64 row-l2-prefetch-first=false",
+                "sm_90a", 64, false, 1},
+           Case{"silu_mul", DType::BF16, 512, 4096, "", "sm_90a", 0, false, 0},
            Case{"rms_norm", DType::BF16, 4096, 4096, "row-l2-prefetch=0", "sm_90a", 0, false, 0},
            Case{"rms_norm", DType::BF16, 4096, 4096, "", "sm_80", 0, false, 0},
            Case{"rms_norm", DType::F32, 64, 400000, "", "sm_90a", 0, false, 0},
@@ -1877,10 +1893,15 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
         expectAssemblesWithoutSpills(ptxas, ptx, c.target);
     }
   }
-  EXPECT_NE(scheduleOptionsError("row-l2-prefetch=-2").find("row-l2-prefetch must be >= -1"),
+  // (The refusals name the value given, as a number.)
+  EXPECT_NE(scheduleOptionsError("row-l2-prefetch=-2")
+                .find("row-l2-prefetch must be >= -1 (-1: chosen, 0: off), got -2"),
             std::string::npos);
   EXPECT_NE(scheduleOptionsError("row-l2-prefetch-bytes=0").find(
-                "row-l2-prefetch-bytes must be >= 1"),
+                "row-l2-prefetch-bytes must be >= 1, got 0"),
+            std::string::npos);
+  EXPECT_NE(scheduleOptionsError("row-l2-prefetch-elementwise-bytes=-1")
+                .find("row-l2-prefetch-elementwise-bytes must be >= 0 (0: none), got -1"),
             std::string::npos);
   EXPECT_NE(scheduleOptionsError("row-l2-prefetch-first=yes")
                 .find("row-l2-prefetch-first must be auto, true or false, got 'yes'"),
@@ -2249,7 +2270,9 @@ TEST(RowScheduleTest, RowPrefetchRingsWhereCpAsyncCanCopy) {
   }
   for (const char *bad : {"row-prefetch=1", "row-prefetch=5"}) {
     std::string refused = scheduleOptionsError(bad);
-    EXPECT_NE(refused.find("row-prefetch must be 0 (off) or 2 to 4 stages"), std::string::npos)
+    EXPECT_NE(refused.find(std::string("row-prefetch must be 0 (off) or 2 to 4 stages, got ") +
+                           (bad + std::strlen("row-prefetch="))),
+              std::string::npos)
         << bad << ": " << refused;
   }
 }

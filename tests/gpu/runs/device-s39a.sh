@@ -7,18 +7,13 @@
 source "$(dirname "$0")/../device-setup.sh"
 find "$OUT" -mindepth 1 -delete
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
-bench() {
-  local tag=$1 csv=$2; shift 2
-  timeout 60 "$B/bin/tilec-bench" --csv="$csv" "$@" 2>&1 |
-    grep -E "^(device|[a-z_]+ +(bf16|f32))|error" | sed "s/^/$tag /"
-}
 for pass in 1 2; do
   for o in "" row-l2-prefetch=0 row-l2-prefetch-bytes=1048576 row-l2-prefetch-bytes=524288; do
-    bench "${o:-default}" "$OUT/wide_${pass}_${o:-default}.csv" --ops=softmax --dtypes=bf16,f32 \
+    ab_bench "${o:-default}" "$OUT/wide_${pass}_${o:-default}.csv" --ops=softmax --dtypes=bf16,f32 \
       --shapes=4096x131072,1024x131072,4096x32768 --schedule="$o"
   done
   for o in "" row-l2-prefetch-first=true; do
-    bench "${o:-default}" "$OUT/f32_${pass}_${o:-default}.csv" \
+    ab_bench "${o:-default}" "$OUT/f32_${pass}_${o:-default}.csv" \
       --ops=layer_norm,rms_norm,add_rms_norm,softmax --dtypes=f32 --shapes=4096x4096,4096x8192 \
       --schedule="$o"
   done

@@ -2,20 +2,25 @@
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-first=false" %s | FileCheck %s --check-prefix=OFF
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-first=true" %s | FileCheck %s --check-prefix=ON
 // RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_80" %s | FileCheck %s --check-prefix=SM80
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-elementwise-bytes=0" %s | FileCheck %s --check-prefix=NOEW
 // RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-first=yes" %s 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: row-l2-prefetch-first must be auto, true or false, got 'yes'
+// RUN: not tilec-opt --tilec-schedule-row-kernels="target=sm_90a row-l2-prefetch-elementwise-bytes=-5" %s 2>&1 | FileCheck %s --check-prefix=BADBYTES
+// BADBYTES: error: row-l2-prefetch-elementwise-bytes must be >= 0 (0: none), got -5
 
 // row-l2-prefetch's choice (-1) and row-l2-prefetch-first's (auto) for
-// kernels of rows in registers with reductions, on sm_90 (the lowering
-// is in gpu/distribute-l2-prefetch-rows.mlir and
+// kernels of rows in registers, on sm_90 (the lowering is in
+// gpu/distribute-l2-prefetch-rows.mlir and
 // gpu/distribute-l2-prefetch-first.mlir):
-//   l2_prefetch_rows = D = max(1, 2 MiB / (bytes of the row inputs in a
-//   row block)), where a row holds under 128 KiB of row inputs, the grid
-//   has at least 2 D row blocks and 1056 CTAs;
-//   l2_prefetch_first = 1 where, besides, the kernel reduces one row input
-//   and a row is one CTA's (no cluster).
-// (Measured on an H200: docs/perf.md, thirty-ninth session.) sm_80 has no
-// prefetch instruction: neither (SM80).
+//   l2_prefetch_rows = D = max(1, B / (bytes of the row inputs in a row
+//   block)), B = 2 MiB with reductions and 1 MiB without
+//   (row-l2-prefetch-elementwise-bytes; 0: none, NOEW), where a row holds
+//   under 128 KiB of row inputs, the grid has at least 2 D row blocks and
+//   1056 CTAs;
+//   l2_prefetch_first = 1 where, besides, the kernel has no reductions, or
+//   reduces one row input and a row is one CTA's (no cluster).
+// (Measured: docs/perf.md, thirty-ninth (H200) and fortieth (H100)
+// sessions.) sm_80 has no prefetch instruction: neither (SM80).
 
 // One bf16 row input of 16 KB rows: D = 128, and the first blocks' own.
 // CHECK-LABEL: func.func @one_input
@@ -25,6 +30,8 @@
 //  OFF-SAME:   l2_prefetch_rows = 128 : i64
 // ON-LABEL: func.func @one_input
 //  ON-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 128 : i64
+// NOEW-LABEL: func.func @one_input
+//  NOEW-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 128 : i64
 // SM80-LABEL: func.func @one_input
 //   SM80-NOT:   l2_prefetch
 func.func @one_input(%in: memref<?x8192xbf16>, %out: memref<?x8192xbf16>) attributes {tile.kernel, tile.domain = array<i64: 4096, 8192>} {
@@ -80,5 +87,47 @@ func.func @wide_rows(%in: memref<?x32768xf32>, %out: memref<?x32768xf32>) attrib
   %b = tile.splat %s : f32 -> tensor<32768xf32>
   %d = arith.divf %t, %b : tensor<32768xf32>
   tile.store %d, %out[%r] : tensor<32768xf32> -> memref<?x32768xf32>
+  return
+}
+
+// -----
+
+// No reductions, two row inputs of 8 KB rows (silu_mul's shape): 16 KB a
+// row, 1 MiB ahead is D = 64, and the first blocks' own too (not with first false).
+// CHECK-LABEL: func.func @elementwise
+//  CHECK-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 64 : i64
+// OFF-LABEL: func.func @elementwise
+//   OFF-NOT:   l2_prefetch_first
+//  OFF-SAME:   l2_prefetch_rows = 64 : i64
+// ON-LABEL: func.func @elementwise
+//  ON-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 64 : i64
+// NOEW-LABEL: func.func @elementwise
+//   NOEW-NOT:   l2_prefetch
+// SM80-LABEL: func.func @elementwise
+//   SM80-NOT:   l2_prefetch
+func.func @elementwise(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 4096, 4096>} {
+  %r = tile.row_id
+  %a = tile.load %x[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %b = tile.load %y[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %fa = arith.extf %a : tensor<4096xbf16> to tensor<4096xf32>
+  %fb = arith.extf %b : tensor<4096xbf16> to tensor<4096xf32>
+  %m = arith.mulf %fa, %fb : tensor<4096xf32>
+  %o = arith.truncf %m : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %o, %out[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// No reductions over 512 rows (1024 CTAs, under 8 an SM): none.
+// CHECK-LABEL: func.func @elementwise_few_rows
+//   CHECK-NOT:   l2_prefetch
+func.func @elementwise_few_rows(%x: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 512, 4096>} {
+  %r = tile.row_id
+  %a = tile.load %x[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %fa = arith.extf %a : tensor<4096xbf16> to tensor<4096xf32>
+  %m = arith.mulf %fa, %fa : tensor<4096xf32>
+  %o = arith.truncf %m : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %o, %out[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
   return
 }

@@ -231,26 +231,37 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "into L2 (prefetch.global.L2, a 128-byte line a thread) its own column slice "
            "of each row input of the row block this many blocks ahead, just before its "
            "own loads, so HBM reads run ahead of the CTAs that will use them. -1 "
-           "(default): kernels with reductions and rows of under 128 KiB of row inputs "
-           "take the blocks that hold 2 MiB of their row inputs, where the grid has at "
-           "least twice that many and 1056 CTAs (measured: 2-6% faster on an H100, 1-3% "
-           "on an H200; 1 and 4 MiB no better, 8 MiB and more slower than none; rows of "
-           "128 KiB and more 1-3% slower than none on an H200; docs/perf.md, "
-           "thirty-seventh and thirty-ninth sessions); 0: none. sm_90 only; not for "
-           "streamed rows or the row loop">,
+           "(default): rows of under 128 KiB of row inputs take the blocks that hold "
+           "row-l2-prefetch-bytes (2 MiB, kernels with reductions) or "
+           "row-l2-prefetch-elementwise-bytes (1 MiB, kernels without) of their row "
+           "inputs, where the grid has at least twice that many and 1056 CTAs (measured "
+           "with reductions: 2-6% faster on an H100, 1-3% on an H200; 1 and 4 MiB no "
+           "better, 8 MiB and more slower than none; rows of 128 KiB and more 1-3% "
+           "slower than none on an H200; without: 1-5% faster at 1-2 MiB with the first "
+           "blocks' own rows on an H100, 7 MiB and more slower than none; docs/perf.md, "
+           "thirty-seventh, thirty-ninth and fortieth sessions); 0: none. sm_90 only; "
+           "not for streamed rows or the row loop">,
     Option<"rowL2PrefetchFirst", "row-l2-prefetch-first", "std::string", "\"auto\"",
            "With row-l2-prefetch: the CTAs of the first D row blocks (which no CTA "
            "ahead prefetches for) prefetch their own slices too, ahead of the "
            "dependent-launch wait, so their rows stream into L2 while the kernel ahead "
-           "finishes. auto (default): kernels with reductions and one row input whose "
-           "rows are not split over a cluster (measured on an H200: the bf16 norms 2-5% "
-           "faster at 4096 tokens, softmax level; add_rms_norm up to 1.6% and softmax "
-           "over a cluster 8% slower), true, false">,
+           "finishes. auto (default): kernels without reductions, and kernels with "
+           "reductions and one row input whose rows are not split over a cluster "
+           "(measured on an H200: the bf16 norms 2-5% faster at 4096 tokens, softmax "
+           "level; add_rms_norm up to 1.6% and softmax over a cluster 8% slower; on an "
+           "H100, rope 3% faster than its rows ahead alone), true, false">,
     Option<"rowL2PrefetchBytes", "row-l2-prefetch-bytes", "int64_t", "2097152",
            "The bytes of row inputs that row-l2-prefetch=-1 (the default) prefetches "
-           "ahead: D is this over the bytes of the row inputs in one row block (at "
-           "least 1). 2 MiB by default (measured on an H100); for tuning on other "
-           "devices">,
+           "ahead in kernels with reductions: D is this over the bytes of the row inputs "
+           "in one row block (at least 1). 2 MiB by default (measured on an H100); for "
+           "tuning on other devices">,
+    Option<"rowL2PrefetchElementwiseBytes", "row-l2-prefetch-elementwise-bytes", "int64_t",
+           "1048576",
+           "The same for kernels without reductions (elementwise, rope): 1 MiB by default "
+           "(measured on an H100 in bf16, with the first blocks' own rows: 1-2 MiB 2-5% "
+           "faster than none at 4096 tokens and 1-2% at 16384; 3.5-4 MiB level with none "
+           "or up to 1% slower, 7 MiB and more 7-22% slower); 0: none (the default before "
+           "the fortieth session)">,
     Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
