@@ -46,11 +46,12 @@ run_gpu_tests() {
 }
 
 # One tilec-bench run for an A B: its CSV into $2, its table lines (and
-# the device line) printed prefixed with the tag $1:
+# the device line) printed prefixed with the tag $1, within
+# TILEC_AB_TIMEOUT seconds (default 60):
 # ab_bench TAG CSV [tilec-bench options...]
 ab_bench() {
   local tag=$1 csv=$2; shift 2
-  timeout 60 "$B/bin/tilec-bench" --csv="$csv" "$@" 2>&1 |
+  timeout "${TILEC_AB_TIMEOUT:-60}" "$B/bin/tilec-bench" --csv="$csv" "$@" 2>&1 |
     grep -E "^(device|[a-z_]+ +(bf16|f32))|error" | sed "s/^/$tag /"
 }
 
