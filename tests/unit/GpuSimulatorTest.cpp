@@ -1032,6 +1032,39 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
   EXPECT_GE(prefetching, 20);
 }
 
+// The decoder layer's rope kernels store q and k heads first (a transposed
+// store) and, from 528 tokens on, take the elementwise rows-ahead prefetch
+// by default: the prefetches name the row input's lines (the simulator
+// checks every one lies in a buffer) and the transposed results match the
+// reference, with and without the first blocks' own rows.
+TEST(GpuSimTest, RopeStoredHeadsFirstPrefetchesRowsAhead) {
+  for (const char *extra : {"", "row-l2-prefetch-first=false"}) {
+    SCOPED_TRACE(extra);
+    Graph g("rope_heads_first");
+    Tensor x = g.input("x", {40, 4, 128}, DType::BF16);
+    Tensor c = g.input("cos", {40, 1, 128}, DType::BF16);
+    Tensor sn = g.input("sin", {40, 1, 128}, DType::BF16);
+    g.output(transpose(nn::rope(x, c, sn), 0, 1));
+    CompileOptions options;
+    options.dependentLaunch = false;
+    options.scheduleOptions = std::string("row-l2-prefetch=3 ") + extra;
+    auto program = compileGraph(g, options);
+    ASSERT_TRUE(program.ok()) << program.message();
+    ASSERT_EQ(program->launches.size(), 1u) << explainFusion(*program);
+    EXPECT_EQ(program->launches[0].l2PrefetchRows, 3);
+    EXPECT_EQ(program->launches[0].l2PrefetchFirst, std::string(extra).empty());
+    std::vector<gpusim::LaunchTraffic> traffic;
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 59);
+    auto got = gpusim::runAtGpuStage(g, inputs, options, 132, &traffic);
+    ASSERT_TRUE(got.ok()) << got.message();
+    std::vector<HostTensor> ref = evaluateReference(g, inputs);
+    ASSERT_EQ(got->size(), 1u);
+    EXPECT_LT(relativeError((*got)[0], ref[0]), 2e-2);
+    ASSERT_EQ(traffic.size(), 1u);
+    EXPECT_FALSE(traffic[0].prefetched.empty());
+  }
+}
+
 // Issue 3's memory traffic, counted by the simulator on the H200's row
 // kernels: each element of every full-row input read once and of every
 // output written once (rows held in registers: no second pass, no
