@@ -20,6 +20,9 @@ namespace {
 
 constexpr int64_t kL2Bytes = 60ll << 20;
 constexpr int kBatches = 15;
+/// triton.testing.do_bench's warm-up (the peers' timer), which both of
+/// tilec-bench's timers match.
+constexpr int kDoBenchWarmupMs = 25;
 /// The batched timer's warm-up, past its first calls: calls for this many
 /// milliseconds of GPU time (--warmup-ms; 25, as triton.testing.do_bench,
 /// the peers' timer, warms up), so the clocks and the launch path are at
@@ -27,7 +30,7 @@ constexpr int kBatches = 15;
 /// shapes' 300 timed calls take about 1.5 ms, right after the GPU idled
 /// through the op's compilation. 0: the first calls only (3; the harness
 /// before the fortieth session).
-int gWarmupMs = 25;
+int gWarmupMs = kDoBenchWarmupMs;
 
 struct Timer {
   std::unique_ptr<rt::Event> start, end;
@@ -152,7 +155,7 @@ Expected<double> timeLikeDoBench(const std::shared_ptr<rt::Context> &ctx, rt::St
   if (!estimate)
     return estimate;
   int call = 6;
-  int warmup = std::max(1, static_cast<int>(25.0 / std::max(*estimate, 1e-3)));
+  int warmup = std::max(1, static_cast<int>(kDoBenchWarmupMs / std::max(*estimate, 1e-3)));
   int reps = std::clamp(static_cast<int>(timing.repMs / std::max(*estimate, 1e-3)), 1, 1000);
   for (int i = 0; i < warmup; ++i)
     if (Status s = body(call++); !s.ok())

@@ -32,9 +32,12 @@ CompileOptions simOptions() {
   return o;
 }
 
+/// `g` run in the simulator (its memory traffic into `traffic` when given)
+/// matches the reference evaluator within `tolerance` on every output.
 void expectSimulatedMatches(const Graph &g, const std::vector<HostTensor> &inputs, double tolerance,
-                            const CompileOptions &options, int64_t smCount = 132) {
-  auto got = gpusim::runAtGpuStage(g, inputs, options, smCount);
+                            const CompileOptions &options, int64_t smCount = 132,
+                            std::vector<gpusim::LaunchTraffic> *traffic = nullptr) {
+  auto got = gpusim::runAtGpuStage(g, inputs, options, smCount, traffic);
   ASSERT_TRUE(got.ok()) << got.message();
   std::vector<HostTensor> ref = evaluateReference(g, inputs);
   ASSERT_EQ(got->size(), ref.size());
@@ -992,15 +995,10 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
     ASSERT_TRUE(program.ok()) << program.message();
     ASSERT_EQ(program->launches.size(), 1u);
     const KernelLaunchPlan &plan = program->launches[0];
-    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 53);
     std::vector<gpusim::LaunchTraffic> traffic;
-    auto got = gpusim::runAtGpuStage(g, inputs, options, 132, &traffic);
-    ASSERT_TRUE(got.ok()) << got.message();
-    std::vector<HostTensor> ref = evaluateReference(g, inputs);
-    ASSERT_EQ(got->size(), ref.size());
-    for (size_t j = 0; j < ref.size(); ++j)
-      EXPECT_LT(relativeError((*got)[j], ref[j]), c.dtype == DType::F32 ? 1e-4 : 2e-2)
-          << "output " << j;
+    ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, tiletest::randomInputs(g, 53),
+                                                   c.dtype == DType::F32 ? 1e-4 : 2e-2, options,
+                                                   132, &traffic));
     ASSERT_EQ(traffic.size(), 1u);
     // (The domain's rows: rope's are a head's 128 columns.)
     int64_t cols = std::string(c.name) == "rope" ? 128 : c.cols;
@@ -1054,12 +1052,8 @@ TEST(GpuSimTest, RopeStoredHeadsFirstPrefetchesRowsAhead) {
     EXPECT_EQ(program->launches[0].l2PrefetchRows, 3);
     EXPECT_EQ(program->launches[0].l2PrefetchFirst, std::string(extra).empty());
     std::vector<gpusim::LaunchTraffic> traffic;
-    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 59);
-    auto got = gpusim::runAtGpuStage(g, inputs, options, 132, &traffic);
-    ASSERT_TRUE(got.ok()) << got.message();
-    std::vector<HostTensor> ref = evaluateReference(g, inputs);
-    ASSERT_EQ(got->size(), 1u);
-    EXPECT_LT(relativeError((*got)[0], ref[0]), 2e-2);
+    ASSERT_NO_FATAL_FAILURE(
+        expectSimulatedMatches(g, tiletest::randomInputs(g, 59), 2e-2, options, 132, &traffic));
     ASSERT_EQ(traffic.size(), 1u);
     EXPECT_FALSE(traffic[0].prefetched.empty());
   }
