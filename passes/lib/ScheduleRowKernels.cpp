@@ -37,6 +37,15 @@ constexpr int64_t kRowL2PrefetchMinCtas = 8 * kHopperSms;
 // The row bytes (of all row inputs) from which row-l2-prefetch's choice is
 // none (measured on an H200 at 128 KiB and more).
 constexpr int64_t kRowL2PrefetchMaxRowBytes = 128 * 1024;
+// The row-input bytes a thread loads (its vectors of every row input) up to
+// which a kernel without reductions has its rows ahead chosen: 32 (one
+// 16-byte vector of each of two row inputs, or two of one). Measured (run
+// s41a, H100): f32 silu_mul and elementwise_chain, two vectors of each of
+// two row inputs (64 bytes), 0.4-1.7% slower with 1 MiB ahead than with
+// none and slower still with 2 MiB; their bf16 kernels (32 bytes)
+// 1.0-5.5% faster, rope (32 bytes in bf16 and f32) 0.6-5.5% faster. The
+// vectors of such kernels are cut to these bytes (below).
+constexpr int64_t kRowL2PrefetchElementwiseMaxThreadBytes = 32;
 // The largest portable cluster (larger ones need an opt-in at launch).
 constexpr int64_t kMaxCluster = 8;
 // The largest cluster row-cluster may ask for: 16, the H100/H200's
@@ -1396,6 +1405,33 @@ struct ScheduleRowKernelsPass
     // Elementwise kernels keep about 16 elements of each tile per thread
     // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
     int64_t chunkTarget = reduces ? rowChunks : std::max<int64_t>(1, elementwiseElements / vec);
+    int64_t rows = 1;
+    for (int64_t d : domain.asArrayRef().drop_back())
+      rows *= d;
+    // Kernels without reductions whose rows ahead will be prefetched into L2
+    // (sm_90, row-l2-prefetch chosen, rows of under kRowL2PrefetchMaxRowBytes,
+    // grids of kRowL2PrefetchMinCtas CTAs or more; not under row-loop or
+    // row-prefetch, which take none): vectors for at most
+    // kRowL2PrefetchElementwiseMaxThreadBytes of row inputs a thread (one
+    // vector of each row input at least), which the prefetch is chosen for.
+    // Measured (runs s41b and s41c, H100): f32 silu_mul and
+    // elementwise_chain (two row inputs) with one 4-element vector of each a
+    // thread and their rows 1 MiB ahead 0.7-3% faster than with two of each,
+    // with or without rows ahead (level with each other); four vectors of
+    // each (elementwise-elements=16) 0-5.7% slower in bf16 and f32.
+    if (!reduces && rowL2Prefetch == -1 && rowL2PrefetchElementwiseBytes > 0 &&
+        rowLoop != "true" && rowPrefetch == 0 && llvm::StringRef(target).starts_with("sm_90")) {
+      int64_t inputBytes = 0;
+      for (Value v : tilec::prefetchedRowInputs(fn, cols))
+        inputBytes += llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
+      int64_t capped = std::max<int64_t>(
+          1, kRowL2PrefetchElementwiseMaxThreadBytes / std::max<int64_t>(1, vec * inputBytes));
+      int64_t threads = std::min<int64_t>(maxThreadsPerBlock, elementwiseThreadsPerBlock);
+      if (inputBytes > 0 && capped < chunkTarget &&
+          cols * inputBytes < kRowL2PrefetchMaxRowBytes &&
+          rows * vectorsPerRow >= kRowL2PrefetchMinCtas * capped * threads)
+        chunkTarget = capped;
+    }
     // Keep at least C / windowGrain chunks a thread when that is small, so
     // the windows reuse registers.
     if (windowGrain > 0 && cols % windowGrain == 0 && cols / windowGrain <= 4)
@@ -1404,9 +1440,6 @@ struct ScheduleRowKernelsPass
     // Few rows (decode: 1-16 tokens) cannot fill the GPU anyway: then the
     // kernel's latency is the per-thread chain of loads and math, so spread
     // each row over as many threads as possible (one vector each).
-    int64_t rows = 1;
-    for (int64_t d : domain.asArrayRef().drop_back())
-      rows *= d;
     if (rows <= fewRows)
       chunkTarget = 1;
     // Kernels without reductions use CTAs of at most 256 threads: a row need
@@ -1624,8 +1657,11 @@ struct ScheduleRowKernelsPass
     // reductions, row-l2-prefetch-elementwise-bytes (1 MiB) in kernels
     // without, where the grid has at least twice as many and several waves
     // of CTAs (in one wave every row's own CTA loads it as early: softmax
-    // [16, 131072] would only gain registers), and rows of under
-    // kRowL2PrefetchMaxRowBytes. Measured: with reductions, run s37c
+    // [16, 131072] would only gain registers), rows of under
+    // kRowL2PrefetchMaxRowBytes and, without reductions, threads that load
+    // at most kRowL2PrefetchElementwiseMaxThreadBytes of row inputs (more
+    // loads in flight a thread already cover the latency: the prefetches
+    // only add L2 requests). Measured: with reductions, run s37c
     // (H100: 2 MiB the fastest or level with the fastest of 0.25-8 MiB at
     // every norm and softmax measured, 2-6% faster than none), run s38a
     // (H200: 1-3% faster than none), runs s38a and s39a (H200: softmax
@@ -1646,6 +1682,8 @@ struct ScheduleRowKernelsPass
         rowBytes += cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
       int64_t blockBytes = rowsPerBlock * rowBytes;
       int64_t bytesAhead = reduces ? rowL2PrefetchBytes : rowL2PrefetchElementwiseBytes;
+      if (!reduces && rowBytes / cols * chunks * vec > kRowL2PrefetchElementwiseMaxThreadBytes)
+        bytesAhead = 0;
       if (bytesAhead > 0 && blockBytes > 0 && rowBytes < kRowL2PrefetchMaxRowBytes) {
         int64_t d = std::max<int64_t>(1, bytesAhead / blockBytes);
         int64_t blocks = llvm::divideCeil(rows, rowsPerBlock);

@@ -1838,11 +1838,18 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
            Case{"add_rms_norm", DType::BF16, 512, 4096, "", "sm_90a", 0, false, 0},
            Case{"rms_norm", DType::BF16, 16, 4096, "", "sm_90a", 0, false, 0},
            // (Without reductions: 1 MiB ahead, the first blocks' own rows
-           // too, whatever the row inputs. elementwise_chain: two row
-           // inputs, 16 KB a row; rope: 16 rows of 128 a CTA, 4 KB a block;
-           // 56 KB rows of two inputs over 7 CTAs a row.)
+           // too, whatever the row inputs, where a thread loads at most 32
+           // bytes of them. elementwise_chain: two row inputs, 16 KB a row;
+           // rope: 16 rows of 128 a CTA, 4 KB a block; 56 KB rows of two
+           // inputs over 7 CTAs a row. f32 elementwise_chain and silu_mul:
+           // one 4-element vector of each of two inputs a thread (32 bytes;
+           // two without rows ahead), 14 CTAs a row at 14336 columns.)
            Case{"elementwise_chain", DType::BF16, 16384, 4096, "", "sm_90a", 64, true, 4},
            Case{"elementwise_chain", DType::F32, 4096, 4096, "", "sm_90a", 32, true, 4},
+           Case{"elementwise_chain", DType::F32, 4096, 4096, "row-l2-prefetch-elementwise-bytes=0",
+                "sm_90a", 0, false, 0},
+           Case{"silu_mul", DType::F32, 4096, 14336, "", "sm_90a", 9, true, 4},
+           Case{"rope", DType::F32, 16384, 4096, "", "sm_90a", 256, true, 2},
            Case{"silu_mul", DType::BF16, 4096, 14336, "", "sm_90a", 18, true, 4},
            Case{"elementwise_chain", DType::BF16, 16384, 4096,
                 "row-l2-prefetch-elementwise-bytes=0", "sm_90a", 0, false, 0},

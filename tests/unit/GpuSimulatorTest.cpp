@@ -981,6 +981,10 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
                  Case{"rope", DType::BF16, 33, 4096, 4, ""},
                  Case{"rope", DType::F32, 7, 512, 3, "row-l2-prefetch-first=false"},
                  Case{"elementwise_chain", DType::F32, 20, 1000, 3, ""},
+                 // (f32 two-input kernels' chosen vectors, one of each
+                 // input a thread, with their rows ahead: 5 CTAs a row,
+                 // the last one's slice a single vector.)
+                 Case{"silu_mul", DType::F32, 6, 4100, 3, "elementwise-elements=4"},
                  Case{"elementwise_chain", DType::BF16, 9, 5000, 2, ""},
                  Case{"silu_mul", DType::BF16, 11, 4100, 3, "row-l2-prefetch-first=false"}}) {
     std::string opts = "row-l2-prefetch=" + std::to_string(c.ahead) + " " + c.extra;

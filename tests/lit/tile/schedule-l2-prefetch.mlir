@@ -16,7 +16,10 @@
 //   block)), B = 2 MiB with reductions and 1 MiB without
 //   (row-l2-prefetch-elementwise-bytes; 0: none, NOEW), where a row holds
 //   under 128 KiB of row inputs, the grid has at least 2 D row blocks and
-//   1056 CTAs;
+//   1056 CTAs, and, without reductions, a thread loads at most 32 bytes of
+//   row inputs: there, the vectors a thread are cut to those 32 bytes
+//   where the grid stays at 1056 CTAs or more (one vector of each row input
+//   at least);
 //   l2_prefetch_first = 1 where, besides, the kernel has no reductions, or
 //   reduces one row input and a row is one CTA's (no cluster).
 // (Measured: docs/perf.md, thirty-ninth (H200) and fortieth (H100)
@@ -113,6 +116,61 @@ func.func @elementwise(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16>, %out: m
   %fb = arith.extf %b : tensor<4096xbf16> to tensor<4096xf32>
   %m = arith.mulf %fa, %fb : tensor<4096xf32>
   %o = arith.truncf %m : tensor<4096xf32> to tensor<4096xbf16>
+  tile.store %o, %out[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// No reductions, two f32 row inputs: one 4-element vector of each a thread
+// (32 bytes), four CTAs a row, and 1 MiB ahead, D = 32; with none ahead
+// (NOEW), two vectors of each (elementwise-elements, 8).
+// CHECK-LABEL: func.func @elementwise_f32
+//  CHECK-SAME:   chunks = 1 : i64, col_blocks = 4 : i64, l2_prefetch_first = 1 : i64, l2_prefetch_rows = 32 : i64
+//  CHECK-SAME:   vector_width = 4 : i64
+// NOEW-LABEL: func.func @elementwise_f32
+//  NOEW-SAME:   chunks = 2 : i64, col_blocks = 2 : i64, rows_per_block
+func.func @elementwise_f32(%x: memref<?x4096xf32>, %y: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4096, 4096>} {
+  %r = tile.row_id
+  %a = tile.load %x[%r] : memref<?x4096xf32> -> tensor<4096xf32>
+  %b = tile.load %y[%r] : memref<?x4096xf32> -> tensor<4096xf32>
+  %m = arith.mulf %a, %b : tensor<4096xf32>
+  tile.store %m, %out[%r] : tensor<4096xf32> -> memref<?x4096xf32>
+  return
+}
+
+// -----
+
+// No reductions, one f32 row input: two 4-element vectors a thread, 32
+// bytes; 16 KB a row: D = 64.
+// CHECK-LABEL: func.func @elementwise_f32_one_input
+//  CHECK-SAME:   l2_prefetch_first = 1 : i64, l2_prefetch_rows = 64 : i64
+func.func @elementwise_f32_one_input(%x: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4096, 4096>} {
+  %r = tile.row_id
+  %a = tile.load %x[%r] : memref<?x4096xf32> -> tensor<4096xf32>
+  %m = arith.mulf %a, %a : tensor<4096xf32>
+  tile.store %m, %out[%r] : tensor<4096xf32> -> memref<?x4096xf32>
+  return
+}
+
+// -----
+
+// No reductions, three bf16 row inputs: one 8-element vector of each a
+// thread is 48 bytes: none.
+// CHECK-LABEL: func.func @elementwise_three_inputs
+//  CHECK-SAME:   chunks = 1 : i64
+//   CHECK-NOT:   l2_prefetch
+func.func @elementwise_three_inputs(%x: memref<?x4096xbf16>, %y: memref<?x4096xbf16>, %z: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 4096, 4096>} {
+  %r = tile.row_id
+  %a = tile.load %x[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %b = tile.load %y[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %c = tile.load %z[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
+  %fa = arith.extf %a : tensor<4096xbf16> to tensor<4096xf32>
+  %fb = arith.extf %b : tensor<4096xbf16> to tensor<4096xf32>
+  %fc = arith.extf %c : tensor<4096xbf16> to tensor<4096xf32>
+  %m = arith.mulf %fa, %fb : tensor<4096xf32>
+  %n = arith.addf %m, %fc : tensor<4096xf32>
+  %o = arith.truncf %n : tensor<4096xf32> to tensor<4096xbf16>
   tile.store %o, %out[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
   return
 }

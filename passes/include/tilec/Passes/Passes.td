@@ -260,8 +260,12 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "The same for kernels without reductions (elementwise, rope): 1 MiB by default "
            "(measured on an H100 in bf16, with the first blocks' own rows: 1-2 MiB 2-5% "
            "faster than none at 4096 tokens and 1-2% at 16384; 3.5-4 MiB level with none "
-           "or up to 1% slower, 7 MiB and more 7-22% slower); 0: none (the default before "
-           "the fortieth session)">,
+           "or up to 1% slower, 7 MiB and more 7-22% slower). The vectors a thread are cut "
+           "to 32 bytes of row inputs for it, and a kernel whose threads load more takes "
+           "none (f32 silu_mul and elementwise_chain: two vectors of each input and 1 MiB "
+           "ahead 0.4-1.7% slower than none, one and 1 MiB ahead 0.7-3% faster); 0: none, "
+           "and the vectors of elementwise-elements (the default before the fortieth "
+           "session)">,
     Option<"onlineSoftmax", "online-softmax", "std::string", "\"auto\"",
            "Reduce a row's max and sum of exp(x - max) together, as one pair (online "
            "softmax, tilec-form-online-softmax): auto (rows split over a cluster, where "
