@@ -36,17 +36,24 @@ struct Timer {
   std::unique_ptr<rt::Event> start, end;
 };
 
-/// Median milliseconds of one call of `body`, timed in batches.
+/// Median milliseconds of one call of `body`, timed in batches. With
+/// `hostMs`: also the median host milliseconds a call took to enqueue (its
+/// batch's wall time from the first event's record to the second's, over
+/// its calls): where it comes near the GPU's figure, the GPU waited for the
+/// host between calls (a launch-bound shape's time is the launch path's).
 Expected<double> timeMedian(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
                             int perBatch, const std::function<Status(int)> &body,
-                            int warmup = 3, int batches = kBatches) {
+                            int warmup = 3, int batches = kBatches,
+                            double *hostMs = nullptr) {
   auto start = rt::Event::create(ctx);
   auto end = rt::Event::create(ctx);
   if (!start || !end)
     return start ? end.status() : start.status();
   int call = 0;
+  std::vector<double> hostSamples;
   // Milliseconds a call, over the next n calls between the two events.
   auto timeCalls = [&](int n) -> Expected<double> {
+    auto host = std::chrono::steady_clock::now();
     if (Status s = (*start)->record(stream); !s.ok())
       return s;
     for (int i = 0; i < n; ++i)
@@ -54,6 +61,9 @@ Expected<double> timeMedian(const std::shared_ptr<rt::Context> &ctx, rt::Stream 
         return s;
     if (Status s = (*end)->record(stream); !s.ok())
       return s;
+    hostSamples.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host).count() /
+        n);
     auto ms = rt::Event::elapsedMs(**start, **end);
     if (!ms)
       return ms.status();
@@ -73,11 +83,17 @@ Expected<double> timeMedian(const std::shared_ptr<rt::Context> &ctx, rt::Stream 
         return s;
   }
   std::vector<double> samples;
+  hostSamples.clear();
   for (int b = 0; b < batches; ++b) {
     auto ms = timeCalls(perBatch);
     if (!ms)
       return ms;
     samples.push_back(*ms);
+  }
+  if (hostMs) {
+    std::nth_element(hostSamples.begin(), hostSamples.begin() + hostSamples.size() / 2,
+                     hostSamples.end());
+    *hostMs = hostSamples[hostSamples.size() / 2];
   }
   std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
   return samples[samples.size() / 2];
@@ -230,7 +246,7 @@ std::vector<std::string> split(const std::string &s, char sep) {
 Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &stream,
                            Graph &g, const CompileOptions &options, int64_t &inBytes,
                            int64_t &outBytes, const DoBenchTiming *doBench = nullptr,
-                           size_t *kernels = nullptr) {
+                           size_t *kernels = nullptr, double *hostMs = nullptr) {
   auto exe = Executable::compile(g, ctx, options);
   if (!exe)
     return exe.status();
@@ -290,7 +306,7 @@ Expected<double> timeGraph(const std::shared_ptr<rt::Context> &ctx, rt::Stream &
   };
   if (doBench)
     return timeLikeDoBench(ctx, stream, *doBench, body);
-  return timeMedian(ctx, stream, /*perBatch=*/20, body);
+  return timeMedian(ctx, stream, /*perBatch=*/20, body, /*warmup=*/3, kBatches, hostMs);
 }
 
 /// Issue 3's shapes for `op` as "RxC" (examples::issueShapes).
@@ -348,7 +364,9 @@ int main(int argc, char **argv) {
                 "the flush is a 128 MB copy (write, do_bench's kind: leaves dirty lines), a\n"
                 "256 MB sum (read: leaves clean lines) or nothing (none);\n"
                 "Row ops: the median of 15 batches of 20 calls, after 3 calls and calls for\n"
-                "--warmup-ms (25; 0: none) of warm-up; inputs rotated over sets past L2.\n"
+                "--warmup-ms (25; 0: none) of warm-up; inputs rotated over sets past L2;\n"
+                "the CSV's host_us: the median host time a call took to enqueue; the\n"
+                "launch floor: elementwise_chain f32 [1, 8] (the smallest kernel) so timed.\n"
                 "--gemm-timing=batches: the row ops' timer for the GEMMs too.\n"
                 "--grid=issue3: each op at issue 3's shapes for the given token counts\n"
                 "(hidden 4096 and 8192; softmax also 32768 and 131072 columns; silu_mul\n"
@@ -448,10 +466,26 @@ int main(int argc, char **argv) {
   double copyGBs = 2.0 * copyBytes / (*copyMs * 1e-3) / 1e9;
   std::printf("device: %s, %d SMs; device copy %.0f GB/s\n", ctx->info().name.c_str(),
               ctx->info().smCount, copyGBs);
+  // The launch floor: the smallest kernel through the same path and timer
+  // as the row ops (a 1- or 16-token op at this time is the launch path's,
+  // not its kernel's).
+  if (!split(ops, ',').empty()) {
+    Graph tiny("launch_floor");
+    if (Status s = examples::build("elementwise_chain", tiny, 1, 8, DType::F32); !s.ok())
+      return fail(s.message());
+    int64_t inBytes = 0, outBytes = 0;
+    double hostMs = 0;
+    auto ms = timeGraph(ctx, stream, tiny, options, inBytes, outBytes, nullptr, nullptr, &hostMs);
+    if (!ms)
+      return fail(ms.message());
+    std::printf("launch floor: %.2f us a call, host %.2f us (elementwise_chain f32 [1, 8], "
+                "timed as the row ops)\n",
+                *ms * 1e3, hostMs * 1e3);
+  }
 
   FILE *out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
   if (out)
-    std::fprintf(out, "op,dtype,rows,cols,us,gbs,pct_copy,copy_gbs,copy_eq_gbs\n");
+    std::fprintf(out, "op,dtype,rows,cols,us,gbs,pct_copy,copy_gbs,copy_eq_gbs,host_us\n");
   std::printf("%-18s %-5s %-12s %10s %9s %7s %8s\n", "op", "dtype", "shape", "time_us", "GB/s",
               "%copy", "%copy_eq");
   for (const std::string &op : split(ops, ','))
@@ -467,7 +501,8 @@ int main(int argc, char **argv) {
         if (Status s = examples::build(op, g, rows, cols, *dtype); !s.ok())
           return fail(s.message());
         int64_t inBytes = 0, outBytes = 0;
-        auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes);
+        double hostMs = 0;
+        auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes, nullptr, nullptr, &hostMs);
         if (!ms)
           return fail(ms.message());
         double gbs = (inBytes + outBytes) / (*ms * 1e-3) / 1e9;
@@ -478,9 +513,9 @@ int main(int argc, char **argv) {
                     shape.c_str(), *ms * 1e3, gbs, 100.0 * gbs / copyGBs,
                     100.0 * gbs / *eqGBs);
         if (out)
-          std::fprintf(out, "%s,%s,%lld,%lld,%.3f,%.1f,%.2f,%.0f,%.0f\n", op.c_str(), dt.c_str(),
-                       (long long)rows, (long long)cols, *ms * 1e3, gbs, 100.0 * gbs / copyGBs,
-                       copyGBs, *eqGBs);
+          std::fprintf(out, "%s,%s,%lld,%lld,%.3f,%.1f,%.2f,%.0f,%.0f,%.3f\n", op.c_str(),
+                       dt.c_str(), (long long)rows, (long long)cols, *ms * 1e3, gbs,
+                       100.0 * gbs / copyGBs, copyGBs, *eqGBs, hostMs * 1e3);
       }
   if (out)
     std::fclose(out);
