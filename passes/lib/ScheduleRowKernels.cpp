@@ -1408,6 +1408,12 @@ struct ScheduleRowKernelsPass
     int64_t rows = 1;
     for (int64_t d : domain.asArrayRef().drop_back())
       rows *= d;
+    // The row inputs an L2 prefetch of rows ahead covers, and the bytes of
+    // one element of each together.
+    SmallVector<Value> rowInputs = tilec::prefetchedRowInputs(fn, cols);
+    int64_t rowInputBytes = 0;
+    for (Value v : rowInputs)
+      rowInputBytes += llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
     // Kernels without reductions whose rows ahead will be prefetched into L2
     // (sm_90, row-l2-prefetch chosen, rows of under kRowL2PrefetchMaxRowBytes,
     // grids of kRowL2PrefetchMinCtas CTAs or more; not under row-loop or
@@ -1421,14 +1427,11 @@ struct ScheduleRowKernelsPass
     // each (elementwise-elements=16) 0-5.7% slower in bf16 and f32.
     if (!reduces && rowL2Prefetch == -1 && rowL2PrefetchElementwiseBytes > 0 &&
         rowLoop != "true" && rowPrefetch == 0 && llvm::StringRef(target).starts_with("sm_90")) {
-      int64_t inputBytes = 0;
-      for (Value v : tilec::prefetchedRowInputs(fn, cols))
-        inputBytes += llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
       int64_t capped = std::max<int64_t>(
-          1, kRowL2PrefetchElementwiseMaxThreadBytes / std::max<int64_t>(1, vec * inputBytes));
+          1, kRowL2PrefetchElementwiseMaxThreadBytes / std::max<int64_t>(1, vec * rowInputBytes));
       int64_t threads = std::min<int64_t>(maxThreadsPerBlock, elementwiseThreadsPerBlock);
-      if (inputBytes > 0 && capped < chunkTarget &&
-          cols * inputBytes < kRowL2PrefetchMaxRowBytes &&
+      if (rowInputBytes > 0 && capped < chunkTarget &&
+          cols * rowInputBytes < kRowL2PrefetchMaxRowBytes &&
           rows * vectorsPerRow >= kRowL2PrefetchMinCtas * capped * threads)
         chunkTarget = capped;
     }
@@ -1645,7 +1648,7 @@ struct ScheduleRowKernelsPass
       entries.set("row_loop", bb.getI64IntegerAttr(1));
       int64_t ring = rowPrefetch * rowsPerBlock * chunks * tpr * vec;
       if (rowPrefetch > 0)
-        if (int64_t bytes = cpAsyncBytes(tilec::prefetchedRowInputs(fn, cols), vec, ring)) {
+        if (int64_t bytes = cpAsyncBytes(rowInputs, vec, ring)) {
           entries.set("prefetch", bb.getI64IntegerAttr(rowPrefetch));
           entries.set("shared_bytes", bb.getI64IntegerAttr(bytes));
         }
@@ -1673,16 +1676,13 @@ struct ScheduleRowKernelsPass
     // 7-22% slower at 7-14 MiB; run s37d, an earlier build without the
     // first blocks' own rows: rope 1-2% faster, elementwise_chain 4%
     // slower at 16384 tokens).
-    SmallVector<Value> rowInputs = tilec::prefetchedRowInputs(fn, cols);
     int64_t ahead = rowL2Prefetch;
     if (ahead == -1) {
       ahead = 0;
-      int64_t rowBytes = 0;
-      for (Value v : rowInputs)
-        rowBytes += cols * llvm::cast<MemRefType>(v.getType()).getElementTypeBitWidth() / 8;
+      int64_t rowBytes = cols * rowInputBytes;
       int64_t blockBytes = rowsPerBlock * rowBytes;
       int64_t bytesAhead = reduces ? rowL2PrefetchBytes : rowL2PrefetchElementwiseBytes;
-      if (!reduces && rowBytes / cols * chunks * vec > kRowL2PrefetchElementwiseMaxThreadBytes)
+      if (!reduces && rowInputBytes * chunks * vec > kRowL2PrefetchElementwiseMaxThreadBytes)
         bytesAhead = 0;
       if (bytesAhead > 0 && blockBytes > 0 && rowBytes < kRowL2PrefetchMaxRowBytes) {
         int64_t d = std::max<int64_t>(1, bytesAhead / blockBytes);

@@ -466,16 +466,22 @@ int main(int argc, char **argv) {
   double copyGBs = 2.0 * copyBytes / (*copyMs * 1e-3) / 1e9;
   std::printf("device: %s, %d SMs; device copy %.0f GB/s\n", ctx->info().name.c_str(),
               ctx->info().smCount, copyGBs);
+  // A row op (examples::build) timed: its time a call, minimal bytes and
+  // host time a call.
+  auto timeRowOp = [&](const std::string &op, int64_t rows, int64_t cols, DType dtype,
+                       int64_t &inBytes, int64_t &outBytes, double &hostMs) -> Expected<double> {
+    Graph g(op);
+    if (Status s = examples::build(op, g, rows, cols, dtype); !s.ok())
+      return s;
+    return timeGraph(ctx, stream, g, options, inBytes, outBytes, nullptr, nullptr, &hostMs);
+  };
   // The launch floor: the smallest kernel through the same path and timer
   // as the row ops (a 1- or 16-token op at this time is the launch path's,
   // not its kernel's).
   if (!split(ops, ',').empty()) {
-    Graph tiny("launch_floor");
-    if (Status s = examples::build("elementwise_chain", tiny, 1, 8, DType::F32); !s.ok())
-      return fail(s.message());
     int64_t inBytes = 0, outBytes = 0;
     double hostMs = 0;
-    auto ms = timeGraph(ctx, stream, tiny, options, inBytes, outBytes, nullptr, nullptr, &hostMs);
+    auto ms = timeRowOp("elementwise_chain", 1, 8, DType::F32, inBytes, outBytes, hostMs);
     if (!ms)
       return fail(ms.message());
     std::printf("launch floor: %.2f us a call, host %.2f us (elementwise_chain f32 [1, 8], "
@@ -497,12 +503,9 @@ int main(int argc, char **argv) {
         if (!dtype || dims.size() != 2)
           return fail("bad dtype or shape: " + dt + " " + shape);
         int64_t rows = std::atoll(dims[0].c_str()), cols = std::atoll(dims[1].c_str());
-        Graph g(op);
-        if (Status s = examples::build(op, g, rows, cols, *dtype); !s.ok())
-          return fail(s.message());
         int64_t inBytes = 0, outBytes = 0;
         double hostMs = 0;
-        auto ms = timeGraph(ctx, stream, g, options, inBytes, outBytes, nullptr, nullptr, &hostMs);
+        auto ms = timeRowOp(op, rows, cols, *dtype, inBytes, outBytes, hostMs);
         if (!ms)
           return fail(ms.message());
         double gbs = (inBytes + outBytes) / (*ms * 1e-3) / 1e9;
