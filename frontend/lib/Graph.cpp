@@ -298,7 +298,7 @@ Tensor Graph::causal_mask(Shape shape, int64_t period, int64_t window, int64_t p
   if (shape.size() < 2)
     throw Error("causal_mask: need a shape [..., rows, keys] of rank >= 2, got " +
                 shapeString(shape));
-  int64_t rows = shape[shape.size() - 2], keys = shape.back();
+  int64_t rows = shape[shape.size() - 2];
   // (Symbolic rows or keys: period 0 stays "the rows", and Graph::bind
   // checks what cannot be checked now.)
   if (period == 0 && !isSymbolic(rows))

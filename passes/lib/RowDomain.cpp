@@ -198,7 +198,7 @@ std::optional<RowDomain> naturalRowDomain(Operation *op) {
   if (auto t = dyn_cast<graph::TransposeOp>(op)) {
     // A swap of two row dims (the last dim kept) gathers rows of its input:
     // a row kernel over its result, whose load reads a permuted row.
-    if (t.getDim1() == lastAxis(t.getInput()))
+    if (static_cast<int64_t>(t.getDim1()) == lastAxis(t.getInput()))
       return std::nullopt;
     return RowDomain::fromFullShape(shapeOf(t.getResult()));
   }
@@ -238,11 +238,11 @@ static bool unmappedRow(const RowDomain &d, Value v) {
 
 bool gathersRows(Operation *op) {
   if (auto t = dyn_cast<graph::TransposeOp>(op))
-    return t.getDim1() != lastAxis(t.getInput());
+    return static_cast<int64_t>(t.getDim1()) != lastAxis(t.getInput());
   if (auto s = dyn_cast<graph::SliceOp>(op))
-    return s.getAxis() != lastAxis(s.getInput());
+    return static_cast<int64_t>(s.getAxis()) != lastAxis(s.getInput());
   if (auto c = dyn_cast<graph::ConcatOp>(op))
-    return c.getAxis() != lastAxis(c.getResult());
+    return static_cast<int64_t>(c.getAxis()) != lastAxis(c.getResult());
   return false;
 }
 
