@@ -9,7 +9,11 @@
 //   pdl     programmatic dependent launch, as tilec: griddepcontrol.wait
 //           before the first load, launch_dependents after it
 //   first   pdl, and each CTA prefetches its own slice into L2 before the
-//           wait (tilec's row-l2-prefetch-first)
+//           wait (every CTA: the later ones add requests for lines they
+//           load next anyway)
+//   wave    the same in the first wave's CTAs only (as many as fit the
+//           GPU at once), as tilec's row-l2-prefetch-first does for the
+//           first row blocks (which no CTA ahead prefetched for)
 //   nowait  pdl without the wait (not stream-ordered: independent buffers
 //           only; what the dependency itself costs)
 //   norm    first, with a CTA-wide sum between the loads and the stores
@@ -27,12 +31,13 @@
 #define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
   printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
 
-enum Mode { Plain, Pdl, First, NoWait };
+enum Mode { Plain, Pdl, First, NoWait, Wave };
 
 template <int T, int V, int M, bool R = false>
-__global__ void __launch_bounds__(T) copyKernel(const uint4 *__restrict__ x, uint4 *__restrict__ y) {
+__global__ void __launch_bounds__(T) copyKernel(const uint4 *__restrict__ x, uint4 *__restrict__ y,
+                                                int firstWave) {
   const size_t base = (size_t)blockIdx.x * (T * V);
-  if (M == First) {
+  if (M == First || (M == Wave && (int)blockIdx.x < firstWave)) {
     // One 128-byte line a thread, the CTA's slice of T * V * 16 bytes.
     constexpr int lines = T * V * 16 / 128;
     for (int l = threadIdx.x; l < lines; l += T)
@@ -123,9 +128,12 @@ float timeKernel(Sets &s) {
   config.blockDim = dim3(T);
   config.attrs = &attr;
   config.numAttrs = M == Plain ? 0 : 1;
+  int perSm = 0, sms = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, copyKernel<T, V, M, R>, T, 0));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   float us = medianUs([&](int call) {
     CHECK(cudaLaunchKernelEx(&config, copyKernel<T, V, M, R>, (const uint4 *)s.xs[call % 4],
-                             s.ys[call % 4]));
+                             s.ys[call % 4], perSm * sms));
   });
   // The copy is checked: one set's output against its input.
   std::vector<unsigned char> a(4096), b(4096);
@@ -153,12 +161,13 @@ int main() {
   }
   printf("device: %s, %d SMs; 1 GiB copy %.0f GB/s\n", prop.name, prop.multiProcessorCount,
          ceiling);
-  printf("%-10s%-8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "moved", "memcpy", "128x4",
-         "128x4pdl", "128x4fst", "128x4nw", "512x1pdl", "512x1fst", "256x4fst", "norm", "best%");
+  printf("%-10s%-8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "moved", "memcpy",
+         "128x4", "128x4pdl", "128x4fst", "128x4nw", "512x1pdl", "512x1fst", "256x4fst", "norm",
+         "128x4wav", "512x1wav", "normwav", "best%");
   for (int pass = 0; pass < 2; ++pass)
     for (size_t mb : {64, 128, 256, 1024}) {
       Sets s(mb << 19); // half read, half written
-      float t[10];
+      float t[13];
       t[0] = medianUs([&](int call) {
         CHECK(cudaMemcpyAsync(s.ys[call % 4], s.xs[call % 4], s.bytes, cudaMemcpyDeviceToDevice));
       });
@@ -170,12 +179,16 @@ int main() {
       t[6] = timeKernel<512, 1, First>(s);
       t[7] = timeKernel<256, 4, First>(s);
       t[8] = timeKernel<128, 4, First, true>(s);
-      // Best of the stream-ordered kernels (not nowait) as % of the ceiling.
-      float best = std::min({t[1], t[2], t[3], t[5], t[6], t[7]});
-      t[9] = 100.f * (2.0f * s.bytes / best / 1e3f) / ceiling;
+      t[9] = timeKernel<128, 4, Wave>(s);
+      t[10] = timeKernel<512, 1, Wave>(s);
+      t[11] = timeKernel<128, 4, Wave, true>(s);
+      // Best of the stream-ordered copies (not nowait, not the norms) as %
+      // of the ceiling.
+      float best = std::min({t[1], t[2], t[3], t[5], t[6], t[7], t[9], t[10]});
+      t[12] = 100.f * (2.0f * s.bytes / best / 1e3f) / ceiling;
       printf("%5zu MB  ", mb);
-      for (int i = 0; i < 9; ++i) printf(" %8.2f", t[i]);
-      printf(" %7.1f%%\n", t[9]);
+      for (int i = 0; i < 12; ++i) printf(" %8.2f", t[i]);
+      printf(" %7.1f%%\n", t[12]);
     }
   return 0;
 }

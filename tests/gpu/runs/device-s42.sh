@@ -16,6 +16,11 @@ find "$OUT" -mindepth 1 -delete 2>/dev/null
 START=$SECONDS
 mkdir -p "$OUT/probe"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+# (The first call got an H100, and ran the probe and the small shapes:
+# docs/perf-runs/2026-12-07-s42a/. TILEC_H200_ONLY=1: stop on an H100.)
+if [ "${TILEC_H200_ONLY:-0}" = 1 ] && nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
+  echo "an H100: stopped (TILEC_H200_ONLY=1)"; exit 0
+fi
 nvcc -arch=sm_90a -O3 -std=c++17 -o /tmp/copy_floor tests/gpu/probes/copy_floor.cu &&
   timeout 90 /tmp/copy_floor 2>&1 | tee "$OUT/probe/copy_floor.txt"
 mkdir -p "$OUT/rest"
