@@ -172,7 +172,10 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
   // compiler no overlap): an output may not share a buffer with an input
   // or another output, except an update_slice's with its input (which no
   // kernel reads: the donated buffer is updated in place).
-  std::vector<int> donor(outputs.size(), -1);
+  // (The per-call tables are a thread's own, reused: a run allocates
+  // nothing on the host once they have held its program's sizes.)
+  thread_local std::vector<int> donor;
+  donor.assign(outputs.size(), -1);
   for (const ProgramValue &v : p.values)
     if (v.inPlaceOf >= 0 && v.index < static_cast<int>(donor.size()))
       donor[v.index] = p.values[v.inPlaceOf].index;
@@ -191,8 +194,10 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
         return Status::error("outputs " + std::to_string(other) + " and " + std::to_string(o) +
                              " of graph '" + p.name + "' share one buffer");
   }
-  std::vector<uint64_t> pointers(p.values.size(), 0);
-  std::vector<const rt::DeviceBuffer *> buffers(p.values.size(), nullptr);
+  thread_local std::vector<uint64_t> pointers;
+  thread_local std::vector<const rt::DeviceBuffer *> buffers;
+  pointers.assign(p.values.size(), 0);
+  buffers.assign(p.values.size(), nullptr);
   for (size_t i = 0; i < p.values.size(); ++i) {
     const ProgramValue &v = p.values[i];
     const rt::DeviceBuffer *buffer =
@@ -219,9 +224,10 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
                                                            stream);
           !s.ok())
         return s;
+  thread_local rt::KernelArgs args;
   for (size_t k = 0; k < kernels_.size(); ++k) {
     const KernelLaunchPlan &plan = p.launches[k];
-    rt::KernelArgs args;
+    args.clear();
     for (const KernelBuffer &b : plan.buffers) {
       // A memref descriptor: allocated and aligned pointers, offset, sizes,
       // strides.

@@ -499,7 +499,7 @@ void KernelArgs::addRaw(const void *data, size_t bytes) {
   // empty argument still gets a slot so that its pointer stays in bounds.
   size_t slots = std::max<size_t>(1, (bytes + 7) / 8);
   size_t offset = storage_.size();
-  storage_.resize(offset + slots, 0);
+  storage_.insert(storage_.end(), slots, 0);
   std::memcpy(&storage_[offset], data, bytes);
   offsets_.push_back(offset);
 }
@@ -562,11 +562,15 @@ Status tilec::rt::encodeTensorMap(TensorMap &map, TensorMapElement element, uint
 }
 
 std::vector<void *> KernelArgs::pointers() {
-  std::vector<void *> result;
-  result.reserve(offsets_.size());
-  for (size_t offset : offsets_)
-    result.push_back(&storage_[offset]);
-  return result;
+  void **array = argumentArray();
+  return std::vector<void *>(array, array + offsets_.size());
+}
+
+void **KernelArgs::argumentArray() {
+  array_.resize(offsets_.size());
+  for (size_t i = 0; i < offsets_.size(); ++i)
+    array_[i] = &storage_[offsets_[i]];
+  return array_.empty() ? nullptr : array_.data();
 }
 
 //===----------------------------------------------------------------------===//
@@ -706,7 +710,7 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
     sharedOptIn_->store(dynamicSharedBytes);
   }
 
-  std::vector<void *> params = args.pointers();
+  void **params = args.argumentArray();
   CUresult result;
   const bool early = dependentLaunch && api().cuLaunchKernelEx && dependentLaunchAllowed();
   if (early) {
@@ -720,12 +724,11 @@ Status Kernel::launch(Dim3 grid, Dim3 block, unsigned dynamicSharedBytes,
     config.hStream = static_cast<CUstream>(stream.handle());
     config.attrs = &attribute;
     config.numAttrs = 1;
-    result = api().cuLaunchKernelEx(&config, fn, params.empty() ? nullptr : params.data(),
-                                    nullptr);
+    result = api().cuLaunchKernelEx(&config, fn, params, nullptr);
   } else {
     result = api().cuLaunchKernel(fn, grid.x, grid.y, grid.z, block.x, block.y, block.z,
                                   dynamicSharedBytes, static_cast<CUstream>(stream.handle()),
-                                  params.empty() ? nullptr : params.data(), nullptr);
+                                  params, nullptr);
   }
   // (The message only on failure: a launch is on the small kernels' path.)
   if (result == CUDA_SUCCESS)

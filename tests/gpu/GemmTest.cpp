@@ -1052,8 +1052,9 @@ void runChainedKernels(const std::shared_ptr<rt::Context> &ctx, const char *sche
   auto exe = Executable::compile(g, ctx, options);
   ASSERT_TRUE(exe.ok()) << exe.message();
   ASSERT_EQ((*exe)->kernelCount(), 4u) << explainFusion((*exe)->program());
-  if (*schedule)
+  if (*schedule) {
     EXPECT_NE((*exe)->program().ptx.find("prefetch.L2"), std::string::npos);
+  }
   for (const KernelLaunchPlan &l : (*exe)->program().launches)
     EXPECT_EQ(l.dependentLaunch, ctx->info().computeMajor >= 9) << l.name;
   auto stream = rt::Stream::create(ctx);

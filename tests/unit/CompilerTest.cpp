@@ -2611,14 +2611,16 @@ TEST(TileStageTest, DecoderLayerMatchesTheReference) {
         if (std::count(p->fusions[k].ops.begin(), p->fusions[k].ops.end(), "update_slice") > 0) {
           EXPECT_EQ(std::count(p->fusions[k].ops.begin(), p->fusions[k].ops.end(), "update_slice"), 2);
           for (const KernelLaunchPlan &l : p->launches)
-            if (l.name == p->fusions[k].kernel)
+            if (l.name == p->fusions[k].kernel) {
               EXPECT_EQ(l.rows, 2 * tokens); // (2 kv heads at hidden 1024)
+            }
           ++updates;
         }
       EXPECT_EQ(updates, 1);
       for (const ProgramValue &v : p->values)
-        if (v.kind == ProgramValue::Kind::Output)
+        if (v.kind == ProgramValue::Kind::Output) {
           EXPECT_EQ(v.inPlaceOf >= 0, v.index > 0) << "output " << v.index;
+        }
     }
   }
 }

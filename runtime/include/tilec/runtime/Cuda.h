@@ -111,20 +111,37 @@ private:
 /// Kernel parameters, packed in order as the compiled signature expects.
 class KernelArgs {
 public:
-  void addPointer(uint64_t devicePtr) { addRaw(&devicePtr, sizeof devicePtr); }
-  void addI64(int64_t value) { addRaw(&value, sizeof value); }
+  void addPointer(uint64_t devicePtr) { addSlot(devicePtr); }
+  void addI64(int64_t value) { addSlot(static_cast<uint64_t>(value)); }
   void addI32(int32_t value) { addRaw(&value, sizeof value); }
   /// A by-value parameter such as a TensorMap (copied here).
   void addBytes(const void *data, size_t bytes) { addRaw(data, bytes); }
   /// Pointers to each packed argument, as cuLaunchKernel takes them. Valid
   /// until the next add.
   std::vector<void *> pointers();
+  /// The same in an array the KernelArgs keeps (null when there are no
+  /// arguments): no allocation once its capacity suffices. Valid until the
+  /// next add or clear.
+  void **argumentArray();
   size_t count() const { return offsets_.size(); }
+  /// Forgets the arguments and keeps the memory: a KernelArgs reused for
+  /// each launch packs without allocating (the launch path of the small
+  /// shapes is the host's).
+  void clear() {
+    storage_.clear();
+    offsets_.clear();
+  }
 
 private:
   void addRaw(const void *data, size_t bytes);
+  /// One 8-byte argument (most of a launch's: the memref descriptors).
+  void addSlot(uint64_t value) {
+    offsets_.push_back(storage_.size());
+    storage_.push_back(value);
+  }
   std::vector<uint64_t> storage_; // 8-byte slots keep every arg aligned
   std::vector<size_t> offsets_;   // slot index of each argument
+  std::vector<void *> array_;     // argumentArray()'s
 };
 
 /// A CUtensorMap (TMA descriptor): 128 opaque bytes the driver writes and
