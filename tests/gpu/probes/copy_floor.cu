@@ -22,16 +22,10 @@
 // CTA shapes: T threads, V 16-byte vectors a thread, one slice of T * V * 16
 // bytes a CTA (128 x 4 and 512 x 1: 8 KB, a bf16 row of 4096; 256 x 4:
 // 16 KB).
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <cuda_runtime.h>
+// (CHECK and medianUs, tilec-bench's timing, from the norm probes.)
+#include "norm_probe.cuh"
 
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { \
-  printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
-
-enum Mode { Plain, Pdl, First, NoWait, Wave };
+enum Mode { PlainLaunch, Pdl, First, NoWait, Wave };
 
 template <int T, int V, int M, bool R = false>
 __global__ void __launch_bounds__(T) copyKernel(const uint4 *__restrict__ x, uint4 *__restrict__ y,
@@ -43,9 +37,9 @@ __global__ void __launch_bounds__(T) copyKernel(const uint4 *__restrict__ x, uin
     for (int l = threadIdx.x; l < lines; l += T)
       asm volatile("prefetch.global.L2 [%0];" ::"l"(x + base + l * 8));
   }
-  if (M != Plain && M != NoWait)
+  if (M != PlainLaunch && M != NoWait)
     asm volatile("griddepcontrol.wait;" ::: "memory");
-  if (M != Plain)
+  if (M != PlainLaunch)
     asm volatile("griddepcontrol.launch_dependents;");
   uint4 v[V];
 #pragma unroll
@@ -73,30 +67,6 @@ __global__ void __launch_bounds__(T) copyKernel(const uint4 *__restrict__ x, uin
   }
 #pragma unroll
   for (int k = 0; k < V; ++k) y[base + k * T + threadIdx.x] = v[k];
-}
-
-template <class Enqueue>
-float medianUs(Enqueue enqueue) {
-  cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
-  int call = 0;
-  for (int i = 0; i < 3; ++i) enqueue(call++);
-  std::vector<float> batches;
-  for (int rep = 0; rep < 15; ++rep) {
-    CHECK(cudaEventRecord(e0));
-    for (int i = 0; i < 20; ++i) enqueue(call++);
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
-    batches.push_back(ms * 1e3f / 20);
-  }
-  CHECK(cudaGetLastError());
-  CHECK(cudaEventDestroy(e0));
-  CHECK(cudaEventDestroy(e1));
-  std::sort(batches.begin(), batches.end());
-  return batches[7];
 }
 
 struct Sets {
@@ -127,7 +97,7 @@ float timeKernel(Sets &s) {
   config.gridDim = dim3((unsigned)ctas);
   config.blockDim = dim3(T);
   config.attrs = &attr;
-  config.numAttrs = M == Plain ? 0 : 1;
+  config.numAttrs = M == PlainLaunch ? 0 : 1;
   int perSm = 0, sms = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, copyKernel<T, V, M, R>, T, 0));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -171,7 +141,7 @@ int main() {
       t[0] = medianUs([&](int call) {
         CHECK(cudaMemcpyAsync(s.ys[call % 4], s.xs[call % 4], s.bytes, cudaMemcpyDeviceToDevice));
       });
-      t[1] = timeKernel<128, 4, Plain>(s);
+      t[1] = timeKernel<128, 4, PlainLaunch>(s);
       t[2] = timeKernel<128, 4, Pdl>(s);
       t[3] = timeKernel<128, 4, First>(s);
       t[4] = timeKernel<128, 4, NoWait>(s);

@@ -24,17 +24,7 @@ for pass in 1 2; do
       --dtypes=bf16 --shapes=$S --schedule="$o"
   done
 done > "$OUT/ab.txt"
-python3 - "$OUT" <<'PY'
-import csv, glob, os, sys, collections
-out = sys.argv[1]
-rows = collections.defaultdict(dict)
-for f in sorted(glob.glob(os.path.join(out, "ab_*.csv"))):
-    _, p, v = os.path.basename(f)[:-4].split("_", 2)
-    for r in csv.DictReader(open(f)):
-        rows[(r["op"], r["rows"] + "x" + r["cols"])].setdefault(v, []).append(float(r["us"]))
-vs = sorted({v for d in rows.values() for v in d}, key=lambda v: (v != "default", v))
-print("op shape " + " | ".join(vs))
-for k, d in sorted(rows.items()):
-    print(k[0], k[1], " | ".join(" / ".join("%.2f" % x for x in d.get(v, [])) for v in vs))
-PY
+python3 tests/gpu/ab_table.py \
+  default="$OUT/ab_1_default.csv,$OUT/ab_2_default.csv" \
+  first-off="$OUT/ab_1_row-l2-prefetch-first-false.csv,$OUT/ab_2_row-l2-prefetch-first-false.csv"
 pack_out
