@@ -71,18 +71,17 @@ CUresult failure(const char *fn) {
 /// The bytes of one `.param` declaration: `.u64 name`, `.align 64 .b8
 /// name[128]`, ...
 size_t paramBytes(const std::string &decl) {
+  auto elementBytes = [&]() -> size_t {
+    for (auto [bits, bytes] : {std::pair<const char *, size_t>{"64", 8}, {"32", 4}, {"16", 2}})
+      for (const char *kind : {".u", ".s", ".b", ".f"})
+        if (decl.find(std::string(kind) + bits + " ") != std::string::npos)
+          return bytes;
+    return 1;
+  };
   size_t open = decl.find('['), close = decl.find(']');
-  size_t element = 1;
-  for (auto [suffix, bytes] : {std::pair<const char *, size_t>{"64", 8}, {"32", 4}, {"16", 2}})
-    for (const char *kind : {".u", ".s", ".b", ".f"})
-      if (decl.find(std::string(kind) + suffix + " ") != std::string::npos) {
-        element = bytes;
-        goto found;
-      }
-found:
   if (open != std::string::npos && close != std::string::npos && close > open)
-    return element * std::strtoull(decl.c_str() + open + 1, nullptr, 10);
-  return element;
+    return elementBytes() * std::strtoull(decl.c_str() + open + 1, nullptr, 10);
+  return elementBytes();
 }
 
 /// The `.entry` signatures of a PTX module.
