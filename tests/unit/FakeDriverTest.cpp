@@ -226,3 +226,59 @@ TEST(FakeDriverTest, KernelFaultSaysTheContextIsLost) {
   EXPECT_TRUE(contains(st.message(), "CUDA_ERROR_ILLEGAL_ADDRESS")) << st.message();
   EXPECT_TRUE(contains(st.message(), "the CUDA context cannot be used again")) << st.message();
 }
+
+// A program of several kernels, a TMA GEMM among them (sm_90 on the stand-in
+// device): every kernel launches once a run, in the plan's order, with the
+// plan's grid and dependent launch; every parameter has the bytes its PTX
+// declares (the tensor maps 128, by value), and the last parameters of a
+// TMA kernel are its maps.
+TEST(FakeDriverTest, EveryKernelOfAProgramLaunchesInOrder) {
+  REQUIRE_FAKE();
+  Device s = openDevice();
+  const int64_t tokens = 256, hidden = 512, out = 1024;
+  Graph g("norm_linear_softmax_fake");
+  Tensor x = g.input("x", {tokens, hidden}, DType::BF16);
+  Tensor nw = g.input("nw", {hidden}, DType::BF16);
+  Tensor w = g.input("w", {out, hidden}, DType::BF16);
+  g.output(nn::softmax(nn::linear(nn::rms_norm(x, nw, 1e-6), w)));
+  auto exe = Executable::compile(g, s.ctx);
+  ASSERT_TRUE(exe.ok()) << exe.message();
+  const CompiledProgram &p = (*exe)->program();
+  ASSERT_GE(p.launches.size(), 2u);
+  bool anyTma = false;
+  for (const KernelLaunchPlan &plan : p.launches)
+    anyTma |= !plan.tensorMaps.empty();
+  EXPECT_TRUE(anyTma) << "no TMA GEMM kernel on sm_90";
+
+  std::vector<rt::DeviceBuffer> ins, outs;
+  for (size_t bytes : {tokens * hidden * 2, hidden * 2, out * hidden * 2}) {
+    auto b = rt::DeviceBuffer::allocate(s.ctx, bytes);
+    ASSERT_TRUE(b.ok()) << b.message();
+    ins.push_back(b.take());
+  }
+  auto y = rt::DeviceBuffer::allocate(s.ctx, tokens * out * 2);
+  ASSERT_TRUE(y.ok());
+  Fake &f = Fake::get();
+  f.clearLaunches();
+  Status st = (*exe)->run({&ins[0], &ins[1], &ins[2]}, {&*y}, *s.stream);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(f.launchCount(), static_cast<int>(p.launches.size()));
+  for (size_t k = 0; k < p.launches.size(); ++k) {
+    const KernelLaunchPlan &plan = p.launches[k];
+    const char *kernel = nullptr;
+    unsigned grid[3], block[3], shared;
+    int dependent, params;
+    ASSERT_TRUE(f.launch(static_cast<int>(k), &kernel, grid, block, &shared, &dependent, &params));
+    EXPECT_EQ(std::string(kernel), plan.name) << "launch " << k;
+    EXPECT_LE(grid[0], static_cast<unsigned>(plan.gridSize())) << plan.name;
+    EXPECT_EQ(block[0], static_cast<unsigned>(plan.blockSize())) << plan.name;
+    EXPECT_EQ(dependent, plan.dependentLaunch ? 1 : 0) << plan.name;
+    // The maps are the last parameters, 128 bytes each; the rest 8 bytes.
+    int maps = static_cast<int>(plan.tensorMaps.size());
+    for (int q = 0; q < params; ++q) {
+      size_t bytes = 0;
+      ASSERT_TRUE(f.param(static_cast<int>(k), q, &bytes));
+      EXPECT_EQ(bytes, q >= params - maps ? 128u : 8u) << plan.name << " parameter " << q;
+    }
+  }
+}
