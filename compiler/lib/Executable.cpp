@@ -145,6 +145,10 @@ Executable::load(const std::shared_ptr<const CompiledProgram> &program,
   exe->numInputs_ = valuesOfKind(*program, ProgramValue::Kind::Input).size();
   exe->numOutputs_ = valuesOfKind(*program, ProgramValue::Kind::Output).size();
   exe->temporaries_.resize(program->values.size());
+  for (const ProgramValue &v : program->values) {
+    exe->valueBytes_.push_back(byteSizeOf(v));
+    exe->valueElements_.push_back(numElements(v.shape));
+  }
   for (size_t i = 0; i < program->values.size(); ++i) {
     const ProgramValue &v = program->values[i];
     if (v.kind != ProgramValue::Kind::Temporary)
@@ -208,9 +212,9 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
     if (!buffer || buffer->devicePtr() == 0)
       return Status::error(std::string(what) + " " + std::to_string(v.index) +
                            " of graph '" + p.name + "' has no device buffer");
-    if (static_cast<int64_t>(buffer->size()) < byteSizeOf(v))
+    if (static_cast<int64_t>(buffer->size()) < valueBytes_[i])
       return Status::error(std::string(what) + " " + std::to_string(v.index) + " of graph '" +
-                           p.name + "' needs " + std::to_string(byteSizeOf(v)) +
+                           p.name + "' needs " + std::to_string(valueBytes_[i]) +
                            " bytes for " + dtypeName(v.dtype) + " " + shapeString(v.shape) +
                            ", its buffer has " + std::to_string(buffer->size()));
     pointers[i] = buffer->devicePtr();
@@ -235,7 +239,7 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
       args.addPointer(ptr);
       args.addPointer(ptr);
       args.addI64(0);
-      int64_t numel = numElements(p.values[b.value].shape);
+      int64_t numel = valueElements_[b.value];
       switch (b.kind) {
       case KernelBuffer::Kind::Rows:
         args.addI64(numel / b.cols);

@@ -66,6 +66,7 @@ private:
   // on the GPU at once), 0 for no limit.
   std::vector<int64_t> gridCaps_;
   std::vector<rt::DeviceBuffer> temporaries_; // by program value id (or empty)
+  std::vector<int64_t> valueBytes_, valueElements_; // by program value id, once
   // Split-k GEMMs' workspaces, by launch (or empty): zeroed at creation.
   std::vector<rt::DeviceBuffer> workspaces_;
   size_t numInputs_ = 0, numOutputs_ = 0;     // counted once, checked per run
