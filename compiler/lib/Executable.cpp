@@ -145,9 +145,12 @@ Executable::load(const std::shared_ptr<const CompiledProgram> &program,
   exe->numInputs_ = valuesOfKind(*program, ProgramValue::Kind::Input).size();
   exe->numOutputs_ = valuesOfKind(*program, ProgramValue::Kind::Output).size();
   exe->temporaries_.resize(program->values.size());
+  exe->donorOf_.assign(exe->numOutputs_, -1);
   for (const ProgramValue &v : program->values) {
     exe->valueBytes_.push_back(byteSizeOf(v));
     exe->valueElements_.push_back(numElements(v.shape));
+    if (v.inPlaceOf >= 0 && v.index < static_cast<int>(exe->donorOf_.size()))
+      exe->donorOf_[v.index] = program->values[v.inPlaceOf].index;
   }
   for (size_t i = 0; i < program->values.size(); ++i) {
     const ProgramValue &v = program->values[i];
@@ -176,19 +179,12 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
   // compiler no overlap): an output may not share a buffer with an input
   // or another output, except an update_slice's with its input (which no
   // kernel reads: the donated buffer is updated in place).
-  // (The per-call tables are a thread's own, reused: a run allocates
-  // nothing on the host once they have held its program's sizes.)
-  thread_local std::vector<int> donor;
-  donor.assign(outputs.size(), -1);
-  for (const ProgramValue &v : p.values)
-    if (v.inPlaceOf >= 0 && v.index < static_cast<int>(donor.size()))
-      donor[v.index] = p.values[v.inPlaceOf].index;
   for (size_t o = 0; o < outputs.size(); ++o) {
     if (!outputs[o] || outputs[o]->devicePtr() == 0)
       continue; // (reported below)
     for (size_t i = 0; i < inputs.size(); ++i)
       if (inputs[i] && inputs[i]->devicePtr() == outputs[o]->devicePtr() &&
-          donor[o] != static_cast<int>(i))
+          donorOf_[o] != static_cast<int>(i))
         return Status::error("output " + std::to_string(o) + " of graph '" + p.name +
                              "' is in the buffer of input " + std::to_string(i) +
                              ": tilec's kernels do not run in place (but for "
@@ -198,6 +194,8 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
         return Status::error("outputs " + std::to_string(other) + " and " + std::to_string(o) +
                              " of graph '" + p.name + "' share one buffer");
   }
+  // (The per-call tables are a thread's own, reused: a run allocates
+  // nothing on the host once they have held its program's sizes.)
   thread_local std::vector<uint64_t> pointers;
   thread_local std::vector<const rt::DeviceBuffer *> buffers;
   pointers.assign(p.values.size(), 0);
@@ -222,12 +220,14 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
   }
   // Outputs updated in place (update_slice): the input's contents first,
   // unless the caller donated the input's buffer as the output.
-  for (const ProgramValue &v : p.values)
+  for (size_t i = 0; i < p.values.size(); ++i) {
+    const ProgramValue &v = p.values[i];
     if (v.inPlaceOf >= 0 && pointers[v.inPlaceOf] != outputs[v.index]->devicePtr())
-      if (Status s = outputs[v.index]->copyFromDeviceAsync(*buffers[v.inPlaceOf], byteSizeOf(v),
+      if (Status s = outputs[v.index]->copyFromDeviceAsync(*buffers[v.inPlaceOf], valueBytes_[i],
                                                            stream);
           !s.ok())
         return s;
+  }
   thread_local rt::KernelArgs args;
   for (size_t k = 0; k < kernels_.size(); ++k) {
     const KernelLaunchPlan &plan = p.launches[k];
@@ -296,11 +296,14 @@ Status Executable::run(const std::vector<const rt::DeviceBuffer *> &inputs,
       return s;
   }
   // Outputs returned as copies of an input or of another output.
-  for (const ProgramValue &v : p.values)
+  for (size_t i = 0; i < p.values.size(); ++i) {
+    const ProgramValue &v = p.values[i];
     if (v.copyOf >= 0)
-      if (Status s = outputs[v.index]->copyFromDeviceAsync(*buffers[v.copyOf], byteSizeOf(v), stream);
+      if (Status s = outputs[v.index]->copyFromDeviceAsync(*buffers[v.copyOf], valueBytes_[i],
+                                                           stream);
           !s.ok())
         return s;
+  }
   return Status::success();
 }
 

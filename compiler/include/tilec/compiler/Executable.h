@@ -67,6 +67,7 @@ private:
   std::vector<int64_t> gridCaps_;
   std::vector<rt::DeviceBuffer> temporaries_; // by program value id (or empty)
   std::vector<int64_t> valueBytes_, valueElements_; // by program value id, once
+  std::vector<int> donorOf_; // by output: the input updated in place into it, or -1
   // Split-k GEMMs' workspaces, by launch (or empty): zeroed at creation.
   std::vector<rt::DeviceBuffer> workspaces_;
   size_t numInputs_ = 0, numOutputs_ = 0;     // counted once, checked per run
