@@ -313,6 +313,8 @@ std::string explainFusion(const CompiledProgram &program) {
         if (l.l2PrefetchRows > 0)
           os << ", rows " << l.l2PrefetchRows << " blocks ahead prefetched into L2"
              << (l.l2PrefetchFirst ? " (the first blocks' own too)" : "");
+        else if (l.l2PrefetchFirst)
+          os << ", each CTA's slice prefetched into L2 ahead of the wait";
       }
       if (l.clusterM > 1)
         os << ", clusters of " << l.clusterM;

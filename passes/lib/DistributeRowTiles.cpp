@@ -80,9 +80,10 @@ struct RowSchedule {
   // prefetches into L2 its column slice of each row input's row block D
   // blocks ahead (prefetchRowsAhead).
   int64_t l2PrefetchRows = 0;
-  // l2_prefetch_first (with l2_prefetch_rows = D): the CTAs of the first D
-  // row blocks, which no CTA ahead prefetches for, prefetch their own
-  // slices too, first (prefetchRowsAhead with 0 blocks ahead).
+  // l2_prefetch_first: the CTAs of the first D row blocks, which no CTA
+  // ahead prefetches for, prefetch their own slices too, first
+  // (prefetchRowsAhead with 0 blocks ahead); without rows ahead (D = 0)
+  // every CTA does.
   bool l2PrefetchFirst = false;
   bool streaming() const { return streamBlocks > 0; }
   // Vectors of one row covered by one column block of the CTA.
@@ -110,12 +111,12 @@ FailureOr<RowSchedule> readSchedule(func::FuncOp fn) {
   s.stagedWeights = get("staged_weights") != 0;
   s.l2PrefetchRows = get("l2_prefetch_rows");
   s.l2PrefetchFirst = get("l2_prefetch_first") != 0;
-  if (s.l2PrefetchRows < 0 || (s.l2PrefetchRows > 0 && (s.rowLoop || s.streamBlocks > 0)))
+  if (s.l2PrefetchRows < 0 ||
+      ((s.l2PrefetchRows > 0 || s.l2PrefetchFirst) && (s.rowLoop || s.streamBlocks > 0)))
     return fn.emitOpError("invalid tile.schedule ")
-           << dict << ": l2_prefetch_rows needs rows in registers (no row loop, no streaming)";
-  if (s.l2PrefetchFirst && s.l2PrefetchRows <= 0)
-    return fn.emitOpError("invalid tile.schedule ")
-           << dict << ": l2_prefetch_first needs l2_prefetch_rows";
+           << dict
+           << ": l2_prefetch_rows and l2_prefetch_first need rows in registers (no row loop, "
+              "no streaming)";
   if (s.stagedWeights && (s.rowLoop || s.streaming() || s.colBlocks != 1 ||
                           s.rowsPerBlock != 1 || s.sharedBytes <= 0))
     return fn.emitOpError("invalid tile.schedule ")
@@ -977,14 +978,16 @@ private:
       // then holds no registers across the rows' values; at 1024 threads
       // a CTA, 64 registers, add_rms_norm's second input's spilled 84
       // bytes more behind its first's loads.)
-      if (s.l2PrefetchRows > 0 && !l2Prefetched && r == row && shift == 0 && width == s.cols) {
+      if ((s.l2PrefetchRows > 0 || s.l2PrefetchFirst) && !l2Prefetched && r == row &&
+          shift == 0 && width == s.cols) {
         SmallVector<Value> inputs = prefetchedRowInputs(fn, s.cols);
         if (llvm::is_contained(inputs, load.getSource())) {
           l2Prefetched = true;
           SmallVector<int64_t, 2> aheads;
           if (s.l2PrefetchFirst)
             aheads.push_back(0); // (the first blocks' own rows, first)
-          aheads.push_back(s.l2PrefetchRows);
+          if (s.l2PrefetchRows > 0)
+            aheads.push_back(s.l2PrefetchRows);
           for (int64_t ahead : aheads)
             for (Value input : inputs) {
               Value m = scalars.lookup(input);
@@ -1046,12 +1049,13 @@ private:
   /// the slice. Needs an identity layout with a static last dim (else
   /// none). `ahead` 0 (l2_prefetch_first): the CTA's own slice, only in
   /// the first D row blocks (the others' were prefetched D blocks before
-  /// them). With l2_prefetch_first every prefetch here is marked
-  /// kAheadOfWaitAttr: its guards are branches around marked prefetches
-  /// only, so where nothing before it touches memory (a row kernel's
-  /// usual start; not staged weights) tilec-dependent-launch puts the wait
-  /// after it, and under dependent launch the first CTAs' rows stream into
-  /// L2 while the kernel ahead finishes. Unmarked (l2_prefetch_first
+  /// them), in every CTA where D is 0. With l2_prefetch_first every
+  /// prefetch here is marked kAheadOfWaitAttr: its guards are branches
+  /// around marked prefetches only, so where nothing before it touches
+  /// memory (a row kernel's usual start; not staged weights)
+  /// tilec-dependent-launch puts the wait after it, and under dependent
+  /// launch the first CTAs' rows stream into L2 while the kernel ahead
+  /// finishes. Unmarked (l2_prefetch_first
   /// off), the wait comes first.
   void prefetchRowsAhead(Value mem, Type elem, int64_t ahead) {
     auto type = llvm::cast<MemRefType>(mem.getType());
@@ -1074,7 +1078,9 @@ private:
     // The CTA's first row `ahead` blocks on, and its slice's bytes in a row.
     Value blockRow = arith(arith::SubIOp{}, row, rowInBlock);
     Value firstRow = arith(arith::AddIOp{}, blockRow, index(ahead * s.rowsPerBlock));
-    Value first = ahead == 0 ? ult(blockRow, index(s.l2PrefetchRows * s.rowsPerBlock)) : Value();
+    Value first = ahead == 0 && s.l2PrefetchRows > 0
+                      ? ult(blockRow, index(s.l2PrefetchRows * s.rowsPerBlock))
+                      : Value();
     Value sliceStart =
         arith(arith::MulIOp{}, colBlock, index(s.blockVectors() * s.vec * eb));
     Value sliceEnd = arith(arith::MinUIOp{}, arith(arith::AddIOp{}, sliceStart, index(sliceBytes)),

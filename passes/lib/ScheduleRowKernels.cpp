@@ -1700,14 +1700,33 @@ struct ScheduleRowKernelsPass
     // inputs (run s40b, H100, bf16: rope 3% faster than with its rows
     // ahead alone at 4096 tokens; silu_mul and elementwise_chain, two
     // row inputs, gained only with it).
-    if (ahead > 0 && !loops && streamBlocks == 0 && llvm::StringRef(target).starts_with("sm_90") &&
-        !rowInputs.empty()) {
+    //
+    // Without rows ahead (none chosen: a grid of one wave, or rows of 128
+    // KiB and more), row-l2-prefetch-first has every CTA prefetch its own
+    // slice ahead of the wait: auto where the rows are split over a cluster
+    // in a grid of one wave (run s43a, H100: softmax [16, 131072] bf16 7.5
+    // -> 6.6 us, f32 10.3 -> 8.9; level at one row). There a CTA of the
+    // next kernel, started on an SM the one ahead leaves idle or is done
+    // with, pulls its slice into L2 while the rest of that kernel works;
+    // otherwise every CTA loads its slice only once the whole kernel ahead
+    // is done.
+    // (Not in grids of several waves: softmax over a cluster 8% slower
+    // with its first blocks' own rows, run s38a.) Not under
+    // row-l2-prefetch=0.
+    bool inRegisters = !loops && streamBlocks == 0 &&
+                       llvm::StringRef(target).starts_with("sm_90") && !rowInputs.empty();
+    int64_t grid = llvm::divideCeil(rows, rowsPerBlock) * colBlocks;
+    if (ahead > 0 && inRegisters) {
       entries.set("l2_prefetch_rows", bb.getI64IntegerAttr(ahead));
       bool first = rowL2PrefetchFirst == "true" ||
                    (rowL2PrefetchFirst == "auto" &&
                     (!reduces || (rowInputs.size() == 1 && colBlocks == 1)));
       if (first)
         entries.set("l2_prefetch_first", bb.getI64IntegerAttr(1));
+    } else if (ahead == 0 && rowL2Prefetch != 0 && inRegisters &&
+               (rowL2PrefetchFirst == "true" ||
+                (rowL2PrefetchFirst == "auto" && cluster > 1 && grid <= kHopperSms))) {
+      entries.set("l2_prefetch_first", bb.getI64IntegerAttr(1));
     }
     fn->setAttr("tile.schedule", entries.getDictionary(fn.getContext()));
     return success();

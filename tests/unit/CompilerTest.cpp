@@ -1793,8 +1793,11 @@ TEST(DependentLaunchTest, DecodeGemmsPrefetchWeightsAheadOfTheWait) {
 // (auto) the kernels without reductions and those that reduce one row
 // input of rows a CTA do. Rows of 128 KiB or more, grids of fewer (one
 // wave), sm_80 (no prefetch instruction there), streamed rows and row
-// loops take none, and neither does 0 (or 0 bytes). -2 and negative bytes
-// are refused. The kernels still assemble without spills.
+// loops take none, and neither does 0 (or 0 bytes). Without rows ahead,
+// row-l2-prefetch-first has every CTA prefetch its own slice ahead of the
+// wait: by default where rows are split over a cluster in a grid of one
+// wave. -2 and negative bytes are refused. The kernels still assemble
+// without spills.
 TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
   struct Case {
     const char *op;
@@ -1834,7 +1837,20 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
            Case{"softmax", DType::BF16, 4096, 131072, "row-l2-prefetch=4", "sm_90a", 4, false, 2},
            Case{"softmax", DType::BF16, 264, 131072, "row-l2-prefetch=8 row-l2-prefetch-first=true",
                 "sm_90a", 8, true, 4},
-           Case{"softmax", DType::BF16, 16, 131072, "", "sm_90a", 0, false, 0},
+           // (One wave of clusters: each CTA's own slice, a line a thread:
+           // 48 KB of bf16 in one round of 512 threads, 88 KB of f32 in
+           // two; two row inputs, one each. Not in grids of several waves,
+           // not under row-l2-prefetch=0; asked for, in CTA-wide rows too.)
+           Case{"softmax", DType::BF16, 16, 131072, "", "sm_90a", 0, true, 1},
+           Case{"softmax", DType::F32, 16, 131072, "", "sm_90a", 0, true, 2},
+           Case{"softmax", DType::BF16, 1, 131072, "", "sm_90a", 0, true, 1},
+           Case{"add_rms_norm", DType::BF16, 16, 131072, "", "sm_90a", 0, true, 2},
+           Case{"softmax", DType::BF16, 16, 131072, "row-l2-prefetch-first=false", "sm_90a", 0,
+                false, 0},
+           Case{"softmax", DType::BF16, 16, 131072, "row-l2-prefetch=0", "sm_90a", 0, false, 0},
+           Case{"softmax", DType::BF16, 100, 131072, "", "sm_90a", 0, false, 0},
+           Case{"rms_norm", DType::BF16, 16, 4096, "row-l2-prefetch-first=true", "sm_90a", 0, true,
+                1},
            Case{"add_rms_norm", DType::BF16, 512, 4096, "", "sm_90a", 0, false, 0},
            Case{"rms_norm", DType::BF16, 16, 4096, "", "sm_90a", 0, false, 0},
            // (Without reductions: 1 MiB ahead, the first blocks' own rows
@@ -1879,14 +1895,20 @@ TEST(ScheduleTest, RowsAheadPrefetchedIntoL2WhereRowsStayInRegisters) {
     EXPECT_EQ(p->launches[0].l2PrefetchFirst, c.first) << explainFusion(*p);
     const std::string &ptx = p->ptx;
     EXPECT_EQ(occurrences(ptx, "prefetch.L2"), c.prefetches) << explainFusion(*p);
-    if (c.ahead > 0) {
+    if (c.ahead > 0 || c.first) {
       std::string explained = explainFusion(*p);
-      EXPECT_NE(explained.find("rows " + std::to_string(c.ahead) +
-                               " blocks ahead prefetched into L2" +
-                               (c.first ? " (the first blocks' own too)" : "")),
-                std::string::npos)
+      if (c.ahead > 0)
+        EXPECT_NE(explained.find("rows " + std::to_string(c.ahead) +
+                                 " blocks ahead prefetched into L2" +
+                                 (c.first ? " (the first blocks' own too)" : "")),
+                  std::string::npos)
+            << explained;
+      else
+        EXPECT_NE(explained.find("each CTA's slice prefetched into L2 ahead of the wait"),
+                  std::string::npos)
+            << explained;
+      EXPECT_EQ(explained.find("first blocks' own") != std::string::npos, c.first && c.ahead > 0)
           << explained;
-      EXPECT_EQ(explained.find("first blocks' own") != std::string::npos, c.first) << explained;
       // Ahead of the row's first load; after the dependent-launch wait,
       // unless the first blocks prefetch their own rows (then all of them
       // come ahead of it).

@@ -955,7 +955,9 @@ TEST(GpuSimTest, RowLoopsMatchTheReference) {
 // match the reference. With row-l2-prefetch-first (auto: kernels without
 // reductions, and kernels that reduce one row input of rows a CTA) the
 // CTAs of the first D blocks prefetch their own: every line of the rows,
-// each once. (rope's rows are the domain's: 128 columns, 16 a CTA.)
+// each once. Without rows ahead (-1 in a grid of one wave: none chosen)
+// it has every CTA prefetch its own slice: by default in rows split over
+// a cluster. (rope's rows are the domain's: 128 columns, 16 a CTA.)
 TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
   struct Case {
     const char *name;
@@ -986,7 +988,12 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
                  // the last one's slice a single vector.)
                  Case{"silu_mul", DType::F32, 6, 4100, 3, "elementwise-elements=4"},
                  Case{"elementwise_chain", DType::BF16, 9, 5000, 2, ""},
-                 Case{"silu_mul", DType::BF16, 11, 4100, 3, "row-l2-prefetch-first=false"}}) {
+                 Case{"silu_mul", DType::BF16, 11, 4100, 3, "row-l2-prefetch-first=false"},
+                 Case{"softmax", DType::BF16, 3, 131072, -1, ""},
+                 Case{"softmax", DType::F32, 5, 40000, -1, "row-cluster=4"},
+                 Case{"rms_norm", DType::F32, 6, 13001, -1, "row-cluster=3"},
+                 Case{"add_rms_norm", DType::BF16, 2, 70000, -1, ""},
+                 Case{"rms_norm", DType::BF16, 37, 4096, -1, "row-l2-prefetch-first=true"}}) {
     std::string opts = "row-l2-prefetch=" + std::to_string(c.ahead) + " " + c.extra;
     SCOPED_TRACE(opts + ": " + c.name + " " + dtypeName(c.dtype) + " [" +
                  std::to_string(c.rows) + ", " + std::to_string(c.cols) + "]");
@@ -999,6 +1006,10 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
     ASSERT_TRUE(program.ok()) << program.message();
     ASSERT_EQ(program->launches.size(), 1u);
     const KernelLaunchPlan &plan = program->launches[0];
+    if (c.ahead < 0) {
+      EXPECT_EQ(plan.l2PrefetchRows, 0);
+      EXPECT_TRUE(plan.l2PrefetchFirst);
+    }
     std::vector<gpusim::LaunchTraffic> traffic;
     ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(g, tiletest::randomInputs(g, 53),
                                                    c.dtype == DType::F32 ? 1e-4 : 2e-2, options,
@@ -1031,7 +1042,7 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
       prefetching += !lines.empty();
     }
   }
-  EXPECT_GE(prefetching, 20);
+  EXPECT_GE(prefetching, 25);
 }
 
 // The decoder layer's rope kernels store q and k heads first (a transposed

@@ -205,17 +205,17 @@ func.func @prefetch_without_loop(%in: memref<?x4096xf32>, %out: memref<?x4096xf3
 
 // l2_prefetch_rows prefetches the rows ahead of a CTA's row block: not
 // for row loops (their next blocks are the CTA's own) or streamed rows.
-// expected-error @+1 {{l2_prefetch_rows needs rows in registers (no row loop, no streaming)}}
+// expected-error @+1 {{l2_prefetch_rows and l2_prefetch_first need rows in registers (no row loop, no streaming)}}
 func.func @l2_prefetch_rows_streamed(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 4096>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, l2_prefetch_rows = 8 : i64, rows_per_block = 1 : i64, stream_blocks = 2 : i64, threads_per_row = 128 : i64, vector_width = 4 : i64}} {
   return
 }
 
 // -----
 
-// l2_prefetch_first adds the first blocks' own rows to l2_prefetch_rows:
-// not on its own.
-// expected-error @+1 {{l2_prefetch_first needs l2_prefetch_rows}}
-func.func @l2_prefetch_first_alone(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 4096>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 4 : i64}} {
+// l2_prefetch_first (alone: every CTA's own rows) neither: a row loop's
+// CTA loads several row blocks, each after the wait.
+// expected-error @+1 {{l2_prefetch_rows and l2_prefetch_first need rows in registers (no row loop, no streaming)}}
+func.func @l2_prefetch_first_row_loop(%in: memref<?x4096xf32>, %out: memref<?x4096xf32>) attributes {tile.kernel, tile.domain = array<i64: 4, 4096>, tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, l2_prefetch_first = 1 : i64, row_loop = 1 : i64, rows_per_block = 1 : i64, threads_per_row = 128 : i64, vector_width = 4 : i64}} {
   return
 }
 

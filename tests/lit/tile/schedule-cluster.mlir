@@ -40,13 +40,13 @@
 // in 16384 / 2048 = 8 blocks; with row-cluster-max=2 the slices of 8192
 // are streamed in 8192 / 2048 = 4; row-cluster=7 takes 7 all the same.
 // CHECK-LABEL: func.func @bf16_16x131072
-//  CHECK-SAME:   tile.schedule = {chunks = 6 : i64, cluster = 6 : i64, col_blocks = 6 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 6 : i64, cluster = 6 : i64, col_blocks = 6 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // ONE-LABEL: func.func @bf16_16x131072
 //  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 8 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // TWO-LABEL: func.func @bf16_16x131072
 //  TWO-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 4 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // SEVEN-LABEL: func.func @bf16_16x131072
-//  SEVEN-SAME:   tile.schedule = {chunks = 5 : i64, cluster = 7 : i64, col_blocks = 7 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+//  SEVEN-SAME:   tile.schedule = {chunks = 5 : i64, cluster = 7 : i64, col_blocks = 7 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 func.func @bf16_16x131072(%in: memref<?x131072xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 131072>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x131072xbf16> -> tensor<131072xbf16>
@@ -61,7 +61,7 @@ func.func @bf16_16x131072(%in: memref<?x131072xbf16>, %out: memref<?x1xf32>) att
 // f32: 32768 vectors of 4, K = 6 likewise, 11 vectors a thread (f32 keeps
 // up to 16).
 // CHECK-LABEL: func.func @f32_16x131072
-//  CHECK-SAME:   tile.schedule = {chunks = 11 : i64, cluster = 6 : i64, col_blocks = 6 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 11 : i64, cluster = 6 : i64, col_blocks = 6 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // ONE-LABEL: func.func @f32_16x131072
 //  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 16 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 // TWO-LABEL: func.func @f32_16x131072
@@ -117,7 +117,7 @@ func.func @odd_5x100003(%in: memref<?x100003xf32>, %out: memref<?x1xf32>) attrib
 // 20 rows of 131072 f32 (32768 vectors): 20 clusters of 8, 7 or 6 do not
 // fit, 22 of 5 do: K = 5 (100 CTAs), slices of 6554 vectors, 13 a thread.
 // CHECK-LABEL: func.func @f32_20x131072
-//  CHECK-SAME:   tile.schedule = {chunks = 13 : i64, cluster = 5 : i64, col_blocks = 5 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 13 : i64, cluster = 5 : i64, col_blocks = 5 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 4 : i64}
 func.func @f32_20x131072(%in: memref<?x131072xf32>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 20, 131072>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x131072xf32> -> tensor<131072xf32>
@@ -132,7 +132,7 @@ func.func @f32_20x131072(%in: memref<?x131072xf32>, %out: memref<?x1xf32>) attri
 // 39 of 3 do: K = 3, slices of 2731 vectors, 6 a thread (a cluster's
 // 16-bit rows keep up to 8 vectors a thread, not 4).
 // CHECK-LABEL: func.func @bf16_32x65536
-//  CHECK-SAME:   tile.schedule = {chunks = 6 : i64, cluster = 3 : i64, col_blocks = 3 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 6 : i64, cluster = 3 : i64, col_blocks = 3 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 func.func @bf16_32x65536(%in: memref<?x65536xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 32, 65536>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x65536xbf16> -> tensor<65536xbf16>
@@ -148,7 +148,7 @@ func.func @bf16_32x65536(%in: memref<?x65536xbf16>, %out: memref<?x1xf32>) attri
 // vectors, K = 8 with slices of 1024 (two vectors a thread; measured
 // faster than clusters of 6).
 // CHECK-LABEL: func.func @bf16_16x65536
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 8 : i64, col_blocks = 8 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 8 : i64, col_blocks = 8 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
 func.func @bf16_16x65536(%in: memref<?x65536xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 65536>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x65536xbf16> -> tensor<65536xbf16>
@@ -165,7 +165,7 @@ func.func @bf16_16x65536(%in: memref<?x65536xbf16>, %out: memref<?x1xf32>) attri
 // sizes that fit streamed or spilled and measured slower): [16, 131072]
 // bf16 in clusters of 8, four vectors a thread.
 // CHECK-LABEL: func.func @weights_16x131072
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 8 : i64, col_blocks = 8 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 8 : i64, col_blocks = 8 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 func.func @weights_16x131072(%in: memref<?x131072xbf16>, %w: memref<131072xbf16>, %b: memref<131072xbf16>, %out: memref<?x131072xbf16>) attributes {tile.kernel, tile.domain = array<i64: 16, 131072>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x131072xbf16> -> tensor<131072xbf16>
@@ -189,11 +189,11 @@ func.func @weights_16x131072(%in: memref<?x131072xbf16>, %w: memref<131072xbf16>
 // 66 rows of 32768 bf16 (4096 vectors): 66 * 2 = 132 CTAs fill one wave,
 // K = 2 (4 would make 264): slices of 2048, in registers.
 // CHECK-LABEL: func.func @rows_66
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // ONE-LABEL: func.func @rows_66
 //  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 2 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // TWO-LABEL: func.func @rows_66
-//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
+//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 func.func @rows_66(%in: memref<?x32768xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 66, 32768>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x32768xbf16> -> tensor<32768xbf16>
@@ -227,11 +227,11 @@ func.func @rows_67(%in: memref<?x32768xbf16>, %out: memref<?x1xf32>) attributes 
 // vectors a thread of a full CTA in each slice), K = 2, slices of 1024.
 // (8192 wide, slices of 512 measured slower than one CTA a row.)
 // CHECK-LABEL: func.func @bf16_16x16384
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
+//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
 // ONE-LABEL: func.func @bf16_16x16384
 //  ONE-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}
 // TWO-LABEL: func.func @bf16_16x16384
-//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
+//  TWO-SAME:   tile.schedule = {chunks = 4 : i64, cluster = 2 : i64, col_blocks = 2 : i64, l2_prefetch_first = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 256 : i64, vector_width = 8 : i64}
 func.func @bf16_16x16384(%in: memref<?x16384xbf16>, %out: memref<?x1xf32>) attributes {tile.kernel, tile.domain = array<i64: 16, 16384>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x16384xbf16> -> tensor<16384xbf16>

@@ -21,7 +21,9 @@
 //   where the grid stays at 1056 CTAs or more (one vector of each row input
 //   at least);
 //   l2_prefetch_first = 1 where, besides, the kernel has no reductions, or
-//   reduces one row input and a row is one CTA's (no cluster).
+//   reduces one row input and a row is one CTA's (no cluster); without
+//   rows ahead, where rows are split over a cluster in a grid of one wave
+//   (then every CTA prefetches its own slice: gpu/distribute-l2-prefetch-own.mlir).
 // (Measured: docs/perf.md, thirty-ninth (H200) and fortieth (H100)
 // sessions.) sm_80 has no prefetch instruction: neither (SM80).
 
@@ -78,11 +80,13 @@ func.func @two_inputs(%x: memref<?x8192xbf16>, %y: memref<?x8192xbf16>, %out: me
 
 // -----
 
-// Rows of 128 KiB (32768 f32): none chosen, whatever first asks.
+// Rows of 128 KiB (32768 f32): no rows ahead chosen; first asked for
+// (ON), each CTA's own row alone.
 // CHECK-LABEL: func.func @wide_rows
 //   CHECK-NOT:   l2_prefetch
 // ON-LABEL: func.func @wide_rows
-//   ON-NOT:   l2_prefetch
+//  ON-SAME:   l2_prefetch_first = 1 : i64, rows_per_block
+//   ON-NOT:   l2_prefetch_rows
 func.func @wide_rows(%in: memref<?x32768xf32>, %out: memref<?x32768xf32>) attributes {tile.kernel, tile.domain = array<i64: 4096, 32768>} {
   %r = tile.row_id
   %t = tile.load %in[%r] : memref<?x32768xf32> -> tensor<32768xf32>
@@ -177,9 +181,12 @@ func.func @elementwise_three_inputs(%x: memref<?x4096xbf16>, %y: memref<?x4096xb
 
 // -----
 
-// No reductions over 512 rows (1024 CTAs, under 8 an SM): none.
+// No reductions over 512 rows (1024 CTAs, under 8 an SM): none; asked
+// for (ON), each CTA's own rows.
 // CHECK-LABEL: func.func @elementwise_few_rows
 //   CHECK-NOT:   l2_prefetch
+// ON-LABEL: func.func @elementwise_few_rows
+//  ON-SAME:   l2_prefetch_first = 1 : i64, rows_per_block
 func.func @elementwise_few_rows(%x: memref<?x4096xbf16>, %out: memref<?x4096xbf16>) attributes {tile.kernel, tile.domain = array<i64: 512, 4096>} {
   %r = tile.row_id
   %a = tile.load %x[%r] : memref<?x4096xbf16> -> tensor<4096xbf16>
@@ -187,5 +194,51 @@ func.func @elementwise_few_rows(%x: memref<?x4096xbf16>, %out: memref<?x4096xbf1
   %m = arith.mulf %fa, %fa : tensor<4096xf32>
   %o = arith.truncf %m : tensor<4096xf32> to tensor<4096xbf16>
   tile.store %o, %out[%r] : tensor<4096xbf16> -> memref<?x4096xbf16>
+  return
+}
+
+// -----
+
+// Rows split over a cluster in a grid of one wave (16 bf16 rows of 131072
+// in clusters of 6: 96 CTAs) take no rows ahead (256 KB rows, one wave),
+// and each CTA prefetches its own slice ahead of the wait (run s43a,
+// H100: softmax [16, 131072] 12-14% faster); not when off (OFF) or on
+// sm_80. Asked for (ON), CTA-wide rows without rows ahead take it too
+// (@elementwise_few_rows above).
+// CHECK-LABEL: func.func @cluster_one_wave
+//  CHECK-SAME:   cluster = 6 : i64, col_blocks = 6 : i64, l2_prefetch_first = 1 : i64, rows_per_block
+//   CHECK-NOT:   l2_prefetch_rows
+// OFF-LABEL: func.func @cluster_one_wave
+//   OFF-NOT:   l2_prefetch
+// ON-LABEL: func.func @cluster_one_wave
+//  ON-SAME:   l2_prefetch_first = 1 : i64, rows_per_block
+// SM80-LABEL: func.func @cluster_one_wave
+//   SM80-NOT:   l2_prefetch
+func.func @cluster_one_wave(%in: memref<?x131072xbf16>, %out: memref<?x131072xbf16>) attributes {tile.kernel, tile.domain = array<i64: 16, 131072>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x131072xbf16> -> tensor<131072xbf16>
+  %f = arith.extf %t : tensor<131072xbf16> to tensor<131072xf32>
+  %s = tile.reduce_sum %f : tensor<131072xf32> -> f32
+  %b = tile.splat %s : f32 -> tensor<131072xf32>
+  %d = arith.divf %f, %b : tensor<131072xf32>
+  %o = arith.truncf %d : tensor<131072xf32> to tensor<131072xbf16>
+  tile.store %o, %out[%r] : tensor<131072xbf16> -> memref<?x131072xbf16>
+  return
+}
+
+// -----
+
+// The same rows, 100 of them: several waves of clusters, none.
+// CHECK-LABEL: func.func @cluster_waves
+//   CHECK-NOT:   l2_prefetch
+func.func @cluster_waves(%in: memref<?x131072xbf16>, %out: memref<?x131072xbf16>) attributes {tile.kernel, tile.domain = array<i64: 100, 131072>} {
+  %r = tile.row_id
+  %t = tile.load %in[%r] : memref<?x131072xbf16> -> tensor<131072xbf16>
+  %f = arith.extf %t : tensor<131072xbf16> to tensor<131072xf32>
+  %s = tile.reduce_sum %f : tensor<131072xf32> -> f32
+  %b = tile.splat %s : f32 -> tensor<131072xf32>
+  %d = arith.divf %f, %b : tensor<131072xf32>
+  %o = arith.truncf %d : tensor<131072xf32> to tensor<131072xbf16>
+  tile.store %o, %out[%r] : tensor<131072xbf16> -> memref<?x131072xbf16>
   return
 }

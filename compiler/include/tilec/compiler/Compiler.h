@@ -150,9 +150,9 @@ struct KernelLaunchPlan {
   // Row kernels: each CTA prefetches into L2 its slice of the row inputs'
   // row block this many blocks ahead (row-l2-prefetch); 0: none.
   int64_t l2PrefetchRows = 0;
-  // With l2PrefetchRows: the CTAs of the first l2PrefetchRows row blocks
-  // prefetch their own slices too, ahead of the dependent-launch wait
-  // (row-l2-prefetch-first).
+  // The CTAs of the first l2PrefetchRows row blocks (every CTA, where
+  // l2PrefetchRows is 0) prefetch their own slices, ahead of the
+  // dependent-launch wait (row-l2-prefetch-first).
   bool l2PrefetchFirst = false;
   // The kernel starts with griddepcontrol.wait (tilec-dependent-launch): it
   // may be launched with programmatic stream serialization.

@@ -245,11 +245,14 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "With row-l2-prefetch: the CTAs of the first D row blocks (which no CTA "
            "ahead prefetches for) prefetch their own slices too, ahead of the "
            "dependent-launch wait, so their rows stream into L2 while the kernel ahead "
-           "finishes. auto (default): kernels without reductions, and kernels with "
-           "reductions and one row input whose rows are not split over a cluster "
-           "(measured on an H200: the bf16 norms 2-5% faster at 4096 tokens, softmax "
-           "level; add_rms_norm up to 1.6% and softmax over a cluster 8% slower; on an "
-           "H100, rope 3% faster than its rows ahead alone), true, false">,
+           "finishes; without rows ahead, every CTA. auto (default): with rows ahead, "
+           "kernels without reductions, and kernels with reductions and one row input "
+           "whose rows are not split over a cluster (measured on an H200: the bf16 norms "
+           "2-5% faster at 4096 tokens, softmax level; add_rms_norm up to 1.6% and "
+           "softmax over a cluster 8% slower; on an H100, rope 3% faster than its rows "
+           "ahead alone); without, rows split over a cluster in a grid of one wave (H100: "
+           "softmax [16, 131072] 12-14% faster, level at one row); true: every kernel "
+           "of rows in registers (but under row-l2-prefetch=0); false: none">,
     Option<"rowL2PrefetchBytes", "row-l2-prefetch-bytes", "int64_t", "2097152",
            "The bytes of row inputs that row-l2-prefetch=-1 (the default) prefetches "
            "ahead in kernels with reductions: D is this over the bytes of the row inputs "
