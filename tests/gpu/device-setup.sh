@@ -35,6 +35,11 @@ run_gpu_tests() {
     ( cd "$B" && timeout "$left" ./bin/gpu_tests --gtest_brief=1 --gtest_filter="$names" ${TILEC_GTEST_ARGS:-} ) >> "$OUT/gpu_tests.log" 2>&1
     rc=$?
     [ "$rc" = 0 ] || tests_rc=$rc
+    # (A suite the time limit stops prints no tally: say so.)
+    if [ "$rc" = 124 ]; then
+      echo "GPU tests: suite $suite stopped at the time limit (${left} s)" | tee -a "$OUT/gpu_tests.log"
+      break
+    fi
   done
   tally() { grep -E "^\\[ +$1 +\\] [0-9]+ test" "$OUT/gpu_tests.log" | awk '{ n += $4 } END { print n + 0 }'; }
   # (--gtest_brief prints no "N tests failed" summary: count the failed
@@ -53,6 +58,28 @@ ab_bench() {
   local tag=$1 csv=$2; shift 2
   timeout "${TILEC_AB_TIMEOUT:-60}" "$B/bin/tilec-bench" --csv="$csv" "$@" 2>&1 |
     grep -E "^(device|[a-z_]+ +(bf16|f32))|error" | sed "s/^/$tag /"
+}
+
+# An A B of schedules over passes, each pass running every variant in
+# turn: ab_variants NAME PASSES "TILEC-BENCH ARGS" VARIANT=OPTIONS...
+# (VARIANT= for the default) writes $OUT/ab/NAME_VARIANT_PASS.csv and
+# prints ab_table.py's table (the first variant the baseline) into
+# $OUT/ab/NAME.txt.
+ab_variants() {
+  local name=$1 passes=$2 args=$3 pass v tables=()
+  shift 3
+  mkdir -p "$OUT/ab"
+  for pass in $(seq "$passes"); do
+    for v in "$@"; do
+      # (args split into tilec-bench's options on purpose.)
+      # shellcheck disable=SC2086
+      ab_bench "${v%%=*}" "$OUT/ab/${name}_${v%%=*}_$pass.csv" $args --schedule="${v#*=}" > /dev/null
+    done
+  done
+  for v in "$@"; do
+    tables+=("${v%%=*}=$(seq -f "$OUT/ab/${name}_${v%%=*}_%g.csv" -s, "$passes")")
+  done
+  python3 tests/gpu/ab_table.py "${tables[@]}" | tee "$OUT/ab/$name.txt"
 }
 
 # At most 8 files come back from $OUT: everything in one archive.

@@ -20,6 +20,8 @@
 #    4. the row kernels' GPU tests (device-tests.sh rows) in what is left
 #       of TILEC_BUDGET_S.
 #  TILEC_AB=1: the H100's steps on any GPU (a second call on an H200).
+#  (Since it ran, its A Bs are written with device-setup.sh's ab_variants;
+#  the same runs, each pass's variants in the same order.)
 set -u
 cd "$(dirname "$0")/../../.."
 START=$SECONDS
@@ -34,40 +36,16 @@ fi
 source tests/gpu/device-setup.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
   tee "$OUT/gpu.txt"
-mkdir -p "$OUT/ab"
 TILEC_AB_TIMEOUT=90
 step "softmax over 131072 columns: own slices into L2 before the wait"
-for pass in 1 2; do
-  for o in "" "row-l2-prefetch=16 row-l2-prefetch-first=true"; do
-    t=$([ -z "$o" ] && echo default || echo own)
-    ab_bench "$t" "$OUT/ab/sm_${t}_$pass.csv" --ops=softmax --dtypes=bf16,f32 \
-      --shapes=1x131072,16x131072 --schedule="$o"
-  done
-done
-python3 tests/gpu/ab_table.py default="$OUT/ab/sm_default_1.csv,$OUT/ab/sm_default_2.csv" \
-  own="$OUT/ab/sm_own_1.csv,$OUT/ab/sm_own_2.csv" | tee "$OUT/ab/softmax.txt"
+ab_variants sm 2 "--ops=softmax --dtypes=bf16,f32 --shapes=1x131072,16x131072" default= \
+  "own=row-l2-prefetch=16 row-l2-prefetch-first=true"
 step "small shapes: dependent-launch=false"
-for pass in 1 2; do
-  for o in "" dependent-launch=false; do
-    t=$([ -z "$o" ] && echo default || echo nodl)
-    ab_bench "$t" "$OUT/ab/small_${t}_$pass.csv" \
-      --ops=rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain,rope \
-      --dtypes=bf16 --shapes=1x4096,16x4096 --schedule="$o"
-  done
-done > /dev/null
-python3 tests/gpu/ab_table.py default="$OUT/ab/small_default_1.csv,$OUT/ab/small_default_2.csv" \
-  nodl="$OUT/ab/small_nodl_1.csv,$OUT/ab/small_nodl_2.csv" | tee "$OUT/ab/small.txt"
+ab_variants small 2 "--ops=rms_norm,add_rms_norm,layer_norm,softmax,silu_mul,elementwise_chain,rope \
+  --dtypes=bf16 --shapes=1x4096,16x4096" default= nodl=dependent-launch=false
 step "64 and 128 MB bf16: 512 threads of one vector, 256 of two"
-for pass in 1 2; do
-  for c in 4 1 2; do
-    o=$([ $c = 4 ] || echo row-chunks=$c)
-    ab_bench "chunks$c" "$OUT/ab/big_c${c}_$pass.csv" --ops=rms_norm,add_rms_norm,layer_norm,softmax \
-      --dtypes=bf16 --shapes=4096x4096,4096x8192 --schedule="$o"
-  done
-done > /dev/null
-python3 tests/gpu/ab_table.py default="$OUT/ab/big_c4_1.csv,$OUT/ab/big_c4_2.csv" \
-  chunks1="$OUT/ab/big_c1_1.csv,$OUT/ab/big_c1_2.csv" \
-  chunks2="$OUT/ab/big_c2_1.csv,$OUT/ab/big_c2_2.csv" | tee "$OUT/ab/big.txt"
+ab_variants big 2 "--ops=rms_norm,add_rms_norm,layer_norm,softmax --dtypes=bf16 \
+  --shapes=4096x4096,4096x8192" c4= c1=row-chunks=1 c2=row-chunks=2
 step "GPU tests: the row kernels"
 ROWS='Examples/*:WideRows/*:RowLoop/*:RowPrefetch/*:Rows/*:Softmax/*:LayerNorm/*'
 TILEC_TESTS_TIMEOUT=$((BUDGET - (SECONDS - START))) run_gpu_tests "$ROWS"

@@ -4,7 +4,8 @@
 # CTA's own slice into L2 ahead of the dependent-launch wait by default:
 #  1. the new default against `row-l2-prefetch-first=false` (the old one)
 #     at 1, 3 and 16 rows of 131072 columns, softmax and the norms, bf16
-#     and f32, two passes, into $OUT/ab/;
+#     and f32, two passes, into $OUT/ab/ (since it ran, written with
+#     device-setup.sh's ab_variants: the old variant first in each pass);
 #  2. the GPU tests of rows over clusters and of softmax (the kernels that
 #     changed), into $OUT/gpu_tests.log.
 set -u
@@ -13,18 +14,10 @@ source tests/gpu/device-setup.sh
 find "$OUT" -mindepth 1 -delete 2>/dev/null
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
   tee "$OUT/gpu.txt"
-mkdir -p "$OUT/ab"
 TILEC_AB_TIMEOUT=90
 step "one wave of clusters: each CTA's own slice ahead of the wait (new) against none (old)"
-for pass in 1 2; do
-  for o in "" row-l2-prefetch-first=false; do
-    t=$([ -z "$o" ] && echo new || echo old)
-    ab_bench "$t" "$OUT/ab/cl_${t}_$pass.csv" --ops=softmax,rms_norm,layer_norm,add_rms_norm \
-      --dtypes=bf16,f32 --shapes=1x131072,3x131072,16x131072 --schedule="$o"
-  done
-done > /dev/null
-python3 tests/gpu/ab_table.py old="$OUT/ab/cl_old_1.csv,$OUT/ab/cl_old_2.csv" \
-  new="$OUT/ab/cl_new_1.csv,$OUT/ab/cl_new_2.csv" | tee "$OUT/ab/clusters.txt"
+ab_variants cl 2 "--ops=softmax,rms_norm,layer_norm,add_rms_norm --dtypes=bf16,f32 \
+  --shapes=1x131072,3x131072,16x131072" old=row-l2-prefetch-first=false new=
 step "GPU tests: rows over clusters, softmax"
 TILEC_TESTS_TIMEOUT=${TILEC_TESTS_TIMEOUT:-240} \
   run_gpu_tests '*Cluster*:Softmax/*:Examples/GpuOpsTest.*softmax*:GpuScheduleTest.*'
