@@ -1055,8 +1055,7 @@ private:
   /// memory (a row kernel's usual start; not staged weights)
   /// tilec-dependent-launch puts the wait after it, and under dependent
   /// launch the first CTAs' rows stream into L2 while the kernel ahead
-  /// finishes. Unmarked (l2_prefetch_first
-  /// off), the wait comes first.
+  /// finishes. Unmarked (l2_prefetch_first off), the wait comes first.
   void prefetchRowsAhead(Value mem, Type elem, int64_t ahead) {
     auto type = llvm::cast<MemRefType>(mem.getType());
     if (!type.getLayout().isIdentity() || type.getRank() != 2 || type.isDynamicDim(1))

@@ -1709,21 +1709,20 @@ struct ScheduleRowKernelsPass
     // next kernel, started on an SM the one ahead leaves idle or is done
     // with, pulls its slice into L2 while the rest of that kernel works;
     // otherwise every CTA loads its slice only once the whole kernel ahead
-    // is done.
-    // (Not in grids of several waves: softmax over a cluster 8% slower
-    // with its first blocks' own rows, run s38a.) Not under
+    // is done. (Not in grids of several waves: softmax over a cluster 8%
+    // slower with its first blocks' own rows, run s38a.) Not under
     // row-l2-prefetch=0.
-    bool inRegisters = !loops && streamBlocks == 0 &&
-                       llvm::StringRef(target).starts_with("sm_90") && !rowInputs.empty();
+    bool prefetchable = !loops && streamBlocks == 0 &&
+                        llvm::StringRef(target).starts_with("sm_90") && !rowInputs.empty();
     int64_t grid = llvm::divideCeil(rows, rowsPerBlock) * colBlocks;
-    if (ahead > 0 && inRegisters) {
+    if (ahead > 0 && prefetchable) {
       entries.set("l2_prefetch_rows", bb.getI64IntegerAttr(ahead));
       bool first = rowL2PrefetchFirst == "true" ||
                    (rowL2PrefetchFirst == "auto" &&
                     (!reduces || (rowInputs.size() == 1 && colBlocks == 1)));
       if (first)
         entries.set("l2_prefetch_first", bb.getI64IntegerAttr(1));
-    } else if (ahead == 0 && rowL2Prefetch != 0 && inRegisters &&
+    } else if (ahead == 0 && rowL2Prefetch != 0 && prefetchable &&
                (rowL2PrefetchFirst == "true" ||
                 (rowL2PrefetchFirst == "auto" && cluster > 1 && grid <= kHopperSms))) {
       entries.set("l2_prefetch_first", bb.getI64IntegerAttr(1));
