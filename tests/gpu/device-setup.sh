@@ -10,6 +10,14 @@ export TILEC_CUDA_ROOT="$B"
 export PYTHONUNBUFFERED=1
 COOL=${TILEC_COOLDOWN_MS:-1000}
 
+# A run's start: $OUT emptied, and the GPU (name, driver, clocks) printed
+# and kept in $OUT/gpu.txt.
+begin_run() {
+  find "$OUT" -mindepth 1 -delete 2>/dev/null
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
+    tee "$OUT/gpu.txt"
+}
+
 # A section header in the run's log.
 step() { printf '\n==== %s\n' "$*"; }
 

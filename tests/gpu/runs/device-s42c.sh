@@ -10,9 +10,7 @@
 set -u
 cd "$(dirname "$0")/../../.."
 source tests/gpu/device-setup.sh
-find "$OUT" -mindepth 1 -delete 2>/dev/null
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
-  tee "$OUT/gpu.txt"
+begin_run
 nvcc -arch=sm_90a -O3 -std=c++17 -o /tmp/copy_floor tests/gpu/probes/copy_floor.cu &&
   timeout 90 /tmp/copy_floor 2>&1 | tee "$OUT/copy_floor.txt"
 TILEC_AB_TIMEOUT=90

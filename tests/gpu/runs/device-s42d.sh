@@ -11,9 +11,7 @@
 set -u
 cd "$(dirname "$0")/../../.."
 source tests/gpu/device-setup.sh
-find "$OUT" -mindepth 1 -delete 2>/dev/null
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
-  tee "$OUT/gpu.txt"
+begin_run
 step "GPU tests: the runtime, schedules, ops"
 TILEC_TESTS_TIMEOUT=150 run_gpu_tests 'GpuRuntimeTest.*:GpuScheduleTest.*:DependentLaunch.*:GemmEpilogue.*:Examples/GpuOpsTest.*rms_norm*:Examples/GpuOpsTest.*rope*'
 step "launch path: old (7b6c3e0) and new tilec-bench, interleaved"

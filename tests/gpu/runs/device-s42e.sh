@@ -9,9 +9,7 @@ if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
   echo "an H100: stopped"; exit 0
 fi
 source tests/gpu/device-setup.sh
-find "$OUT" -mindepth 1 -delete 2>/dev/null
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
-  tee "$OUT/gpu.txt"
+begin_run
 nvcc -arch=sm_90a -O3 -std=c++17 -o /tmp/copy_floor tests/gpu/probes/copy_floor.cu &&
   timeout 60 /tmp/copy_floor 2>&1 | tee "$OUT/copy_floor.txt"
 for pass in 1 2; do

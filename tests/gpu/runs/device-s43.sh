@@ -34,8 +34,7 @@ if [ "${TILEC_AB:-0}" != 1 ] && ! nvidia-smi --query-gpu=name --format=csv,nohea
   exit
 fi
 source tests/gpu/device-setup.sh
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
-  tee "$OUT/gpu.txt"
+begin_run
 TILEC_AB_TIMEOUT=90
 step "softmax over 131072 columns: own slices into L2 before the wait"
 ab_variants sm 2 "--ops=softmax --dtypes=bf16,f32 --shapes=1x131072,16x131072" default= \

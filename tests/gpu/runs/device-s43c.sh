@@ -11,9 +11,7 @@
 set -u
 cd "$(dirname "$0")/../../.."
 source tests/gpu/device-setup.sh
-find "$OUT" -mindepth 1 -delete 2>/dev/null
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader |
-  tee "$OUT/gpu.txt"
+begin_run
 TILEC_AB_TIMEOUT=90
 step "one wave of clusters: each CTA's own slice ahead of the wait (new) against none (old)"
 ab_variants cl 2 "--ops=softmax,rms_norm,layer_norm,add_rms_norm --dtypes=bf16,f32 \
