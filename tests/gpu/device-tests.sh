@@ -2,7 +2,7 @@
 # Every GPU test, in two parts that each fit one device call (600 s):
 #   bash tests/gpu/device-tests.sh gemm   # GEMMs, attention, the layer, runtime, schedules, fuzz
 #   bash tests/gpu/device-tests.sh rows   # the row kernels' parameterized suites
-# (The whole set, 427 tests, outgrew one call: Attention alone takes ~100
+# (The whole set, 429 tests, outgrew one call: Attention alone takes ~100
 # s, GemmSchedules ~90 s.) Each part prints its tally; a test in neither
 # part is reported, so that a new suite is not silently left out.
 source "$(dirname "$0")/device-setup.sh"
