@@ -1093,13 +1093,17 @@ private:
       Value end = arith(arith::AddIOp{}, rowStart, sliceEnd);
       Value at = arith(arith::AddIOp{}, arith(arith::AndIOp{}, start, index(~int64_t(127))),
                        arith(arith::MulIOp{}, line, index(128)));
-      Value valid = andI1(first, andI1(ult(r, rowCount), ult(at, end)));
+      // (The address itself below the slice's end: a slice that starts at
+      // or past the row's end, a cluster's last CTAs over a short row, has
+      // none, though its first line may start inside the row.)
+      Value addr = arith(arith::MaxUIOp{}, at, start);
+      Value valid = andI1(first, andI1(ult(r, rowCount), ult(addr, end)));
       if ((i + 1) * threads > total)
         valid = andI1(valid, ult(e, index(total)));
       auto ifOp = b->create<scf::IfOp>(loc(), valid, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard g(*b);
       b->setInsertionPointToStart(ifOp.thenBlock());
-      Operation *prefetch = emitL2Prefetch(*b, loc(), arith(arith::MaxUIOp{}, at, start));
+      Operation *prefetch = emitL2Prefetch(*b, loc(), addr);
       if (s.l2PrefetchFirst)
         prefetch->setAttr(kAheadOfWaitAttr, b->getUnitAttr());
     }

@@ -14,8 +14,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <random>
@@ -924,6 +926,117 @@ TEST(GpuSimTest, RowScheduleOptionsMatchTheReference) {
       }
 }
 
+// Random combinations of the row schedules' options (TILEC_SIM_ROW_OPTIONS=N
+// cases, default 48, fixed seeds): a row example or a random graph, at a
+// random shape (1-257 rows, 1-40000 columns) and dtype, for sm_80 or
+// sm_90a (clusters, L2 prefetches), with one to four options drawn from
+// what the scheduler takes. Each compiles and matches the reference in the
+// simulator (on 2 SMs, where row loops take many row blocks a CTA, or
+// 132), or is refused with a message that is not an internal error, and
+// most compile. The test above takes the options one at a time; here
+// their conditions meet.
+TEST(GpuSimTest, RandomRowScheduleOptionsMatchTheReference) {
+  const char *env = std::getenv("TILEC_SIM_ROW_OPTIONS");
+  int cases = env && std::atoi(env) > 0 ? std::atoi(env) : 48;
+  std::mt19937_64 rng(2044);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  static const std::vector<std::vector<const char *>> table = {
+      {"max-threads-per-block=256", "max-threads-per-block=1024"},
+      {"min-threads-per-block=32", "min-threads-per-block=64", "min-threads-per-block=256"},
+      {"max-chunks-per-thread=1", "max-chunks-per-thread=2", "max-chunks-per-thread=4"},
+      {"row-chunks=1", "row-chunks=2", "row-chunks=8"},
+      {"few-rows=4", "few-rows=64"},
+      {"row-cluster-max=1", "row-cluster-max=2", "row-cluster=2", "row-cluster=4",
+       "row-cluster=16"},
+      {"sink-loads=true", "sink-loads=false"},
+      {"rewiden=true"},
+      {"recompute-exp=true", "recompute-exp=false"},
+      {"stream-shared=true", "stream-shared=false"},
+      {"row-loop=true", "row-prefetch=2", "row-prefetch=3"},
+      {"stage-weights=true"},
+      {"row-l2-prefetch=0", "row-l2-prefetch=1", "row-l2-prefetch=3"},
+      {"row-l2-prefetch-first=true", "row-l2-prefetch-first=false"},
+      {"online-softmax=true", "online-softmax=false"},
+      {"readonly-inputs=true"},
+      {"row-scalars=true", "row-scalars=auto"},
+      {"fold-into-exp=true", "fold-into-exp=false"},
+      {"welford=auto", "welford=false"},
+      {"transpose-tiles=false", "transpose-tile-bytes=4"},
+      {"elementwise-elements=4", "elementwise-elements=16", "elementwise-threads-per-block=128"},
+      {"max-registers=128", "one-wave-registers=true"}};
+  static const char *names[] = {"rms_norm",          "softmax",  "layer_norm",
+                                "add_rms_norm",      "rope",     "silu_mul",
+                                "elementwise_chain", "transpose", "heads_rms_norm"};
+  static const int64_t rowChoices[] = {1, 2, 3, 5, 16, 33, 130, 257};
+  static const int64_t colChoices[] = {1, 7, 64, 66, 1000, 4096, 8200, 40000};
+  static const DType dtypes[] = {DType::BF16, DType::F32, DType::F16};
+  int compiled = 0, refused = 0;
+  for (int c = 0; c < cases; ++c) {
+    std::string opts;
+    std::vector<size_t> groups;
+    for (size_t n = 1 + pick(4); groups.size() < n;) {
+      size_t gi = pick(table.size());
+      if (std::find(groups.begin(), groups.end(), gi) == groups.end())
+        groups.push_back(gi);
+    }
+    for (size_t gi : groups)
+      opts += std::string(opts.empty() ? "" : " ") + table[gi][pick(table[gi].size())];
+    const char *target = pick(2) ? "sm_90a" : "sm_80";
+    int64_t smCount = pick(2) ? 2 : 132;
+    Graph g("case");
+    std::string what;
+    bool random = pick(4) == 0;
+    DType dtype = dtypes[pick(3)];
+    if (random) {
+      what = "random graph " + std::to_string(c + 1) + "\n" +
+             testgraphs::RandomGraphBuilder(7000 + c).build(g);
+    } else {
+      const char *name = names[pick(std::size(names))];
+      int64_t rows = rowChoices[pick(std::size(rowChoices))];
+      int64_t cols = colChoices[pick(std::size(colChoices))];
+      // (The simulator runs every thread: at most a few million elements.)
+      while (rows * cols > (int64_t{1} << 21))
+        rows = std::max<int64_t>(1, rows / 4);
+      what = std::string(name) + " " + dtypeName(dtype) + " [" + std::to_string(rows) + ", " +
+             std::to_string(cols) + "]";
+      if (!examples::build(name, g, rows, cols, dtype).ok())
+        continue; // (a shape the example cannot take: rope's odd widths)
+    }
+    SCOPED_TRACE("case " + std::to_string(c) + ": " + what + ", " + target + " on " +
+                 std::to_string(smCount) + " SMs, \"" + opts + "\"");
+    CompileOptions options = simOptions();
+    options.target = target;
+    options.scheduleOptions = opts;
+    auto p = compileGraph(g, options);
+    if (!p.ok()) {
+      EXPECT_FALSE(p.message().empty());
+      EXPECT_EQ(p.message().find("internal error"), std::string::npos) << p.message();
+      if (getenv("GPUSIM_VERBOSE"))
+        std::printf("case %d refused: %s\n", c, p.message().substr(0, 300).c_str());
+      ++refused;
+      continue;
+    }
+    ++compiled;
+    std::vector<HostTensor> inputs = tiletest::randomInputs(g, 9000 + c);
+    if (random) {
+      auto got = gpusim::runAtGpuStage(g, inputs, options, smCount);
+      ASSERT_TRUE(got.ok()) << got.message();
+      std::vector<HostTensor> ref = evaluateReference(g, inputs);
+      ASSERT_EQ(got->size(), ref.size());
+      testgraphs::GraphTolerance tol = testgraphs::toleranceFor(g);
+      for (size_t j = 0; j < ref.size(); ++j)
+        EXPECT_LT(testgraphs::graphError((*got)[j], ref[j], tol.floor), tol.error)
+            << "output " << j;
+    } else {
+      ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(
+          g, inputs, dtype == DType::F32 ? 1e-3 : 5e-2, options, smCount));
+    }
+  }
+  EXPECT_GE(2 * compiled, compiled + refused) << "most random schedules must compile";
+  std::printf("random row schedules: %d compiled and simulated, %d refused\n", compiled,
+              refused);
+}
+
 // Row kernels that loop over row blocks (row-loop, row-prefetch: at least
 // 1024 row blocks; rows of 64 threads, two warps, one a CTA), each CTA
 // taking hundreds here (2 SMs): the shared buffers a row's reductions and
@@ -997,7 +1110,13 @@ TEST(GpuSimTest, RowsAheadPrefetchedIntoL2) {
                  Case{"softmax", DType::F32, 5, 40000, -1, "row-cluster=4"},
                  Case{"rms_norm", DType::F32, 6, 13001, -1, "row-cluster=3"},
                  Case{"add_rms_norm", DType::BF16, 2, 70000, -1, ""},
-                 Case{"rms_norm", DType::BF16, 37, 4096, -1, "row-l2-prefetch-first=true"}}) {
+                 Case{"rms_norm", DType::BF16, 37, 4096, -1, "row-l2-prefetch-first=true"},
+                 // (Clusters of 16 over rows of 66 f32, 24 bytes a CTA:
+                 // the last five CTAs' slices start at or past the row's
+                 // end, one inside its last line; they prefetch nothing,
+                 // past the buffer's end least of all. Found by
+                 // RandomRowScheduleOptionsMatchTheReference.)
+                 Case{"add_rms_norm", DType::F32, 2, 66, -1, "row-cluster=16"}}) {
     std::string opts = "row-l2-prefetch=" + std::to_string(c.ahead) + " " + c.extra;
     SCOPED_TRACE(opts + ": " + c.name + " " + dtypeName(c.dtype) + " [" +
                  std::to_string(c.rows) + ", " + std::to_string(c.cols) + "]");

@@ -26,13 +26,13 @@
 // CHECK:         %[[LINEOFF:.+]] = arith.muli %[[LINE]], %c128{{.*}} : index
 // CHECK:         %[[DOWN:.+]] = arith.andi %[[START]], %c-128 : index
 // CHECK:         %[[AT:.+]] = arith.addi %[[DOWN]], %[[LINEOFF]] : index
-// CHECK:         %[[INROW:.+]] = arith.cmpi ult, %[[AT]], %[[END]] : index
+// CHECK:         %[[ADDR:.+]] = arith.maxui %[[AT]], %[[START]] : index
+// CHECK:         %[[INROW:.+]] = arith.cmpi ult, %[[ADDR]], %[[END]] : index
 // CHECK:         %[[LIVE:.+]] = arith.cmpi ult, %[[R]], %[[ROWS]] : index
 // CHECK:         %[[BOTH:.+]] = arith.andi %[[LIVE]], %[[INROW]] : i1
 // CHECK:         %[[ONE:.+]] = arith.cmpi ult, %[[E]], %c33{{.*}} : index
 // CHECK:         %[[OK:.+]] = arith.andi %[[BOTH]], %[[ONE]] : i1
 // CHECK:         scf.if %[[OK]] {
-// CHECK:           %[[ADDR:.+]] = arith.maxui %[[AT]], %[[START]] : index
 // CHECK:           %[[I64:.+]] = arith.index_cast %[[ADDR]] : index to i64
 // CHECK:           %[[PTR:.+]] = llvm.inttoptr %[[I64]] : i64 to !llvm.ptr
 // CHECK:           nvvm.prefetch level = L2, %[[PTR]] : !llvm.ptr
