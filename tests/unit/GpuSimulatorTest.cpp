@@ -988,7 +988,7 @@ TEST(GpuSimTest, RandomRowScheduleOptionsMatchTheReference) {
     bool random = pick(4) == 0;
     DType dtype = dtypes[pick(3)];
     if (random) {
-      what = "random graph " + std::to_string(c + 1) + "\n" +
+      what = "random graph of seed " + std::to_string(7000 + c) + "\n" +
              testgraphs::RandomGraphBuilder(7000 + c).build(g);
     } else {
       const char *name = names[pick(std::size(names))];
