@@ -930,14 +930,21 @@ TEST(GpuSimTest, RowScheduleOptionsMatchTheReference) {
 // cases, default 48, fixed seeds): a row example or a random graph, at a
 // random shape (1-257 rows, 1-40000 columns) and dtype, for sm_80 or
 // sm_90a (clusters, L2 prefetches), with one to four options drawn from
-// what the scheduler takes. Each compiles and matches the reference in the
-// simulator (on 2 SMs, where row loops take many row blocks a CTA, or
-// 132), or is refused with a message that is not an internal error, and
-// most compile. The test above takes the options one at a time; here
-// their conditions meet.
+// what the scheduler takes. Each compiles and, in the simulator (on 2
+// SMs, where row loops take many row blocks a CTA, or 132), matches the
+// reference (examples) or the tile-stage interpreter (random graphs), or
+// is refused with a message that is not an internal error, and most
+// compile. The test above takes the options one at a time; here their
+// conditions meet.
 TEST(GpuSimTest, RandomRowScheduleOptionsMatchTheReference) {
   const char *env = std::getenv("TILEC_SIM_ROW_OPTIONS");
   int cases = env && std::atoi(env) > 0 ? std::atoi(env) : 48;
+  // (TILEC_SIM_ROW_CASE=N: case N alone, to look into one; cases then
+  // counts to N + 1.)
+  const char *only = std::getenv("TILEC_SIM_ROW_CASE");
+  int one = only ? std::atoi(only) : -1;
+  if (one >= 0)
+    cases = one + 1;
   std::mt19937_64 rng(2044);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   static const std::vector<std::vector<const char *>> table = {
@@ -988,6 +995,8 @@ TEST(GpuSimTest, RandomRowScheduleOptionsMatchTheReference) {
     bool random = pick(4) == 0;
     DType dtype = dtypes[pick(3)];
     if (random) {
+      if (one >= 0 && c != one)
+        continue;
       what = "random graph of seed " + std::to_string(7000 + c) + "\n" +
              testgraphs::RandomGraphBuilder(7000 + c).build(g);
     } else {
@@ -999,6 +1008,8 @@ TEST(GpuSimTest, RandomRowScheduleOptionsMatchTheReference) {
         rows = std::max<int64_t>(1, rows / 4);
       what = std::string(name) + " " + dtypeName(dtype) + " [" + std::to_string(rows) + ", " +
              std::to_string(cols) + "]";
+      if (one >= 0 && c != one)
+        continue;
       if (!examples::build(name, g, rows, cols, dtype).ok())
         continue; // (a shape the example cannot take: rope's odd widths)
     }
@@ -1019,20 +1030,29 @@ TEST(GpuSimTest, RandomRowScheduleOptionsMatchTheReference) {
     ++compiled;
     std::vector<HostTensor> inputs = tiletest::randomInputs(g, 9000 + c);
     if (random) {
+      // (Against the tile-stage interpreter of the same options, as
+      // GpuFuzzTest: a random graph's 16-bit values round inside a kernel
+      // where the reference rounds every op, and a few outputs near 0 can
+      // then differ by more than the bound, as seed 11886's log(x tanh x +
+      // 1) of a bf16 mean over 6 values did, 0.084 with any options;
+      // FuzzTest holds the tile stage to the reference.)
       auto got = gpusim::runAtGpuStage(g, inputs, options, smCount);
       ASSERT_TRUE(got.ok()) << got.message();
-      std::vector<HostTensor> ref = evaluateReference(g, inputs);
-      ASSERT_EQ(got->size(), ref.size());
+      auto expected = tiletest::runAtTileStage(g, inputs, options);
+      ASSERT_TRUE(expected.ok()) << expected.message();
+      ASSERT_EQ(got->size(), expected->size());
       testgraphs::GraphTolerance tol = testgraphs::toleranceFor(g);
-      for (size_t j = 0; j < ref.size(); ++j)
-        EXPECT_LT(testgraphs::graphError((*got)[j], ref[j], tol.floor), tol.error)
+      for (size_t j = 0; j < expected->size(); ++j)
+        EXPECT_LT(testgraphs::graphError((*got)[j], (*expected)[j], tol.floor), tol.error)
             << "output " << j;
     } else {
       ASSERT_NO_FATAL_FAILURE(expectSimulatedMatches(
           g, inputs, dtype == DType::F32 ? 1e-3 : 5e-2, options, smCount));
     }
   }
-  EXPECT_GE(2 * compiled, compiled + refused) << "most random schedules must compile";
+  if (one < 0) {
+    EXPECT_GE(2 * compiled, compiled + refused) << "most random schedules must compile";
+  }
   std::printf("random row schedules: %d compiled and simulated, %d refused\n", compiled,
               refused);
 }
