@@ -277,7 +277,8 @@ std::string explainFusion(const CompiledProgram &program) {
       else
         os << "    schedule: "
            << (l.attention ? "flash attention, " : l.gemm ? "GEMM, " : "")
-           << count(l.gridSize(), "CTA", "CTAs") << " of " << l.blockSize() << " threads";
+           << count(l.gridSize(), "CTA", "CTAs") << " of "
+           << count(l.blockSize(), "thread", "threads");
       if (l.splitK > 1)
         os << (l.attention ? ", keys" : ", k") << " split over " << l.splitK
            << " CTAs a tile (a " << l.workspaceBytes << "-byte workspace)";
@@ -292,8 +293,7 @@ std::string explainFusion(const CompiledProgram &program) {
           os << ", " << l.l2PrefetchBytes << " bytes of " << (l.attention ? "k and v" : "weights")
              << " a CTA prefetched into L2 first";
       } else {
-        os << ", " << l.threadsPerRow << (l.threadsPerRow == 1 ? " thread" : " threads")
-           << " a row, " << l.chunks << " x " << l.vectorWidth << "-element vectors a thread";
+        os << ", " << count(l.threadsPerRow, "thread", "threads") << " a row, " << l.chunks << " x " << l.vectorWidth << "-element vectors a thread";
         if (l.rowsPerBlock > 1)
           os << ", " << l.rowsPerBlock << " rows a CTA";
         if (l.streamBlocks > 0)

@@ -2,6 +2,7 @@
 # Every GPU test, in two parts that each fit one device call (600 s):
 #   bash tests/gpu/device-tests.sh gemm   # GEMMs, attention, the layer, runtime, schedules, fuzz
 #   bash tests/gpu/device-tests.sh rows   # the row kernels' parameterized suites
+#   bash tests/gpu/device-tests.sh only 'Attention.*:Shapes/*'  # a gtest filter
 # (The whole set, 429 tests, outgrew one call: Attention alone takes ~100
 # s, GemmSchedules ~90 s.) Each part prints its tally; a test in neither
 # part is reported, so that a new suite is not silently left out.
@@ -15,8 +16,9 @@ left=$(cd "$B" && ./bin/gpu_tests --gtest_list_tests --gtest_filter="-$GEMM:$ROW
 case ${1:-} in
   gemm) filter=$GEMM ;;
   rows) filter=$ROWS ;;
-  *) echo "usage: device-tests.sh gemm|rows"; exit 2 ;;
+  only) filter=${2:?a gtest filter} ;;
+  *) echo "usage: device-tests.sh gemm|rows|only FILTER"; exit 2 ;;
 esac
-step "GPU tests: $1"
+step "GPU tests: $1${2:+ $2}"
 TILEC_TESTS_TIMEOUT=${TILEC_TESTS_TIMEOUT:-540} run_gpu_tests "$filter"
 pack_out
