@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Written in the forty-fifth session for a second call on the H200 that
+# ran device-s44h.sh (the record), within TILEC_BUDGET_S (default 540):
+#  1. tests/: the GPU tests of the gemm part that run s44b (an H100, the
+#     same build) did not reach before its call's limit: attention,
+#     dependent launch, the large GEMM, the GEMM shapes (44 tests);
+#  2. ab/: the forty-third session's A B of the 64 and 128 MB bf16 norms
+#     and softmax in 512 threads of one vector (row-chunks=1) and 256 of
+#     two against the default (on an H100: rms_norm [4096, 4096] 3.5%
+#     faster with 512 x 1, layer_norm 20% slower), if 150 s are left.
+set -u
+cd "$(dirname "$0")/../../.."
+OUT=${OUT:-/tmp/tilec-out}
+END=$((SECONDS + ${TILEC_BUDGET_S:-540}))
+find "$OUT" -mindepth 1 -delete 2>/dev/null
+mkdir -p "$OUT/tests" "$OUT/ab"
+OUT=$OUT/tests TILEC_TESTS_TIMEOUT=$(((END - SECONDS) * 60 / 100)) bash tests/gpu/device-tests.sh \
+  only 'Attention.*:DependentLaunch.*:GemmLarge.*:Shapes/GemmTest.*' 2>&1 | tail -40
+if [ $((END - SECONDS)) -lt 150 ]; then
+  echo "row-chunks A B: not run ($((END - SECONDS)) s left)"
+  exit 0
+fi
+(
+  OUT=$OUT/ab
+  source tests/gpu/device-setup.sh
+  TILEC_AB_TIMEOUT=$(((END - SECONDS) / 7))
+  step "64 and 128 MB bf16: 512 threads of one vector, 256 of two"
+  ab_variants big 2 "--ops=rms_norm,add_rms_norm,layer_norm,softmax --dtypes=bf16 \
+    --shapes=4096x4096,4096x8192" c4= c1=row-chunks=1 c2=row-chunks=2
+  pack_out
+)
