@@ -11,16 +11,15 @@
 #     wait (the default since the forty-third session) against none, 16
 #     rows of 131072, bf16 and f32, two passes;
 #  4. f32/: the f32 grid beside the peers, with the rest of the budget.
-# On an H100 it runs the GPU tests' gemm part instead (device-tests.sh
-# gemm, about 540 s: give the call 600; its rows part passed on 368eeb0,
-# run s44a, and the gemm part stopped at the call's limit, run s44b).
+# On an H100 it runs device-s45b.sh instead (the 44 tests of the gemm
+# part that run s44b did not reach, and layer_norm's sunk loads A B).
 set -u
 cd "$(dirname "$0")/../../.."
 OUT=${OUT:-/tmp/tilec-out}
 END=$((SECONDS + ${TILEC_BUDGET_S:-550}))
 if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
-  echo "an H100: the GPU tests' gemm part instead"
-  exec bash tests/gpu/device-tests.sh gemm
+  echo "an H100: device-s45b.sh instead"
+  exec bash tests/gpu/runs/device-s45b.sh
 fi
 find "$OUT" -mindepth 1 -delete 2>/dev/null
 mkdir -p "$OUT/probe" "$OUT/bf16" "$OUT/ab" "$OUT/f32"
