@@ -231,8 +231,12 @@ struct ScheduleRowKernelsPass
   /// counts differ, which static counts fold away), so it should win
   /// wherever a round is saved. A row within one warp saves only a
   /// butterfly of shuffles, which the pair rides with both values plus a
-  /// combine a step: there it keeps two rounds. Unmeasured: a prediction
-  /// for the H200 A/B to confirm or flip.
+  /// combine a step: there it keeps two rounds. Measured on an H100
+  /// (docs/perf.md, forty-fifth session): over clusters the pair is
+  /// 11-19% faster; in one CTA level, or slower where a thread has few
+  /// values to hide the combine behind (1.8% at 128 threads of four
+  /// vectors, 20% at 512 of one), so "saves a round" is not yet "faster"
+  /// there; the default stays welford=true, from the H200.
   static bool welfordSavesARound(func::FuncOp fn) {
     return scheduleValue(fn, "threads_per_row") > 32 || scheduleValue(fn, "cluster") > 1 ||
            scheduleValue(fn, "stream_blocks") > 0;
