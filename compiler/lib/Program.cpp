@@ -293,7 +293,8 @@ std::string explainFusion(const CompiledProgram &program) {
           os << ", " << l.l2PrefetchBytes << " bytes of " << (l.attention ? "k and v" : "weights")
              << " a CTA prefetched into L2 first";
       } else {
-        os << ", " << count(l.threadsPerRow, "thread", "threads") << " a row, " << l.chunks << " x " << l.vectorWidth << "-element vectors a thread";
+        os << ", " << count(l.threadsPerRow, "thread", "threads") << " a row, " << l.chunks
+           << " x " << l.vectorWidth << "-element vectors a thread";
         if (l.rowsPerBlock > 1)
           os << ", " << l.rowsPerBlock << " rows a CTA";
         if (l.streamBlocks > 0)
