@@ -31,9 +31,9 @@ fi
   source tests/gpu/device-setup.sh
   TILEC_AB_TIMEOUT=$(((END - SECONDS) / 11))
   if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
-  step "64 and 128 MB bf16: 512 threads of one vector, 256 of two"
-  ab_variants big 2 "--ops=rms_norm,add_rms_norm,layer_norm,softmax --dtypes=bf16 \
-    --shapes=4096x4096,4096x8192" c4= c1=row-chunks=1 c2=row-chunks=2
+    step "64 and 128 MB bf16: 512 threads of one vector, 256 of two"
+    ab_variants big 2 "--ops=rms_norm,add_rms_norm,layer_norm,softmax --dtypes=bf16 \
+      --shapes=4096x4096,4096x8192" c4= c1=row-chunks=1 c2=row-chunks=2
   fi
   step "layer_norm bf16 in 512 x 1: weight and bias sunk past the reductions (auto) or not"
   ab_variants sink 2 "--ops=layer_norm --dtypes=bf16 --shapes=4096x4096" \
