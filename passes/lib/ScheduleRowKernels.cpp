@@ -390,8 +390,17 @@ struct ScheduleRowKernelsPass
         rows *= d;
     int64_t grid = llvm::divideCeil(rows, rowsPerBlock) * colBlocks;
     int64_t threads = tpr * rowsPerBlock;
+    // full-cta-registers: CTAs of 1024 threads are capped at 64, the most
+    // the register file gives them anyway (65536 / 1024), so no occupancy
+    // changes. Left to .maxntid alone, ptxas spilled there at 64 registers
+    // (bf16 and f16 add_rms_norm [4096, 32768]: 16 and 20 bytes), with the
+    // cap it did not, at the same 64; found by a sweep of the examples'
+    // shapes through ptxas. (f32 rows there spill 36 bytes either way: 32
+    // values of the sum and both rows' loads in flight.) The row count
+    // plays no part: one module serves any number of tokens.
     int64_t cap = maxRegisters > 0 ? static_cast<int64_t>(maxRegisters)
                   : oneWaveRegisters && grid <= kHopperSms && threads <= 256 ? 255
+                  : fullCtaRegisters && threads >= 1024                      ? 64
                                                                              : 0;
     if (cap > 0)
       fn->setAttr("tile.max_registers", b.getI64IntegerAttr(cap));

@@ -1233,6 +1233,39 @@ TEST(ScheduleTest, OneWaveRegistersCapsSmallGridsOnly) {
   }
 }
 
+// full-cta-registers (on by default): row kernels in CTAs of 1024 threads
+// get .maxnreg 64, the register file's share of a thread there, and other
+// CTAs no cap. bf16 and f16 add_rms_norm rows of 32768 (1024 threads: two
+// row inputs) spilled 16-20 bytes at 64 registers without it; with it they
+// assemble without spills.
+TEST(ScheduleTest, FullCtasGetTheirRegistersAsACap) {
+  std::string ptxas = ptxasPath();
+  struct Case {
+    const char *name;
+    int64_t rows, cols;
+    DType dtype;
+    bool capped;
+  };
+  for (const Case &c : {Case{"add_rms_norm", 200, 32768, DType::BF16, true},
+                        Case{"add_rms_norm", 4096, 32768, DType::F16, true},
+                        Case{"rms_norm", 100, 32768, DType::F32, true},
+                        Case{"layer_norm", 200, 32768, DType::F32, true},
+                        Case{"add_rms_norm", 64, 16384, DType::BF16, false}, // 512 threads
+                        Case{"rms_norm", 4096, 4096, DType::BF16, false}}) { // 128 threads
+    SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    CompiledProgram p = compileExample(c.name, c.rows, c.cols, c.dtype);
+    ASSERT_EQ(p.launches.size(), 1u);
+    EXPECT_EQ(p.launches[0].blockSize() == 1024, c.capped);
+    EXPECT_EQ(p.ptx.find(".maxnreg 64") != std::string::npos, c.capped);
+    EXPECT_EQ(p.ptx.find(".maxnreg"), c.capped ? p.ptx.find(".maxnreg 64") : std::string::npos);
+    CompiledProgram off =
+        compileExample(c.name, c.rows, c.cols, c.dtype, "sm_90a", "full-cta-registers=false");
+    EXPECT_EQ(off.ptx.find(".maxnreg"), std::string::npos);
+    if (!ptxas.empty())
+      expectAssemblesWithoutSpills(ptxas, p.ptx, "sm_90a");
+  }
+}
+
 // Operand rows that are not 16-byte aligned, found by FuzzTest: rows of 8
 // or 4 bytes' alignment are copied by cp.async of 8 or 4 bytes (not through
 // registers), rows of an odd number of 16-bit elements by element loads in

@@ -169,6 +169,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "otherwise aims at several CTAs an SM and may spill. Off: measured no faster "
            "at tokens 1 and 16 (docs/perf.md, twentieth session), and it would make a "
            "kernel's PTX depend on its row count (a second module for few tokens)">,
+    Option<"fullCtaRegisters", "full-cta-registers", "bool", "true",
+           "Row kernels in CTAs of 1024 threads get nvvm.maxnreg 64, all the register "
+           "file gives them: under .maxntid alone ptxas spilled there at 64 registers "
+           "(bf16 add_rms_norm [4096, 32768], 16 bytes), with the cap it did not">,
     Option<"rowClusterMax", "row-cluster-max", "int64_t", "8",
            "sm_90a: kernels with reductions over few wide rows split each row over a "
            "cluster of up to this many CTAs (up to 8, the portable cluster size; 1: off)">,
