@@ -37,6 +37,11 @@ constexpr int64_t kRowL2PrefetchMinCtas = 8 * kHopperSms;
 // The row bytes (of all row inputs) from which row-l2-prefetch's choice is
 // none (measured on an H200 at 128 KiB and more).
 constexpr int64_t kRowL2PrefetchMaxRowBytes = 128 * 1024;
+// row-chunks=0 (auto): vectors a thread keeps in kernels with reductions,
+// and one in those of one reduction over rows of at least this many
+// vectors (bf16 rows of 1024 columns: the narrowest measured).
+constexpr int64_t kRowChunks = 4;
+constexpr int64_t kOneReductionMinVectors = 128;
 // The row-input bytes a thread loads (its vectors of every row input) up to
 // which a kernel without reductions has its rows ahead chosen: 32 (one
 // 16-byte vector of each of two row inputs, or two of one). Measured (run
@@ -1358,7 +1363,7 @@ struct ScheduleRowKernelsPass
 
   LogicalResult schedule(func::FuncOp fn) {
     if (maxThreadsPerBlock < minThreadsPerBlock || minThreadsPerBlock < 1 ||
-        maxChunksPerThread < 1 || elementwiseElements < 1 || rowChunks < 1 ||
+        maxChunksPerThread < 1 || elementwiseElements < 1 || rowChunks < 0 ||
         elementwiseThreadsPerBlock < 1 || !llvm::isPowerOf2_64(elementwiseThreadsPerBlock) ||
         (maxRegisters != 0 && (maxRegisters < 24 || maxRegisters > 255)) ||
         rowClusterMax < 1 || rowClusterMax > kMaxCluster ||
@@ -1368,7 +1373,7 @@ struct ScheduleRowKernelsPass
         !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
       return fn.emitOpError("bad schedule options: need powers of two with "
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
-                            "and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, "
+                            "and max-chunks-per-thread, elementwise-elements >= 1, row-chunks >= 0, "
                             "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255], "
                             "row-cluster-max 1 to 8, row-cluster 0 or 2 to 16, "
                             "transpose-tile-bytes 4 or 16");
@@ -1416,8 +1421,23 @@ struct ScheduleRowKernelsPass
     int64_t vectorsPerRow = cols / vec;
     bool reduces = tilec::countRowReductions(fn) > 0;
     // Elementwise kernels keep about 16 elements of each tile per thread
-    // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors.
-    int64_t chunkTarget = reduces ? rowChunks : std::max<int64_t>(1, elementwiseElements / vec);
+    // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors,
+    // but for those of one reduction (rms_norm, add_rms_norm) over rows of
+    // kOneReductionMinVectors or more, which keep one (up to
+    // max-threads-per-block threads a row; wider rows keep more).
+    // Measured (runs s46a, s43a, s45d, H100, the default against one vector,
+    // 4096 and 16384 rows of 1024 to 16384 columns): rms_norm bf16 and f32
+    // 0.90-1.00 of the time (bf16 [4096, 4096] 23.9 -> 23.1 us, f32 [4096,
+    // 1024] 13.3 -> 12.0), add_rms_norm 0.90-1.00; never slower beyond
+    // 0.2%. Kernels of two reductions are not level there: layer_norm's
+    // Welford pair over 16 warps of one vector lost 20%, and with two
+    // rounds or softmax's online pair one vector is 0.91-1.02 (run s46b).
+    // (Rows split over a cluster keep 4: measured so, below.)
+    bool oneVector = reduces && rowChunks == 0 && tilec::countRowReductions(fn) == 1 &&
+                     vectorsPerRow >= kOneReductionMinVectors;
+    int64_t chunkTarget = std::max<int64_t>(1, elementwiseElements / vec);
+    if (reduces)
+      chunkTarget = rowChunks > 0 ? rowChunks : oneVector ? 1 : kRowChunks;
     int64_t rows = 1;
     for (int64_t d : domain.asArrayRef().drop_back())
       rows *= d;
@@ -1540,8 +1560,11 @@ struct ScheduleRowKernelsPass
     int64_t colBlocks = cluster;
     if (cluster > 1) {
       int64_t slice = llvm::divideCeil(vectorsPerRow, cluster);
+      int64_t sliceTarget = oneVector && rows > fewRows
+                                ? std::max(chunkTarget, std::min<int64_t>(kRowChunks, maxChunksPerThread))
+                                : chunkTarget;
       tpr = std::clamp<int64_t>(
-          static_cast<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(slice, chunkTarget))), 1,
+          static_cast<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(slice, sliceTarget))), 1,
           maxThreads);
       chunks = llvm::divideCeil(slice, tpr);
     }

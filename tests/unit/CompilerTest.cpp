@@ -226,7 +226,7 @@ TEST(FusionTest, ExplainFusionNamesTheGroupAndTheBytesSaved) {
   EXPECT_NE(text.find("-> 1 kernel"), std::string::npos) << text;
   EXPECT_NE(text.find("rms_norm_kernel0"), std::string::npos) << text;
   EXPECT_NE(text.find("reduce_mean"), std::string::npos) << text;
-  EXPECT_NE(text.find("schedule: 8192 CTAs of 128 threads, 128 threads a row"), std::string::npos)
+  EXPECT_NE(text.find("schedule: 8192 CTAs of 512 threads, 512 threads a row"), std::string::npos)
       << text;
   ASSERT_EQ(p.fusions.size(), 1u);
   // Every f32 intermediate of [8192, 4096] stays on chip: far more than the
@@ -1063,8 +1063,9 @@ TEST(GemmScheduleTest, TwoChainsAWarpgroup) {
 // bf16 rows of 32768 with two row inputs (add_rms_norm) take 1024 threads
 // in registers instead of streaming at 512 (measured 1.19x, eighth
 // session); rows of one input (rms_norm, softmax, layer_norm) stay
-// streamed. The 1024-thread add_rms_norm keeps 16 bytes of spills at 64
-// registers a thread: pinned here, so that more shows up.
+// streamed. The 1024-thread add_rms_norm kept 16 bytes of spills at 64
+// registers a thread until its CTA got .maxnreg 64 (full-cta-registers):
+// now none.
 TEST(RowScheduleTest, TwoInputBf16RowsOf32768TakeAThousandThreads) {
   std::string ptxas = ptxasPath();
   for (const char *op : {"add_rms_norm", "rms_norm", "softmax", "layer_norm"}) {
@@ -1079,8 +1080,7 @@ TEST(RowScheduleTest, TwoInputBf16RowsOf32768TakeAThousandThreads) {
     int status = 0;
     std::string log = assemble(ptxas, p.ptx, "sm_90a", status);
     ASSERT_EQ(status, 0) << log;
-    EXPECT_NE(log.find(two ? " 16 bytes spill stores" : " 0 bytes spill stores"), std::string::npos)
-        << log;
+    EXPECT_NE(log.find(" 0 bytes spill stores"), std::string::npos) << log;
   }
 }
 
@@ -1217,7 +1217,8 @@ TEST(ScheduleTest, OneWaveRegistersCapsSmallGridsOnly) {
     DType dtype;
     bool capped;
   };
-  for (const Case &c : {Case{"rms_norm", 16, 4096, DType::BF16, true},
+  for (const Case &c : {Case{"layer_norm", 16, 4096, DType::BF16, true}, // 128 threads
+                        Case{"rms_norm", 16, 4096, DType::BF16, false},  // 512 threads
                         Case{"elementwise_chain", 100, 2048, DType::F32, true},
                         Case{"rope", 16, 4096, DType::F32, true},
                         Case{"softmax", 16, 32768, DType::F32, true},   // 128 CTAs in clusters

@@ -10,9 +10,10 @@
 #     spilling 16 bytes) against none, at the rows of 32768 that take
 #     1024 threads;
 #  2. n16/, n32/: one vector a thread (row-chunks=1, up to 512 threads a
-#     row) against the default, rms_norm and add_rms_norm (one plain
-#     sum), bf16 and f32, 1024 to 16384 columns: s43a and s45d measured
-#     rms_norm bf16 [4096, 4096] 3.2-3.5% faster that way;
+#     row; from the build of this session's second commit the default for
+#     one-reduction kernels) against four (row-chunks=4), rms_norm and
+#     add_rms_norm, bf16 and f32, 1024 to 16384 columns (run s46a, on an
+#     H100, made it the default);
 #  3. (H200 only) c1/: s45d's 512 threads of one vector with each op's
 #     fix against the default.
 set -u
@@ -33,15 +34,15 @@ TILEC_AB_TIMEOUT=90
 step "rms_norm, add_rms_norm, bf16: one vector a thread (c1) against the default (c4)"
 ab_variants n16 "$P" "--ops=rms_norm,add_rms_norm --dtypes=bf16 \
   --shapes=4096x1024,16384x1024,4096x2048,16384x2048,4096x4096,16384x4096,4096x8192,16384x8192,8192x16384" \
-  c4= c1=row-chunks=1
+  c4=row-chunks=4 c1=row-chunks=1
 step "rms_norm, add_rms_norm, f32: one vector a thread (c1) against the default (c4)"
 ab_variants n32 "$P" "--ops=rms_norm,add_rms_norm --dtypes=f32 \
   --shapes=4096x1024,16384x1024,4096x2048,16384x2048,4096x4096,16384x4096,4096x8192" \
-  c4= c1=row-chunks=1
+  c4=row-chunks=4 c1=row-chunks=1
 if ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100; then
   step "512 threads of one vector with each op's fix (c1f) against the default (c4)"
   ab_variants c1 "$P" "--ops=rms_norm,add_rms_norm,layer_norm,softmax --dtypes=bf16 \
-    --shapes=4096x4096,8192x4096,16384x4096,4096x8192" c4= \
+    --shapes=4096x4096,8192x4096,16384x4096,4096x8192" c4=row-chunks=4 \
     c1f="row-chunks=1 welford=false online-softmax=true"
 fi
 pack_out

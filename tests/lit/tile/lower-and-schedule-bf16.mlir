@@ -4,10 +4,11 @@
 // The fused bf16 RMSNorm that `tilec --emit=fused --rows=4 --cols=4096
 // --dtype=bf16 rms_norm` produces: bf16 buffers, the graph.casts become
 // arith.extf to f32 and one arith.truncf before the store, and the schedule
-// moves 16-byte vectors of 8 bf16 with 128 threads per row (a kernel with a
-// reduction: 4 vectors per thread, the whole row in one CTA). few-rows is off
-// by default, so these 4 rows get the schedule of many rows. With
-// few-rows=64 (FEW) they are few: 512 threads per row, one vector each.
+// moves 16-byte vectors of 8 bf16 with 512 threads per row (a kernel of one
+// reduction over rows of 128 vectors or more: one vector per thread, the
+// whole row in one CTA). few-rows is off by default, so these 4 rows get the
+// schedule of many rows; with few-rows=64 (FEW) they are few, and few rows
+// take one vector a thread too.
 
 // FEW-LABEL: func.func @rms_norm_kernel0
 //  FEW-SAME:   tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}}
@@ -16,7 +17,7 @@
 // CHECK-LABEL: func.func @rms_norm_kernel0
 //  CHECK-SAME:   (%[[X:.+]]: memref<?x4096xbf16>, %[[W:.+]]: memref<4096xbf16>, %[[OUT:.+]]: memref<?x4096xbf16>)
 //  CHECK-SAME:   attributes {tile.domain = array<i64: 4, 4096>, tile.kernel,
-//  CHECK-SAME:   tile.schedule = {chunks = 4 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 128 : i64, vector_width = 8 : i64}}
+//  CHECK-SAME:   tile.schedule = {chunks = 1 : i64, col_blocks = 1 : i64, rows_per_block = 1 : i64, stream_blocks = 0 : i64, threads_per_row = 512 : i64, vector_width = 8 : i64}}
 //       CHECK:   %[[XT:.+]] = tile.load %[[X]][%{{.+}}] : memref<?x4096xbf16> -> tensor<4096xbf16>
 //       CHECK:   %[[WT:.+]] = tile.load %[[W]] : memref<4096xbf16> -> tensor<4096xbf16>
 //       CHECK:   %[[XF:.+]] = arith.extf %[[XT]] : tensor<4096xbf16> to tensor<4096xf32>

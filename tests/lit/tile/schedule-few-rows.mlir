@@ -1,10 +1,10 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=64 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=OFF
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=OFF
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=16 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=F16
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=64 max-threads-per-block=1024 elementwise-threads-per-block=1024 elementwise-elements=16" %s | FileCheck %s --check-prefix=T1024
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels %s | FileCheck %s --check-prefix=DEF
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=64" %s | FileCheck %s --check-prefix=DEF64
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=64 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=0 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=OFF
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=OFF
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=16 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=F16
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=64 max-threads-per-block=1024 elementwise-threads-per-block=1024 elementwise-elements=16" %s | FileCheck %s --check-prefix=T1024
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels=row-chunks=4 %s | FileCheck %s --check-prefix=DEF
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=64" %s | FileCheck %s --check-prefix=DEF64
 
 // Few-rows (decode-size) schedules. When the kernel's row count R (the
 // product of tile.domain's leading dimensions) is <= few-rows, the kernel

@@ -33,7 +33,7 @@
 // The limit must be at least 1; the elementwise CTA cap a power of two.
 // RUN: not tilec-opt --tilec-schedule-row-kernels=max-chunks-per-thread=0 %s 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: not tilec-opt --tilec-schedule-row-kernels=elementwise-threads-per-block=384 %s 2>&1 | FileCheck %s --check-prefix=BADOPT
-// BADOPT: error: 'func.func' op bad schedule options: need powers of two with 1 <= min-threads-per-block <= max-threads-per-block <= 1024 and max-chunks-per-thread, row-chunks, elementwise-elements >= 1, {{.*}}max-registers 0 or in [24, 255]
+// BADOPT: error: 'func.func' op bad schedule options: need powers of two with 1 <= min-threads-per-block <= max-threads-per-block <= 1024 and max-chunks-per-thread, elementwise-elements >= 1, row-chunks >= 0, {{.*}}max-registers 0 or in [24, 255]
 
 // 32768 f32 = 8192 vectors of 4 / 512 threads = 16 per thread: fits the
 // default limit (16), in registers; 64 values a thread take 1024 threads

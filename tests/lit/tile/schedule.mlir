@@ -1,8 +1,8 @@
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0" %s | FileCheck %s
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 max-threads-per-block=256 min-threads-per-block=32" %s | FileCheck %s --check-prefix=OPTS
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=EW16
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 elementwise-threads-per-block=64" %s | FileCheck %s --check-prefix=EW64
-// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="few-rows=0 elementwise-threads-per-block=1024" %s | FileCheck %s --check-prefix=EW1024
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=0" %s | FileCheck %s
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=0 max-threads-per-block=256 min-threads-per-block=32" %s | FileCheck %s --check-prefix=OPTS
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=0 elementwise-threads-per-block=512 elementwise-elements=16" %s | FileCheck %s --check-prefix=EW16
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=0 elementwise-threads-per-block=64" %s | FileCheck %s --check-prefix=EW64
+// RUN: tilec-opt --split-input-file --tilec-schedule-row-kernels="row-chunks=4 few-rows=0 elementwise-threads-per-block=1024" %s | FileCheck %s --check-prefix=EW1024
 
 // tile.schedule for a few row shapes. The rule (ScheduleRowKernels.cpp):
 //   V      = 16 bytes / widest element moved along the row, halved until it

@@ -154,8 +154,10 @@ def ScheduleRowKernels : Pass<"tilec-schedule-row-kernels", "mlir::ModuleOp"> {
            "Kernels with at most this many rows spread each row over as many threads as possible (0: off; measured slower on the H200, see docs/perf.md)">,
     Option<"maxChunksPerThread", "max-chunks-per-thread", "int64_t", "16",
            "Longest row (in 16-byte vectors per thread) kept in registers; wider rows with reductions are streamed. Rows of 16-bit types keep a quarter of it (their f32 values take twice the registers per byte moved)">,
-    Option<"rowChunks", "row-chunks", "int64_t", "4",
-           "Vectors of each tile a thread keeps in kernels with reductions">,
+    Option<"rowChunks", "row-chunks", "int64_t", "0",
+           "Vectors of each tile a thread keeps in kernels with reductions (0: auto, 1 in "
+           "kernels of one row reduction over rows of 128 vectors or more, such as rms_norm, "
+           "else 4)">,
     Option<"elementwiseElements", "elementwise-elements", "int64_t", "8",
            "Elements of each tile a thread keeps in kernels without reductions">,
     Option<"elementwiseThreadsPerBlock", "elementwise-threads-per-block", "int64_t", "256",
