@@ -1373,7 +1373,8 @@ struct ScheduleRowKernelsPass
         !llvm::isPowerOf2_64(minThreadsPerBlock) || maxThreadsPerBlock > 1024)
       return fn.emitOpError("bad schedule options: need powers of two with "
                             "1 <= min-threads-per-block <= max-threads-per-block <= 1024 "
-                            "and max-chunks-per-thread, elementwise-elements >= 1, row-chunks >= 0, "
+                            "and max-chunks-per-thread, elementwise-elements >= 1, "
+                            "row-chunks >= 0, "
                             "elementwise-threads-per-block a power of two, max-registers 0 or in [24, 255], "
                             "row-cluster-max 1 to 8, row-cluster 0 or 2 to 16, "
                             "transpose-tile-bytes 4 or 16");
@@ -1560,9 +1561,9 @@ struct ScheduleRowKernelsPass
     int64_t colBlocks = cluster;
     if (cluster > 1) {
       int64_t slice = llvm::divideCeil(vectorsPerRow, cluster);
-      int64_t sliceTarget = oneVector && rows > fewRows
-                                ? std::max(chunkTarget, std::min<int64_t>(kRowChunks, maxChunksPerThread))
-                                : chunkTarget;
+      int64_t sliceTarget = chunkTarget;
+      if (oneVector && rows > fewRows)
+        sliceTarget = std::max(chunkTarget, std::min<int64_t>(kRowChunks, maxChunksPerThread));
       tpr = std::clamp<int64_t>(
           static_cast<int64_t>(llvm::PowerOf2Ceil(llvm::divideCeil(slice, sliceTarget))), 1,
           maxThreads);
