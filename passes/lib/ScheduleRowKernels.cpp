@@ -1420,7 +1420,8 @@ struct ScheduleRowKernelsPass
     while (vec > 1 && grain % vec != 0)
       vec /= 2;
     int64_t vectorsPerRow = cols / vec;
-    bool reduces = tilec::countRowReductions(fn) > 0;
+    int64_t reductions = tilec::countRowReductions(fn);
+    bool reduces = reductions > 0;
     // Elementwise kernels keep about 16 elements of each tile per thread
     // (their math can be long: gelu, sigmoid); row kernels keep 4 vectors,
     // but for those of one reduction (rms_norm, add_rms_norm) over rows of
@@ -1434,8 +1435,7 @@ struct ScheduleRowKernelsPass
     // Welford pair over 16 warps of one vector lost 20%, and with two
     // rounds or softmax's online pair one vector is 0.91-1.02 (run s46b).
     // (Rows split over a cluster keep 4: measured so, below.)
-    bool oneVector = reduces && rowChunks == 0 && tilec::countRowReductions(fn) == 1 &&
-                     vectorsPerRow >= kOneReductionMinVectors;
+    bool oneVector = rowChunks == 0 && reductions == 1 && vectorsPerRow >= kOneReductionMinVectors;
     int64_t chunkTarget = std::max<int64_t>(1, elementwiseElements / vec);
     if (reduces)
       chunkTarget = rowChunks > 0 ? rowChunks : oneVector ? 1 : kRowChunks;

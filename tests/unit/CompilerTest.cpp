@@ -1252,7 +1252,7 @@ TEST(ScheduleTest, FullCtasGetTheirRegistersAsACap) {
                         Case{"rms_norm", 100, 32768, DType::F32, true},
                         Case{"layer_norm", 200, 32768, DType::F32, true},
                         Case{"add_rms_norm", 64, 16384, DType::BF16, false}, // 512 threads
-                        Case{"rms_norm", 4096, 4096, DType::BF16, false}}) { // 128 threads
+                        Case{"rms_norm", 4096, 4096, DType::BF16, false}}) { // 512 threads
     SCOPED_TRACE(std::string(c.name) + " " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
     CompiledProgram p = compileExample(c.name, c.rows, c.cols, c.dtype);
     ASSERT_EQ(p.launches.size(), 1u);
